@@ -1,0 +1,1 @@
+"""Wire-level Kubernetes API: kinds, objects as dicts, Status errors, validation, patches."""

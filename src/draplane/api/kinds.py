@@ -1,0 +1,141 @@
+"""The registry of served kinds: group, version, resource, kind, scope and subresources.
+
+Every component names a resource through one of the module-level `ResourceType` constants
+(`PODS`, `RESOURCE_CLAIMS`, ...). `SERVED` lists them all, in discovery order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ALL_VERBS = (
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+)
+
+
+@dataclass(frozen=True)
+class ResourceType:
+    group: str
+    version: str
+    resource: str
+    kind: str
+    namespaced: bool
+    singular: str
+    short_names: tuple[str, ...] = ()
+    subresources: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = field(default=ALL_VERBS)
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def key(self) -> str:
+        """Storage prefix: `pods` for core kinds, `resource.k8s.io/resourceclaims` otherwise."""
+        return f"{self.group}/{self.resource}" if self.group else self.resource
+
+    @property
+    def list_kind(self) -> str:
+        return self.kind + "List"
+
+    @property
+    def group_resource(self) -> str:
+        """`pods` or `resourceclaims.resource.k8s.io`, as Status messages spell it."""
+        return f"{self.resource}.{self.group}" if self.group else self.resource
+
+    def __str__(self) -> str:
+        return self.group_resource
+
+
+CORE = ""
+RESOURCE_GROUP = "resource.k8s.io"
+COORDINATION_GROUP = "coordination.k8s.io"
+
+NAMESPACES = ResourceType(
+    CORE, "v1", "namespaces", "Namespace", False, "namespace", ("ns",), ("status", "finalize")
+)
+PODS = ResourceType(
+    CORE, "v1", "pods", "Pod", True, "pod", ("po",), ("status", "binding"), ("all",)
+)
+NODES = ResourceType(CORE, "v1", "nodes", "Node", False, "node", ("no",), ("status",))
+EVENTS = ResourceType(CORE, "v1", "events", "Event", True, "event", ("ev",))
+CONFIGMAPS = ResourceType(CORE, "v1", "configmaps", "ConfigMap", True, "configmap", ("cm",))
+LEASES = ResourceType(COORDINATION_GROUP, "v1", "leases", "Lease", True, "lease")
+RESOURCE_CLASSES = ResourceType(
+    RESOURCE_GROUP, "v1alpha2", "resourceclasses", "ResourceClass", False, "resourceclass"
+)
+RESOURCE_CLAIMS = ResourceType(
+    RESOURCE_GROUP,
+    "v1alpha2",
+    "resourceclaims",
+    "ResourceClaim",
+    True,
+    "resourceclaim",
+    (),
+    ("status",),
+)
+RESOURCE_CLAIM_TEMPLATES = ResourceType(
+    RESOURCE_GROUP,
+    "v1alpha2",
+    "resourceclaimtemplates",
+    "ResourceClaimTemplate",
+    True,
+    "resourceclaimtemplate",
+)
+POD_SCHEDULING_CONTEXTS = ResourceType(
+    RESOURCE_GROUP,
+    "v1alpha2",
+    "podschedulingcontexts",
+    "PodSchedulingContext",
+    True,
+    "podschedulingcontext",
+    (),
+    ("status",),
+)
+
+SERVED: tuple[ResourceType, ...] = (
+    NAMESPACES,
+    PODS,
+    NODES,
+    EVENTS,
+    CONFIGMAPS,
+    LEASES,
+    RESOURCE_CLASSES,
+    RESOURCE_CLAIMS,
+    RESOURCE_CLAIM_TEMPLATES,
+    POD_SCHEDULING_CONTEXTS,
+)
+
+_BY_GVR = {(r.group, r.version, r.resource): r for r in SERVED}
+_BY_KIND = {(r.api_version, r.kind): r for r in SERVED}
+_BY_KEY = {r.key: r for r in SERVED}
+
+
+def lookup(group: str, version: str, resource: str) -> ResourceType | None:
+    return _BY_GVR.get((group, version, resource))
+
+
+def for_kind(api_version: str, kind: str) -> ResourceType | None:
+    return _BY_KIND.get((api_version, kind))
+
+
+def for_key(key: str) -> ResourceType:
+    return _BY_KEY[key]
+
+
+def group_versions() -> dict[str, list[str]]:
+    """Group name -> served versions ("" is the core group)."""
+    out: dict[str, list[str]] = {}
+    for r in SERVED:
+        versions = out.setdefault(r.group, [])
+        if r.version not in versions:
+            versions.append(r.version)
+    return out

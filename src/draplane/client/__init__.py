@@ -1,0 +1,1 @@
+"""Client side of the API: the `Client` protocol, LocalClient, RESTClient, informers, workqueue."""

@@ -1,0 +1,89 @@
+"""The `Storage` protocol: versioned objects under one global revision, plus a change stream.
+
+Semantics (like etcd as kube-apiserver uses it):
+- One global, strictly increasing revision. Every write gets the next revision; the stored
+  object's `metadata.resourceVersion` is that revision as a string.
+- Objects are addressed by (resource key, namespace, name); the resource key is
+  `ResourceType.key` (`pods`, `resource.k8s.io/resourceclaims`); namespace is "" when
+  cluster-scoped.
+- `create` of an existing key raises 409 AlreadyExists; `update`/`delete` with `expected_rv`
+  different from the stored revision raise 409 Conflict; a missing key raises 404 NotFound
+  (all as `draplane.api.errors.StatusError`, built with `draplane.api.kinds.for_key(resource)`).
+- A write returns only once it is durable (for a persistent backend: committed to disk).
+  Events are published in revision order, only after the write is durable.
+- `watch(from_revision)` yields every event with revision > from_revision, across all
+  resources, in revision order. A revision older than the retained history raises 410 Expired
+  (`errors.expired("too old resource version: X (Y)")`).
+- Objects passed in become owned by the store; objects returned are shared and read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from draplane.api.meta import Obj
+
+EventType = Literal["ADDED", "MODIFIED", "DELETED"]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    type: EventType
+    resource: str
+    """Resource key (`ResourceType.key`)."""
+    object: Obj
+    """The new state; for DELETED, the last state with the deletion's revision."""
+    revision: int
+    prev: Obj | None = None
+    """The state before this event (None for ADDED), for selector transitions in watches."""
+
+
+class Watch(Protocol):
+    def __aiter__(self) -> AsyncIterator[Event]: ...
+
+    async def close(self) -> None:
+        """Stop the stream; iteration then ends."""
+        ...
+
+
+class Storage(Protocol):
+    @property
+    def revision(self) -> int:
+        """The revision of the latest durable write (0 for an empty store)."""
+        ...
+
+    @property
+    def oldest_revision(self) -> int:
+        """Watches may start from any revision >= this value - 1."""
+        ...
+
+    async def start(self) -> None:
+        """Open / load the backend. Must be called before anything else."""
+        ...
+
+    async def close(self) -> None: ...
+
+    async def get(self, resource: str, namespace: str, name: str) -> Obj | None: ...
+
+    async def list(self, resource: str, namespace: str | None = None) -> tuple[list[Obj], int]:
+        """All objects of `resource` (in one namespace, or all when None), sorted by
+        (namespace, name), and the revision they are consistent with."""
+        ...
+
+    async def create(self, resource: str, obj: Obj) -> Obj: ...
+
+    async def update(self, resource: str, obj: Obj, *, expected_rv: int | None = None) -> Obj:
+        """Replace the object at obj's (namespace, name). `expected_rv` None = unconditional."""
+        ...
+
+    async def delete(
+        self, resource: str, namespace: str, name: str, *, expected_rv: int | None = None
+    ) -> Obj:
+        """Remove the object; returns its last state carrying the deletion's revision."""
+        ...
+
+    def watch(self, from_revision: int) -> Watch:
+        """Events after `from_revision`; raises 410 Expired when that history is gone."""
+        ...

@@ -1,0 +1,1 @@
+"""Test support: object builders and the fake clock. Imported only by tests."""

@@ -1,0 +1,389 @@
+"""Chainable builders for test objects: `make_pod().name("p").claim_template("gpu", "t").obj()`.
+
+Setters are named after the fields they set; `obj()` returns a fresh dict each call.
+`from_pod(p)`, `from_claim(c)` start from an existing object to make a variant.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Self
+
+from draplane.api.meta import Obj, deep_copy
+
+_uids = itertools.count(1)
+
+
+def _uid(prefix: str) -> str:
+    return f"{prefix}-uid-{next(_uids):06d}"
+
+
+class _Builder:
+    def __init__(self, obj: Obj) -> None:
+        self._obj = obj
+
+    def obj(self) -> Obj:
+        return deep_copy(self._obj)
+
+    @property
+    def _md(self) -> Obj:
+        md: Obj = self._obj.setdefault("metadata", {})
+        return md
+
+    def name(self, value: str) -> Self:
+        self._md["name"] = value
+        return self
+
+    def generate_name(self, value: str) -> Self:
+        self._md.pop("name", None)
+        self._md["generateName"] = value
+        return self
+
+    def namespace(self, value: str) -> Self:
+        self._md["namespace"] = value
+        return self
+
+    def uid(self, value: str) -> Self:
+        self._md["uid"] = value
+        return self
+
+    def resource_version(self, value: str) -> Self:
+        self._md["resourceVersion"] = value
+        return self
+
+    def label(self, key: str, value: str) -> Self:
+        self._md.setdefault("labels", {})[key] = value
+        return self
+
+    def annotation(self, key: str, value: str) -> Self:
+        self._md.setdefault("annotations", {})[key] = value
+        return self
+
+    def finalizer(self, value: str) -> Self:
+        self._md.setdefault("finalizers", []).append(value)
+        return self
+
+    def deletion_timestamp(self, value: str = "2026-01-01T00:00:00Z") -> Self:
+        self._md["deletionTimestamp"] = value
+        return self
+
+    def owner(
+        self,
+        kind: str,
+        name: str,
+        uid: str,
+        *,
+        controller: bool = True,
+        api_version: str = "v1",
+        block_owner_deletion: bool | None = None,
+    ) -> Self:
+        ref: Obj = {"apiVersion": api_version, "kind": kind, "name": name, "uid": uid}
+        if controller:
+            ref["controller"] = True
+        if block_owner_deletion is not None:
+            ref["blockOwnerDeletion"] = block_owner_deletion
+        self._md.setdefault("ownerReferences", []).append(ref)
+        return self
+
+    def owned_by_pod(self, pod: Obj) -> Self:
+        md = pod["metadata"]
+        return self.owner("Pod", md["name"], md["uid"], block_owner_deletion=True)
+
+    def set(self, path: str, value: Any) -> Self:
+        """Set a dotted path (`spec.nodeName`), creating maps on the way."""
+        parts = path.split(".")
+        target = self._obj
+        for part in parts[:-1]:
+            target = target.setdefault(part, {})
+        target[parts[-1]] = value
+        return self
+
+
+class PodBuilder(_Builder):
+    def node(self, node_name: str) -> Self:
+        self._obj["spec"]["nodeName"] = node_name
+        return self
+
+    def phase(self, value: str) -> Self:
+        self._obj.setdefault("status", {})["phase"] = value
+        return self
+
+    def priority(self, value: int) -> Self:
+        self._obj["spec"]["priority"] = value
+        return self
+
+    def scheduler_name(self, value: str) -> Self:
+        self._obj["spec"]["schedulerName"] = value
+        return self
+
+    def node_selector(self, selector: dict[str, str]) -> Self:
+        self._obj["spec"]["nodeSelector"] = dict(selector)
+        return self
+
+    def requests(self, **resources: str) -> Self:
+        container = self._obj["spec"]["containers"][0]
+        container.setdefault("resources", {}).setdefault("requests", {}).update(resources)
+        return self
+
+    def _pod_claim(self, entry: Obj) -> Self:
+        self._obj["spec"].setdefault("resourceClaims", []).append(entry)
+        container = self._obj["spec"]["containers"][0]
+        container.setdefault("resources", {}).setdefault("claims", []).append(
+            {"name": entry["name"]}
+        )
+        return self
+
+    def claim_template(self, pod_claim_name: str, template: str) -> Self:
+        """A pod claim generated from the ResourceClaimTemplate `template`."""
+        return self._pod_claim(
+            {"name": pod_claim_name, "source": {"resourceClaimTemplateName": template}}
+        )
+
+    def claim_ref(self, pod_claim_name: str, claim: str) -> Self:
+        """A pod claim referencing the user-created ResourceClaim `claim`."""
+        return self._pod_claim({"name": pod_claim_name, "source": {"resourceClaimName": claim}})
+
+    def claim_no_source(self, pod_claim_name: str) -> Self:
+        self._obj["spec"].setdefault("resourceClaims", []).append(
+            {"name": pod_claim_name, "source": {}}
+        )
+        return self
+
+    def claim_status(self, pod_claim_name: str, claim_name: str | None) -> Self:
+        statuses = self._obj.setdefault("status", {}).setdefault("resourceClaimStatuses", [])
+        statuses.append(
+            {"name": pod_claim_name, "resourceClaimName": claim_name}
+            if claim_name is not None
+            else {"name": pod_claim_name}
+        )
+        return self
+
+    def condition(self, type_: str, status: str, reason: str = "") -> Self:
+        cond: Obj = {"type": type_, "status": status}
+        if reason:
+            cond["reason"] = reason
+        self._obj.setdefault("status", {}).setdefault("conditions", []).append(cond)
+        return self
+
+
+class NodeBuilder(_Builder):
+    def capacity(self, **resources: str) -> Self:
+        status = self._obj.setdefault("status", {})
+        status.setdefault("capacity", {}).update(resources)
+        status.setdefault("allocatable", {}).update(resources)
+        return self
+
+    def unschedulable(self, value: bool = True) -> Self:
+        self._obj.setdefault("spec", {})["unschedulable"] = value
+        return self
+
+    def taint(self, key: str, effect: str, value: str = "") -> Self:
+        taint: Obj = {"key": key, "effect": effect}
+        if value:
+            taint["value"] = value
+        self._obj.setdefault("spec", {}).setdefault("taints", []).append(taint)
+        return self
+
+
+class ClaimBuilder(_Builder):
+    def resource_class(self, value: str) -> Self:
+        self._obj["spec"]["resourceClassName"] = value
+        return self
+
+    def allocation_mode(self, value: str) -> Self:
+        self._obj["spec"]["allocationMode"] = value
+        return self
+
+    def parameters(self, name: str, kind: str = "ConfigMap", api_group: str = "") -> Self:
+        ref: Obj = {"kind": kind, "name": name}
+        if api_group:
+            ref["apiGroup"] = api_group
+        self._obj["spec"]["parametersRef"] = ref
+        return self
+
+    def allocation(
+        self,
+        *,
+        driver: str = "driver.example.com",
+        node: str | None = None,
+        shareable: bool = False,
+        data: str = "",
+    ) -> Self:
+        allocation: Obj = {"resourceHandles": [{"driverName": driver, "data": data}]}
+        if shareable:
+            allocation["shareable"] = True
+        if node is not None:
+            allocation["availableOnNodes"] = {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}
+                        ]
+                    }
+                ]
+            }
+        status = self._obj.setdefault("status", {})
+        status["allocation"] = allocation
+        status["driverName"] = driver
+        return self
+
+    def reserved_for(self, *pods: Obj) -> Self:
+        status = self._obj.setdefault("status", {})
+        for pod in pods:
+            status.setdefault("reservedFor", []).append(
+                {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
+            )
+        return self
+
+    def deallocation_requested(self, value: bool = True) -> Self:
+        self._obj.setdefault("status", {})["deallocationRequested"] = value
+        return self
+
+
+class TemplateBuilder(_Builder):
+    def resource_class(self, value: str) -> Self:
+        self._obj["spec"]["spec"]["resourceClassName"] = value
+        return self
+
+    def allocation_mode(self, value: str) -> Self:
+        self._obj["spec"]["spec"]["allocationMode"] = value
+        return self
+
+    def claim_label(self, key: str, value: str) -> Self:
+        self._obj["spec"].setdefault("metadata", {}).setdefault("labels", {})[key] = value
+        return self
+
+    def claim_annotation(self, key: str, value: str) -> Self:
+        self._obj["spec"].setdefault("metadata", {}).setdefault("annotations", {})[key] = value
+        return self
+
+
+class ClassBuilder(_Builder):
+    def driver(self, value: str) -> Self:
+        self._obj["driverName"] = value
+        return self
+
+    def parameters(self, name: str, namespace: str = "default", kind: str = "ConfigMap") -> Self:
+        self._obj["parametersRef"] = {"kind": kind, "name": name, "namespace": namespace}
+        return self
+
+    def suitable_nodes(self, *nodes: str) -> Self:
+        self._obj["suitableNodes"] = {
+            "nodeSelectorTerms": [
+                {
+                    "matchExpressions": [
+                        {"key": "kubernetes.io/hostname", "operator": "In", "values": list(nodes)}
+                    ]
+                }
+            ]
+        }
+        return self
+
+
+class SchedulingContextBuilder(_Builder):
+    def selected_node(self, value: str) -> Self:
+        self._obj.setdefault("spec", {})["selectedNode"] = value
+        return self
+
+    def potential_nodes(self, *nodes: str) -> Self:
+        self._obj.setdefault("spec", {})["potentialNodes"] = list(nodes)
+        return self
+
+    def unsuitable_nodes(self, pod_claim_name: str, *nodes: str) -> Self:
+        entries = self._obj.setdefault("status", {}).setdefault("resourceClaims", [])
+        entries.append({"name": pod_claim_name, "unsuitableNodes": list(nodes)})
+        return self
+
+
+def make_pod(name: str = "my-pod", namespace: str = "default") -> PodBuilder:
+    return PodBuilder(
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": namespace, "uid": _uid(name)},
+            "spec": {"containers": [{"name": "ctr", "image": "registry.k8s.io/pause:3.9"}]},
+        }
+    )
+
+
+def from_pod(pod: Obj) -> PodBuilder:
+    return PodBuilder(deep_copy(pod))
+
+
+def make_node(name: str = "node-0") -> NodeBuilder:
+    return NodeBuilder(
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": name,
+                "uid": _uid(name),
+                "labels": {"kubernetes.io/hostname": name},
+            },
+            "spec": {},
+            "status": {
+                "capacity": {"cpu": "4", "memory": "32Gi", "pods": "110"},
+                "allocatable": {"cpu": "4", "memory": "32Gi", "pods": "110"},
+            },
+        }
+    )
+
+
+def make_claim(name: str = "my-claim", namespace: str = "default") -> ClaimBuilder:
+    return ClaimBuilder(
+        {
+            "apiVersion": "resource.k8s.io/v1alpha2",
+            "kind": "ResourceClaim",
+            "metadata": {"name": name, "namespace": namespace, "uid": _uid(name)},
+            "spec": {"resourceClassName": "example", "allocationMode": "WaitForFirstConsumer"},
+        }
+    )
+
+
+def from_claim(claim: Obj) -> ClaimBuilder:
+    return ClaimBuilder(deep_copy(claim))
+
+
+def make_template(name: str = "my-template", namespace: str = "default") -> TemplateBuilder:
+    return TemplateBuilder(
+        {
+            "apiVersion": "resource.k8s.io/v1alpha2",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": name, "namespace": namespace, "uid": _uid(name)},
+            "spec": {
+                "spec": {"resourceClassName": "example", "allocationMode": "WaitForFirstConsumer"}
+            },
+        }
+    )
+
+
+def make_class(name: str = "example", driver: str = "driver.example.com") -> ClassBuilder:
+    return ClassBuilder(
+        {
+            "apiVersion": "resource.k8s.io/v1alpha2",
+            "kind": "ResourceClass",
+            "metadata": {"name": name, "uid": _uid(name)},
+            "driverName": driver,
+        }
+    )
+
+
+def make_scheduling_context(pod: Obj) -> SchedulingContextBuilder:
+    md = pod["metadata"]
+    b = SchedulingContextBuilder(
+        {
+            "apiVersion": "resource.k8s.io/v1alpha2",
+            "kind": "PodSchedulingContext",
+            "metadata": {
+                "name": md["name"],
+                "namespace": md.get("namespace", "default"),
+                "uid": _uid(md["name"] + "-psc"),
+            },
+            "spec": {},
+        }
+    )
+    return b.owner("Pod", md["name"], md["uid"])
+
+
+def from_scheduling_context(psc: Obj) -> SchedulingContextBuilder:
+    return SchedulingContextBuilder(deep_copy(psc))
