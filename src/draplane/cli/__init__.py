@@ -1,0 +1,1 @@
+"""The `draplane` command: one subcommand module per component."""

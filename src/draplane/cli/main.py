@@ -1,0 +1,50 @@
+"""Entry point of the `draplane` command: builds the subcommand parser and runs the chosen one.
+
+Each subcommand lives in its own module exposing `register(subparsers)`, which adds a parser
+whose `func` default is an `async def main(args) -> int`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import sys
+from collections.abc import Sequence
+
+# Module names under draplane.cli that provide subcommands; missing ones are skipped so that
+# the command works while components are being added.
+SUBCOMMAND_MODULES = (
+    "apiserver", "kubeconfig", "controller_manager", "scheduler", "driver", "nodes", "up", "bench",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="draplane",
+        description="Kubernetes Dynamic Resource Allocation control plane in Python.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module_name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"draplane.cli.{module_name}")
+        except ModuleNotFoundError as err:
+            if err.name == f"draplane.cli.{module_name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = asyncio.run(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
