@@ -1,0 +1,171 @@
+"""Deletion: preconditions, graceful pod deletion, finalizers and propagation policies.
+
+An object with finalizers (or a pod with a grace period, or a namespace with spec.finalizers)
+gets `deletionTimestamp` and stays; it is removed when an update leaves it with no finalizers and
+no grace period left. Propagation: Orphan adds finalizer `orphan`, Foreground adds
+`foregroundDeletion`; the garbage collector (a controller) does the cascade, as in Kubernetes.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from draplane.api import errors, kinds, meta
+from draplane.api.kinds import ResourceType
+from draplane.api.meta import Obj
+from draplane.apiserver import strategy
+from draplane.clock import format_time
+
+if TYPE_CHECKING:
+    from draplane.apiserver.registry import Registry
+
+ORPHAN = "orphan"
+FOREGROUND = "foregroundDeletion"
+
+
+class Deleter:
+    def __init__(self, registry: Registry) -> None:
+        self._registry = registry
+
+    async def delete(self, rt: ResourceType, old: Obj, options: Obj) -> Obj:
+        if not isinstance(options, dict):
+            raise errors.bad_request("DeleteOptions must be an object")
+        _check_preconditions(rt, old, options.get("preconditions") or {})
+        policy = _policy(options)
+        grace = self._grace_period(rt, old, options.get("gracePeriodSeconds"))
+        dry_run = bool(options.get("dryRun"))
+        if meta.deletion_timestamp(old):
+            return await self._delete_again(rt, old, grace, dry_run=dry_run)
+        new = meta.deep_copy(old)
+        md = new["metadata"]
+        extra = (
+            {ORPHAN} if policy == "Orphan" else {FOREGROUND} if policy == "Foreground" else set()
+        )
+        if extra and _has_dependents_kind(rt):
+            md["finalizers"] = sorted(set(md.get("finalizers") or []) | extra)
+        blocked = bool(md.get("finalizers")) or grace > 0 or _namespace_pending(rt, new)
+        if not blocked:
+            return old if dry_run else await self.remove(rt, old, expected_rv=_rv(old))
+        now = self._registry.clock.now()
+        md["deletionTimestamp"] = format_time(now + timedelta(seconds=grace))
+        md["deletionGracePeriodSeconds"] = grace
+        if rt is kinds.NAMESPACES:
+            new.setdefault("status", {})["phase"] = "Terminating"
+        if dry_run:
+            return new
+        return await self._registry.storage.update(rt.key, new, expected_rv=_rv(old))
+
+    async def _delete_again(self, rt: ResourceType, old: Obj, grace: int, *, dry_run: bool) -> Obj:
+        """A second DELETE: may shorten a pod's grace period; grace 0 removes it if it can."""
+        current = old["metadata"].get("deletionGracePeriodSeconds")
+        if rt is not kinds.PODS or current is None or grace >= int(current):
+            return old
+        new = meta.deep_copy(old)
+        new["metadata"]["deletionGracePeriodSeconds"] = grace
+        new["metadata"]["deletionTimestamp"] = format_time(
+            self._registry.clock.now() + timedelta(seconds=grace)
+        )
+        if dry_run:
+            return new
+        if self.should_remove(rt, new):
+            return await self.remove(rt, new, expected_rv=_rv(old))
+        return await self._registry.storage.update(rt.key, new, expected_rv=_rv(old))
+
+    def _grace_period(self, rt: ResourceType, old: Obj, requested: object) -> int:
+        value: int | None = None
+        if requested is not None:
+            if isinstance(requested, bool) or not isinstance(requested, int):
+                raise errors.bad_request("gracePeriodSeconds must be an integer")
+            value = requested
+        if rt is kinds.PODS:
+            return strategy.pod_grace_period(old, value)
+        return 0
+
+    @staticmethod
+    def should_remove(rt: ResourceType, obj: Obj) -> bool:
+        md = obj.get("metadata") or {}
+        if not md.get("deletionTimestamp") or md.get("finalizers"):
+            return False
+        if _namespace_pending(rt, obj):
+            return False
+        return not md.get("deletionGracePeriodSeconds")
+
+    async def remove(self, rt: ResourceType, obj: Obj, *, expected_rv: int) -> Obj:
+        ns = meta.namespace(obj) if rt.namespaced else ""
+        deleted = await self._registry.storage.delete(
+            rt.key, ns, meta.name(obj), expected_rv=expected_rv
+        )
+        if rt is kinds.PODS:
+            return deleted
+        details: Obj = {"name": meta.name(obj), "kind": rt.resource, "uid": meta.uid(obj)}
+        if rt.group:
+            details["group"] = rt.group
+        return {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Success",
+            "details": details,
+        }
+
+
+def _rv(obj: Obj) -> int:
+    return int(meta.resource_version(obj))
+
+
+def _check_preconditions(rt: ResourceType, obj: Obj, pre: Obj) -> None:
+    if not isinstance(pre, dict):
+        raise errors.bad_request("preconditions must be an object")
+    uid, rv = pre.get("uid"), pre.get("resourceVersion")
+    if uid and uid != meta.uid(obj):
+        raise errors.conflict(
+            rt,
+            meta.name(obj),
+            f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.uid(obj)}",
+        )
+    if rv and rv != meta.resource_version(obj):
+        raise errors.conflict(
+            rt,
+            meta.name(obj),
+            f"Precondition failed: ResourceVersion in precondition: {rv}, "
+            f"ResourceVersion in object meta: {meta.resource_version(obj)}",
+        )
+
+
+def _policy(options: Obj) -> str:
+    policy = options.get("propagationPolicy")
+    orphan = options.get("orphanDependents")
+    if policy and orphan is not None:
+        raise errors.invalid_object(
+            "DeleteOptions",
+            "",
+            [
+                errors.invalid(
+                    "propagationPolicy",
+                    policy,
+                    "orphanDependents and deletionPropagation cannot be both set",
+                )
+            ],
+        )
+    if policy is None:
+        return "Orphan" if orphan else "Background"
+    if policy not in ("Orphan", "Background", "Foreground"):
+        raise errors.invalid_object(
+            "DeleteOptions",
+            "",
+            [
+                errors.not_supported(
+                    "propagationPolicy", policy, ["Foreground", "Background", "Orphan"]
+                )
+            ],
+        )
+    return str(policy)
+
+
+def _has_dependents_kind(rt: ResourceType) -> bool:
+    return rt is not kinds.EVENTS
+
+
+def _namespace_pending(rt: ResourceType, obj: Obj) -> bool:
+    return rt is kinds.NAMESPACES and bool((obj.get("spec") or {}).get("finalizers"))

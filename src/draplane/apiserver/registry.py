@@ -1,0 +1,543 @@
+"""The registry: every API verb over storage, shared by HTTP handlers and LocalClient.
+
+Request path: admission (namespace lifecycle, NodeRestriction) -> defaulting -> strategy
+(status vs main resource) -> validation -> storage with a resourceVersion precondition.
+Writes that change nothing are not stored (no new revision, no watch event), like
+kube-apiserver's GuaranteedUpdate.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from draplane.api import errors, kinds, meta, validation
+from draplane.api.apply import server_side_apply
+from draplane.api.auth import UserInfo
+from draplane.api.handler import WatchStream
+from draplane.api.kinds import ResourceType
+from draplane.api.meta import Obj
+from draplane.api.names import generate_name
+from draplane.api.patch import patch_object
+from draplane.apiserver import admission, strategy
+from draplane.apiserver.audit import Audit
+from draplane.apiserver.deletion import Deleter
+from draplane.apiserver.listing import list_envelope, make_filter, paginate
+from draplane.apiserver.watchcache import WatchCache, WatchSpec
+from draplane.clock import REAL_CLOCK, Clock, format_time
+from draplane.storage.interface import Storage
+
+DEFAULT_NAMESPACES = ("default", "kube-system", "kube-node-lease", "kube-public")
+APPLY_PATCH = "application/apply-patch+yaml"
+_GENERATE_NAME_ATTEMPTS = 8
+_PATCH_CONFLICT_RETRIES = 5
+
+
+class Registry:
+    def __init__(self, storage: Storage, *, clock: Clock = REAL_CLOCK) -> None:
+        self.storage = storage
+        self.clock = clock
+        self.watch_cache = WatchCache(storage)
+        self.deleter = Deleter(self)
+        self.audit = Audit()
+
+    async def start(self) -> None:
+        await self.watch_cache.start()
+        for ns in DEFAULT_NAMESPACES:
+            if await self.storage.get(kinds.NAMESPACES.key, "", ns) is None:
+                obj: Obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
+                await self._create(kinds.NAMESPACES, "", obj)
+
+    async def stop(self) -> None:
+        await self.watch_cache.stop()
+
+    # --- reads -------------------------------------------------------------------------
+
+    async def get(
+        self, user: UserInfo, rt: ResourceType, namespace: str, name: str, *, subresource: str = ""
+    ) -> Obj:
+        if rt is kinds.RESOURCE_CLAIMS:
+            await admission.node_may_read_claim(self.storage, user, namespace, name)
+        return await self._get(rt, namespace, name)
+
+    async def _get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
+        obj = await self.storage.get(rt.key, namespace if rt.namespaced else "", name)
+        if obj is None:
+            raise errors.not_found(rt, name)
+        return obj
+
+    async def list(
+        self,
+        user: UserInfo,
+        rt: ResourceType,
+        namespace: str,
+        *,
+        label_selector: str = "",
+        field_selector: str = "",
+        limit: int = 0,
+        continue_: str = "",
+        resource_version: str = "",
+    ) -> Obj:
+        self._forbid_node_claim_list(user, rt, "list")
+        matches = make_filter(rt, label_selector, field_selector)
+        objs, revision = await self.storage.list(rt.key, namespace or None)
+        items = [o for o in objs if matches(o)]
+        page, token, remaining = paginate(
+            items, limit=limit, continue_=continue_, revision=revision
+        )
+        return list_envelope(rt, page, revision, token, remaining)
+
+    async def watch(
+        self,
+        user: UserInfo,
+        rt: ResourceType,
+        namespace: str,
+        *,
+        resource_version: str = "",
+        label_selector: str = "",
+        field_selector: str = "",
+        allow_bookmarks: bool = False,
+        timeout_seconds: int = 0,
+    ) -> WatchStream:
+        self._forbid_node_claim_list(user, rt, "watch")
+        spec = WatchSpec(
+            rt.key,
+            namespace,
+            make_filter(rt, label_selector, field_selector),
+            allow_bookmarks,
+            rt.kind,
+            rt.api_version,
+        )
+        start: int | None = None
+        if resource_version not in ("", "0"):
+            try:
+                start = int(resource_version)
+            except ValueError:
+                raise errors.bad_request(f'invalid resource version "{resource_version}"') from None
+        return await self.watch_cache.watch(spec, start)
+
+    @staticmethod
+    def _forbid_node_claim_list(user: UserInfo, rt: ResourceType, verb: str) -> None:
+        if user.node_name is not None and rt is kinds.RESOURCE_CLAIMS:
+            raise errors.forbidden_request(user.name, verb, rt, None)
+
+    # --- create ------------------------------------------------------------------------
+
+    async def _create_impl(
+        self,
+        user: UserInfo,
+        rt: ResourceType,
+        namespace: str,
+        obj: Obj,
+        *,
+        subresource: str = "",
+        name: str = "",
+        field_manager: str = "",
+        dry_run: bool = False,
+    ) -> Obj:
+        if subresource == "binding" and rt is kinds.PODS:
+            return await self._bind(user, namespace, name, obj)
+        if subresource:
+            raise errors.method_not_allowed()
+        if not isinstance(obj, dict):
+            raise errors.bad_request("the request body must be an object")
+        admission.node_may_write(user, rt, obj=obj, old=None, subresource="")
+        return await self._create(rt, namespace, meta.deep_copy(obj), dry_run=dry_run)
+
+    async def _create(
+        self, rt: ResourceType, namespace: str, obj: Obj, *, dry_run: bool = False
+    ) -> Obj:
+        self._check_type(rt, obj)
+        md = obj.get("metadata")
+        if md is None:
+            md = obj["metadata"] = {}
+        elif not isinstance(md, dict):
+            raise errors.bad_request("metadata must be an object")
+        self._set_namespace(rt, namespace, md)
+        await admission.check_namespace(self.storage, rt, md.get("namespace", ""))
+        obj["apiVersion"], obj["kind"] = rt.api_version, rt.kind
+        for field in (
+            "resourceVersion",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "selfLink",
+        ):
+            md.pop(field, None)
+        md["uid"] = str(uuid.uuid4())
+        md["creationTimestamp"] = format_time(self.clock.now())
+        md["generation"] = 1
+        validation.default(rt, obj)
+        strategy.prepare_for_create(rt, obj)
+        generated = not md.get("name") and bool(md.get("generateName"))
+        for attempt in range(_GENERATE_NAME_ATTEMPTS):
+            if generated:
+                md["name"] = generate_name(str(md["generateName"]))
+            causes = validation.validate_create(rt, obj)
+            if causes:
+                raise errors.invalid_object(rt.kind, meta.name(obj), causes, rt)
+            if dry_run:
+                return obj
+            try:
+                return await self.storage.create(rt.key, obj)
+            except errors.StatusError as err:
+                if (
+                    not (generated and errors.is_already_exists(err))
+                    or attempt == _GENERATE_NAME_ATTEMPTS - 1
+                ):
+                    raise
+        raise AssertionError("unreachable")
+
+    @staticmethod
+    def _check_type(rt: ResourceType, obj: Obj) -> None:
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if (api_version and api_version != rt.api_version) or (kind and kind != rt.kind):
+            raise errors.bad_request(
+                f"the API version in the data ({api_version}) does not match the expected API "
+                f"version ({rt.api_version})"
+                if api_version != rt.api_version
+                else f"the kind in the data ({kind}) does not match the expected kind ({rt.kind})"
+            )
+
+    @staticmethod
+    def _set_namespace(rt: ResourceType, namespace: str, md: Obj) -> None:
+        if not rt.namespaced:
+            md.pop("namespace", None)
+            return
+        given = md.get("namespace")
+        if given and namespace and given != namespace:
+            raise errors.bad_request(
+                "the namespace of the provided object does not match the namespace sent on the "
+                "request"
+            )
+        md["namespace"] = namespace or given or ""
+        if not md["namespace"]:
+            raise errors.bad_request("a namespace is required for namespaced resources")
+
+    async def _bind(self, user: UserInfo, namespace: str, name: str, binding: Obj) -> Obj:
+        target = (binding.get("target") or {}) if isinstance(binding, dict) else {}
+        node = target.get("name")
+        if not node:
+            raise errors.invalid_object("Binding", name, [errors.required("target.name")])
+        bind_name = (binding.get("metadata") or {}).get("name") or name
+
+        def mutate(pod: Obj) -> Obj:
+            md = pod.get("metadata") or {}
+            if md.get("deletionTimestamp"):
+                raise errors.conflict(
+                    kinds.PODS, bind_name, "pod is being deleted, cannot be assigned to a host"
+                )
+            assigned = (pod.get("spec") or {}).get("nodeName")
+            if assigned:
+                raise errors.conflict(
+                    kinds.PODS,
+                    bind_name,
+                    f'pod {bind_name} is already assigned to node "{assigned}"',
+                )
+            new = meta.deep_copy(pod)
+            new["spec"]["nodeName"] = node
+            extra = (binding.get("metadata") or {}).get("annotations")
+            if extra:
+                new["metadata"].setdefault("annotations", {}).update(extra)
+            _set_condition(new, "PodScheduled", "True", format_time(self.clock.now()))
+            return new
+
+        await self._guaranteed_update(
+            kinds.PODS, namespace, bind_name, mutate, subresource="binding"
+        )
+        return {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Success",
+            "code": 201,
+        }
+
+    # --- update and patch --------------------------------------------------------------
+
+    async def _update_impl(
+        self,
+        user: UserInfo,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        obj: Obj,
+        *,
+        subresource: str = "",
+        field_manager: str = "",
+        dry_run: bool = False,
+    ) -> Obj:
+        if not isinstance(obj, dict):
+            raise errors.bad_request("the request body must be an object")
+        self._check_type(rt, obj)
+        body_name = (obj.get("metadata") or {}).get("name")
+        if body_name and body_name != name:
+            raise errors.bad_request(
+                f"the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )
+        old = await self._get(rt, namespace, name)
+        precondition = (obj.get("metadata") or {}).get("resourceVersion")
+        if precondition and precondition != meta.resource_version(old):
+            raise errors.conflict(rt, name)
+        new = self._merge(rt, subresource, meta.deep_copy(obj), old, namespace, name)
+        admission.node_may_write(user, rt, obj=new, old=old, subresource=subresource)
+        return await self._store_update(rt, subresource, new, old, dry_run=dry_run)
+
+    async def _patch_impl(
+        self,
+        user: UserInfo,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        patch: Any,
+        patch_type: str,
+        *,
+        subresource: str = "",
+        field_manager: str = "",
+        force: bool = False,
+        dry_run: bool = False,
+    ) -> Obj:
+        for attempt in range(_PATCH_CONFLICT_RETRIES):
+            try:
+                return await self._patch_once(
+                    user,
+                    rt,
+                    namespace,
+                    name,
+                    patch,
+                    patch_type,
+                    subresource=subresource,
+                    field_manager=field_manager,
+                    force=force,
+                    dry_run=dry_run,
+                )
+            except errors.StatusError as err:
+                pinned = isinstance(patch, dict) and (patch.get("metadata") or {}).get(
+                    "resourceVersion"
+                )
+                if (
+                    not errors.is_conflict(err)
+                    or pinned
+                    or err.details.get("causes")
+                    or attempt == _PATCH_CONFLICT_RETRIES - 1
+                ):
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _patch_once(
+        self,
+        user: UserInfo,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        patch: Any,
+        patch_type: str,
+        *,
+        subresource: str,
+        field_manager: str,
+        force: bool,
+        dry_run: bool,
+    ) -> Obj:
+        ns = namespace if rt.namespaced else ""
+        old = await self.storage.get(rt.key, ns, name)
+        if patch_type.split(";")[0].strip() == APPLY_PATCH:
+            if not isinstance(patch, dict):
+                raise errors.bad_request("apply patch body must be an object")
+            applied = server_side_apply(
+                old,
+                patch,
+                rt,
+                field_manager=field_manager or "unknown",
+                force=force,
+                now=format_time(self.clock.now()),
+            )
+            if old is None:
+                admission.node_may_write(user, rt, obj=applied, old=None, subresource="")
+                return await self._create(rt, namespace, applied, dry_run=dry_run)
+        else:
+            if old is None:
+                raise errors.not_found(rt, name)
+            applied = patch_object(old, patch, patch_type, rt)
+        md = applied.get("metadata")
+        if not isinstance(md, dict):
+            raise errors.bad_request("metadata must be an object")
+        if md.get("name") != name:
+            raise errors.bad_request("the name of the object cannot be changed by a patch")
+        precondition = md.get("resourceVersion")
+        if precondition and precondition != meta.resource_version(old):
+            raise errors.conflict(rt, name)
+        new = self._merge(rt, subresource, applied, old, namespace, name)
+        admission.node_may_write(user, rt, obj=new, old=old, subresource=subresource)
+        return await self._store_update(rt, subresource, new, old, dry_run=dry_run)
+
+    def _merge(
+        self, rt: ResourceType, subresource: str, new: Obj, old: Obj, namespace: str, name: str
+    ) -> Obj:
+        md = new.setdefault("metadata", {})
+        if not isinstance(md, dict):
+            raise errors.bad_request("metadata must be an object")
+        md["name"] = name
+        if rt.namespaced:
+            if md.get("namespace") and md["namespace"] != namespace:
+                raise errors.bad_request(
+                    "the namespace of the provided object does not match the namespace sent on "
+                    "the request"
+                )
+            md["namespace"] = namespace
+        new["apiVersion"], new["kind"] = rt.api_version, rt.kind
+        if subresource == "status":
+            if not strategy.has_status_subresource(rt) and rt is not kinds.NAMESPACES:
+                raise errors.not_found(rt, f"{name}/status")
+            return strategy.merge_status_update(new, old)
+        if subresource == "finalize" and rt is kinds.NAMESPACES:
+            result = meta.deep_copy(old)
+            result["spec"] = {
+                **(old.get("spec") or {}),
+                "finalizers": (new.get("spec") or {}).get("finalizers") or [],
+            }
+            return result
+        if subresource:
+            raise errors.not_found(rt, f"{name}/{subresource}")
+        validation.default(rt, new)
+        return strategy.merge_main_update(rt, new, old)
+
+    async def _store_update(
+        self, rt: ResourceType, subresource: str, new: Obj, old: Obj, *, dry_run: bool = False
+    ) -> Obj:
+        if subresource == "status":
+            causes = validation.validate_status_update(rt, new, old)
+        elif subresource == "binding":
+            causes = []  # the binding strategy sets spec.nodeName, which updates may not
+        else:
+            causes = validation.validate_update(rt, new, old)
+        causes += _finalizer_causes(new, old)
+        if causes:
+            raise errors.invalid_object(rt.kind, meta.name(new), causes, rt)
+        if strategy.same_content(new, old) or dry_run:
+            return old if not dry_run else new
+        if self.deleter.should_remove(rt, new):
+            return await self.deleter.remove(rt, new, expected_rv=int(meta.resource_version(old)))
+        return await self.storage.update(rt.key, new, expected_rv=int(meta.resource_version(old)))
+
+    async def _guaranteed_update(
+        self, rt: ResourceType, namespace: str, name: str, mutate: Any, *, subresource: str = ""
+    ) -> Obj:
+        """Read-modify-write with retries on conflict; `mutate` returns the new object."""
+        for attempt in range(_PATCH_CONFLICT_RETRIES):
+            old = await self._get(rt, namespace, name)
+            new = mutate(old)
+            try:
+                return await self._store_update(rt, subresource, new, old)
+            except errors.StatusError as err:
+                if not errors.is_conflict(err) or attempt == _PATCH_CONFLICT_RETRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    # --- delete ------------------------------------------------------------------------
+
+    async def _delete_impl(
+        self,
+        user: UserInfo,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        *,
+        options: Obj | None = None,
+    ) -> Obj:
+        old = await self._get(rt, namespace, name)
+        admission.node_may_write(user, rt, obj=None, old=old, subresource="")
+        return await self.deleter.delete(rt, old, options or {})
+
+    async def delete_collection(
+        self,
+        user: UserInfo,
+        rt: ResourceType,
+        namespace: str,
+        *,
+        label_selector: str = "",
+        field_selector: str = "",
+        options: Obj | None = None,
+    ) -> Obj:
+        listing = await self.list(
+            user, rt, namespace, label_selector=label_selector, field_selector=field_selector
+        )
+        deleted: list[Obj] = []
+        for item in listing["items"]:
+            try:
+                admission.node_may_write(user, rt, obj=None, old=item, subresource="")
+                result = await self.deleter.delete(rt, item, options or {})
+                self.audit.record("delete", rt.resource)
+            except errors.StatusError as err:
+                if errors.is_not_found(err):
+                    continue
+                raise
+            deleted.append(result if result.get("kind") == rt.kind else item)
+        return list_envelope(rt, deleted, self.storage.revision, "", None)
+
+    # --- audited write verbs (ApiHandler) ------------------------------------------------
+
+    async def create(
+        self, user: UserInfo, rt: ResourceType, namespace: str, obj: Obj, **kwargs: Any
+    ) -> Obj:
+        with self.audit.recording("create", rt.resource, kwargs.get("subresource", "")):
+            return await self._create_impl(user, rt, namespace, obj, **kwargs)
+
+    async def update(
+        self, user: UserInfo, rt: ResourceType, namespace: str, name: str, obj: Obj, **kwargs: Any
+    ) -> Obj:
+        with self.audit.recording("update", rt.resource, kwargs.get("subresource", "")):
+            return await self._update_impl(user, rt, namespace, name, obj, **kwargs)
+
+    async def patch(
+        self,
+        user: UserInfo,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        patch: Any,
+        patch_type: str,
+        **kwargs: Any,
+    ) -> Obj:
+        with self.audit.recording("patch", rt.resource, kwargs.get("subresource", "")):
+            return await self._patch_impl(user, rt, namespace, name, patch, patch_type, **kwargs)
+
+    async def delete(
+        self,
+        user: UserInfo,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        *,
+        options: Obj | None = None,
+    ) -> Obj:
+        with self.audit.recording("delete", rt.resource, ""):
+            return await self._delete_impl(user, rt, namespace, name, options=options)
+
+
+def _finalizer_causes(new: Obj, old: Obj) -> list[errors.FieldError]:
+    if not meta.deletion_timestamp(old):
+        return []
+    added = set(meta.finalizers(new)) - set(meta.finalizers(old))
+    if added:
+        return [
+            errors.forbidden(
+                "metadata.finalizers",
+                f"no new finalizers can be added if the object is being "
+                f"deleted, found new finalizers {sorted(added)!r}",
+            )
+        ]
+    return []
+
+
+def _set_condition(pod: Obj, type_: str, status: str, now: str) -> None:
+    conditions = pod.setdefault("status", {}).setdefault("conditions", [])
+    for cond in conditions:
+        if cond.get("type") == type_:
+            if cond.get("status") != status:
+                cond["lastTransitionTime"] = now
+            cond["status"] = status
+            cond.pop("reason", None)
+            cond.pop("message", None)
+            return
+    conditions.append(
+        {"type": type_, "status": status, "lastProbeTime": None, "lastTransitionTime": now}
+    )

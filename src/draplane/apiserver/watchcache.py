@@ -1,0 +1,221 @@
+"""The watch cache: one store watch feeds every API watcher, filtered per watcher.
+
+A single task consumes `Storage.watch()` and keeps a ring of recent events; each API watch is a
+`CacheWatcher` with its own queue. Start semantics: revision "" or "0" sends synthetic ADDED
+events for the current state; revision N replays retained events after N (older than the ring:
+served by the store directly, or 410 Expired). Selector transitions are turned into ADDED /
+DELETED as kube-apiserver does. Slow watchers are closed rather than buffered without bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from draplane.api import errors
+from draplane.api.handler import WatchEvent
+from draplane.api.meta import Obj
+from draplane.storage.interface import Event, Storage
+
+log = logging.getLogger(__name__)
+
+Filter = Callable[[Obj], bool]
+
+_CLOSED = object()
+MAX_PENDING = 100_000
+
+
+@dataclass
+class WatchSpec:
+    resource: str
+    namespace: str
+    matches: Filter
+    allow_bookmarks: bool
+    kind: str
+    api_version: str
+
+
+class CacheWatcher:
+    """One API watch: an async iterator of WatchEvent."""
+
+    def __init__(self, cache: WatchCache, spec: WatchSpec, last_revision: int) -> None:
+        self._cache = cache
+        self.spec = spec
+        self.last_revision = last_revision
+        self._queue: asyncio.Queue[WatchEvent | object] = asyncio.Queue()
+        self.closed = False
+
+    def _offer(self, event: Event) -> None:
+        if self.closed or event.revision <= self.last_revision:
+            return
+        self.last_revision = event.revision
+        obj = event.object
+        if (
+            self.spec.namespace
+            and (obj.get("metadata") or {}).get("namespace") != self.spec.namespace
+        ):
+            return
+        now = self.spec.matches(obj)
+        before = event.prev is not None and self.spec.matches(event.prev)
+        if event.type == "DELETED":
+            out = WatchEvent("DELETED", obj) if now else None
+        elif event.type == "ADDED":
+            out = WatchEvent("ADDED", obj) if now else None
+        elif now and before:
+            out = WatchEvent("MODIFIED", obj)
+        elif now:
+            out = WatchEvent("ADDED", obj)
+        elif before:
+            out = WatchEvent("DELETED", obj)
+        else:
+            out = None
+        if out is not None:
+            self.push(out)
+
+    def push(self, item: WatchEvent) -> None:
+        if self._queue.qsize() >= MAX_PENDING:
+            log.warning("closing slow watcher of %s", self.spec.resource)
+            self.close_now()
+            return
+        self._queue.put_nowait(item)
+
+    def bookmark(self, revision: int) -> None:
+        if self.spec.allow_bookmarks and not self.closed and self._queue.empty():
+            self.push(
+                WatchEvent(
+                    "BOOKMARK",
+                    {
+                        "kind": self.spec.kind,
+                        "apiVersion": self.spec.api_version,
+                        "metadata": {"resourceVersion": str(max(revision, self.last_revision))},
+                    },
+                )
+            )
+
+    def close_now(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._cache._remove(self)
+            self._queue.put_nowait(_CLOSED)
+
+    async def close(self) -> None:
+        self.close_now()
+
+    def __aiter__(self) -> AsyncIterator[WatchEvent]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[WatchEvent]:
+        while True:
+            item = await self._queue.get()
+            if item is _CLOSED:
+                return
+            assert isinstance(item, WatchEvent)
+            yield item
+
+
+class WatchCache:
+    def __init__(
+        self, storage: Storage, *, history: int = 10_000, bookmark_interval: float = 5.0
+    ) -> None:
+        self._storage = storage
+        self._ring: deque[Event] = deque(maxlen=history)
+        self._watchers: dict[str, set[CacheWatcher]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._bookmark_task: asyncio.Task[None] | None = None
+        self._bookmark_interval = bookmark_interval
+        self.revision = 0
+
+    async def start(self) -> None:
+        self.revision = self._storage.revision
+        stream = self._storage.watch(self.revision)
+        self._task = asyncio.create_task(self._consume(stream), name="watch-cache")
+        self._bookmark_task = asyncio.create_task(self._bookmarks(), name="watch-bookmarks")
+
+    async def stop(self) -> None:
+        for task in (self._task, self._bookmark_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        for watchers in list(self._watchers.values()):
+            for w in list(watchers):
+                w.close_now()
+
+    async def _consume(self, stream: AsyncIterator[Event]) -> None:
+        async for event in stream:
+            self._ring.append(event)
+            self.revision = event.revision
+            for watcher in list(self._watchers.get(event.resource, ())):
+                watcher._offer(event)
+
+    async def _bookmarks(self) -> None:
+        while True:
+            await asyncio.sleep(self._bookmark_interval)
+            for watchers in list(self._watchers.values()):
+                for w in list(watchers):
+                    w.bookmark(self.revision)
+
+    def _remove(self, watcher: CacheWatcher) -> None:
+        self._watchers.get(watcher.spec.resource, set()).discard(watcher)
+
+    async def watch(self, spec: WatchSpec, resource_version: int | None) -> CacheWatcher:
+        """resource_version None: current state as ADDED first, then changes."""
+        if resource_version is None:
+            return await self._watch_from_now(spec)
+        oldest = self._ring[0].revision if self._ring else self.revision + 1
+        if resource_version >= oldest - 1 or resource_version >= self.revision:
+            watcher = CacheWatcher(self, spec, resource_version)
+            for event in self._ring:
+                if event.revision > resource_version and event.resource == spec.resource:
+                    watcher._offer(event)
+            watcher.last_revision = max(watcher.last_revision, self.revision)
+            self._watchers.setdefault(spec.resource, set()).add(watcher)
+            return watcher
+        return await self._watch_from_store(spec, resource_version)
+
+    async def _watch_from_now(self, spec: WatchSpec) -> CacheWatcher:
+        watcher = CacheWatcher(self, spec, self.revision)
+        # Register first so nothing committed after the list is missed; events the list
+        # already contains are dropped by revision below.
+        self._watchers.setdefault(spec.resource, set()).add(watcher)
+        buffered: list[Event] = []
+        original_offer = watcher._offer
+        watcher._offer = buffered.append  # type: ignore[method-assign]
+        try:
+            objs, revision = await self._storage.list(spec.resource, spec.namespace or None)
+        finally:
+            watcher._offer = original_offer  # type: ignore[method-assign]
+        watcher.last_revision = revision
+        for obj in objs:
+            if spec.matches(obj):
+                watcher.push(WatchEvent("ADDED", obj))
+        for event in buffered:
+            watcher._offer(event)
+        return watcher
+
+    async def _watch_from_store(self, spec: WatchSpec, resource_version: int) -> CacheWatcher:
+        stream = self._storage.watch(resource_version)  # raises 410 Expired when too old
+        watcher = CacheWatcher(self, spec, resource_version)
+        ring_start = self._ring[0].revision if self._ring else self.revision + 1
+        async for event in stream:
+            if event.revision >= ring_start:
+                break
+            if event.resource == spec.resource:
+                watcher._offer(event)
+            if event.revision >= self.revision:
+                break
+        await stream.close()
+        for event in self._ring:
+            if event.resource == spec.resource:
+                watcher._offer(event)
+        self._watchers.setdefault(spec.resource, set()).add(watcher)
+        return watcher
+
+
+def expired_event(resource_version: int, oldest: int) -> WatchEvent:
+    err = errors.expired(f"too old resource version: {resource_version} ({oldest})")
+    return WatchEvent("ERROR", err.status())

@@ -1,0 +1,5 @@
+"""The whole control plane in one process, as `draplane up` and `draplane bench` run it."""
+
+from draplane.controlplane.plane import ControlPlane, ControlPlaneConfig, DriverSpec
+
+__all__ = ["ControlPlane", "ControlPlaneConfig", "DriverSpec"]

@@ -1,0 +1,220 @@
+"""`ControlPlane`: API server, controller-manager, scheduler, example driver(s) and simulated
+nodes wired together in one asyncio loop.
+
+Components talk to the API as their own users: through `LocalClient` (same authentication,
+admission and validation path as HTTP, no wire) or, with `transport="http"`, through
+`RESTClient` over HTTPS with each user's bearer token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import tempfile
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from prometheus_client import CollectorRegistry
+
+from draplane.api import auth, errors, kinds
+from draplane.api.auth import UserInfo
+from draplane.apiserver import authn
+from draplane.apiserver.kubeconfig import build_kubeconfig
+from draplane.apiserver.registry import Registry
+from draplane.apiserver.server import ApiServer
+from draplane.client.informer import InformerFactory
+from draplane.client.interface import Client
+from draplane.client.kubeconfig import parse_kubeconfig
+from draplane.client.local import LocalClient
+from draplane.client.rest import RESTClient
+from draplane.clock import REAL_CLOCK, Clock
+from draplane.controllers.manager import ControllerManager
+from draplane.dra.kubeletplugin import NodePluginRegistry
+from draplane.drivers.example import Resources, example_controller, node_plugin_factory
+from draplane.node import Nodes
+from draplane.scheduler.scheduler import Scheduler
+from draplane.storage.factory import open_storage
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DriverSpec:
+    """One example-driver instance: its name, the ResourceClass pointing at it, its devices."""
+
+    name: str = "driver.example.com"
+    resource_class: str = "example"
+    devices_per_node: int = 8
+    network_attached: int = 0
+    shareable: bool = False
+
+
+@dataclass
+class ControlPlaneConfig:
+    data_dir: str | None = None
+    """None: a temporary directory (removed on stop)."""
+    port: int = 6443
+    """0 picks a free port."""
+    nodes: int = 4
+    node_prefix: str = "node-"
+    store: str = "sqlite"
+    transport: Literal["local", "http"] = "local"
+    queueing_hints: bool = True
+    pre_enqueue: bool = True
+    drivers: list[DriverSpec] = field(default_factory=lambda: [DriverSpec()])
+    driver_workers: int = 5
+
+
+class _Runnable(Protocol):
+    async def run(self) -> None: ...
+
+    def has_synced(self) -> bool: ...
+
+
+class ControlPlane:
+    def __init__(self, config: ControlPlaneConfig, *, clock: Clock = REAL_CLOCK) -> None:
+        self.config = config
+        self.clock = clock
+        self.metrics = CollectorRegistry()
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if config.data_dir is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="draplane-")
+            self.data_dir = Path(self._tmp.name)
+        else:
+            self.data_dir = Path(config.data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.storage = open_storage(config.store, str(self.data_dir))
+        self.registry = Registry(self.storage, clock=clock)
+        self.apiserver = ApiServer(
+            self.data_dir,
+            port=config.port,
+            storage=self.storage,
+            handler=self.registry,
+            metrics=self.metrics,
+            clock=clock,
+        )
+        self.components: dict[str, _Runnable] = {}
+        self._clients: list[Client] = []
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def kubeconfig_path(self) -> Path:
+        return self.apiserver.kubeconfig_path
+
+    def client(self, user: UserInfo = auth.ADMIN_USER) -> Client:
+        """A client acting as `user` over the configured transport."""
+        if self.config.transport == "local":
+            return LocalClient(self.registry, user)
+        token = authn.ensure_user_token(self.data_dir, user.name, user.groups or None)
+        ca = (self.data_dir / "ca.crt").read_bytes()
+        config = build_kubeconfig(server=self.apiserver.url, ca_pem=ca, user=user.name, token=token)
+        client = RESTClient(parse_kubeconfig(config, base=self.data_dir))
+        self._clients.append(client)
+        return client
+
+    async def start(self) -> None:
+        await self.storage.start()
+        await self.registry.start()
+        await self.apiserver.start()
+        self._build_components()
+        self.apiserver.add_ready_check("components", self.has_synced)
+        await self._ensure_resource_classes()
+        for name, component in self.components.items():
+            self._tasks.append(asyncio.create_task(self._run(name, component.run), name=name))
+        await self.wait_ready()
+
+    def _build_components(self) -> None:
+        cfg, clock, metrics = self.config, self.clock, self.metrics
+        self.components["controller-manager"] = ControllerManager(
+            self.client(UserInfo(auth.CONTROLLER_MANAGER)),
+            claim_controller_client=self.client(UserInfo(auth.RESOURCE_CLAIM_CONTROLLER)),
+            clock=clock,
+            metrics=metrics,
+        )
+        scheduler_client = self.client(UserInfo(auth.SCHEDULER))
+        self.components["scheduler"] = Scheduler(
+            scheduler_client,
+            informers=InformerFactory(scheduler_client, clock=clock),
+            clock=clock,
+            metrics=metrics,
+            queueing_hints=cfg.queueing_hints,
+            pre_enqueue=cfg.pre_enqueue,
+        )
+        plugins = NodePluginRegistry()
+        for spec in cfg.drivers:
+            resources = Resources(
+                devices_per_node=spec.devices_per_node,
+                network_attached=spec.network_attached,
+                shareable=spec.shareable,
+            )
+            self.components[f"driver/{spec.name}"] = example_controller(
+                self.client(UserInfo(auth.DRIVER_PREFIX + spec.name)),
+                driver_name=spec.name,
+                resources=resources,
+                clock=clock,
+                metrics=metrics,
+                workers=cfg.driver_workers,
+            )
+            plugins.register(spec.name, node_plugin_factory(spec.name))
+        self.components["nodes"] = Nodes(
+            lambda node: self.client(auth.node_user(node)),
+            count=cfg.nodes,
+            name_prefix=cfg.node_prefix,
+            plugins=plugins,
+            clock=clock,
+            metrics=metrics,
+        )
+
+    async def _ensure_resource_classes(self) -> None:
+        admin = self.client()
+        for spec in self.config.drivers:
+            obj = {
+                "apiVersion": "resource.k8s.io/v1alpha2",
+                "kind": "ResourceClass",
+                "metadata": {"name": spec.resource_class},
+                "driverName": spec.name,
+            }
+            with contextlib.suppress(errors.StatusError):
+                await admin.create(kinds.RESOURCE_CLASSES, obj)
+
+    async def _run(self, name: str, run: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        try:
+            await run()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("component %s failed", name)
+            raise
+
+    def has_synced(self) -> bool:
+        return all(c.has_synced() for c in self.components.values())
+
+    async def wait_ready(self, timeout: float = 60.0) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not self.has_synced():
+            for task in self._tasks:
+                if task.done() and task.exception() is not None:
+                    raise RuntimeError(f"component {task.get_name()} failed") from task.exception()
+            if loop.time() > deadline:
+                pending = [n for n, c in self.components.items() if not c.has_synced()]
+                raise TimeoutError(f"components not synced: {pending}")
+            await asyncio.sleep(0.02)
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks.clear()
+        for client in self._clients:
+            await client.close()
+        await self.apiserver.stop()
+        await self.registry.stop()
+        await self.storage.close()
+        if self._tmp is not None:
+            self._tmp.cleanup()

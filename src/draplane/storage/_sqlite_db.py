@@ -1,0 +1,135 @@
+"""Blocking SQLite access for `SqliteStorage`: schema, loading at start, and one batch commit.
+
+Every function here runs on the storage's single worker thread, never on the event loop.
+Tables: `objects` (current state), `events` (bounded log for watch resume, with the previous state
+so a resumed watch after a restart still gets `Event.prev`), `meta` (the current revision, which
+the tables alone cannot give after a trailing delete).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import orjson
+
+from draplane.api.meta import Obj
+from draplane.storage._writes import Key, event_key, stored_revision
+from draplane.storage.interface import Event, EventType
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS objects (
+    resource TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    name TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    value BLOB NOT NULL,
+    PRIMARY KEY (resource, namespace, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS events (
+    revision INTEGER PRIMARY KEY,
+    type TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    name TEXT NOT NULL,
+    value BLOB NOT NULL,
+    prev BLOB
+);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+);
+"""
+
+_UPSERT_OBJECT = "INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?, ?)"
+_DELETE_OBJECT = "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
+_INSERT_EVENT = "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)"
+_SET_REVISION = "INSERT OR REPLACE INTO meta VALUES ('revision', ?)"
+
+
+@dataclass
+class Loaded:
+    objects: list[tuple[str, Obj]]
+    events: list[Event]
+    revision: int
+
+
+def open_db(path: str, *, lock_timeout: float) -> sqlite3.Connection:
+    """`lock_timeout`: seconds to wait for another process's lock on the file before failing."""
+    conn = sqlite3.connect(
+        path, timeout=lock_timeout, isolation_level=None, check_same_thread=False
+    )
+    conn.execute("PRAGMA journal_mode=WAL")
+    # FULL: an acknowledged write survives a crash of the process or the machine.
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.executescript(_SCHEMA)
+    return conn
+
+
+def load(conn: sqlite3.Connection) -> Loaded:
+    current: dict[Key, Obj] = {}
+    objects: list[tuple[str, Obj]] = []
+    for resource, namespace, name, value in conn.execute(
+        "SELECT resource, namespace, name, value FROM objects"
+    ):
+        obj = orjson.loads(value)
+        current[resource, namespace, name] = obj
+        objects.append((resource, obj))
+    row = conn.execute("SELECT value FROM meta WHERE key = 'revision'").fetchone()
+    revision = int(row[0]) if row else 0
+    events = _load_events(conn, current)
+    return Loaded(objects, events, revision)
+
+
+def _load_events(conn: sqlite3.Connection, current: dict[Key, Obj]) -> list[Event]:
+    # Events share objects with the current state and with each other, as they did before the
+    # restart; stored `prev` is decoded only for the first retained event of a key.
+    last: dict[Key, Obj | None] = {}
+    events: list[Event] = []
+    rows = conn.execute(
+        "SELECT revision, type, resource, namespace, name, value, prev FROM events"
+        " ORDER BY revision"
+    )
+    for revision, type_, resource, namespace, name, value, prev_blob in rows:
+        key: Key = (resource, namespace, name)
+        now = current.get(key)
+        obj = now if now is not None and stored_revision(now) == revision else orjson.loads(value)
+        if key in last:
+            prev = last[key]
+        elif prev_blob is not None:
+            prev = orjson.loads(prev_blob)
+        else:
+            prev = None
+        event_type: EventType = type_
+        events.append(Event(event_type, resource, obj, revision, prev))
+        last[key] = None if type_ == "DELETED" else obj
+    return events
+
+
+def commit(conn: sqlite3.Connection, *, events: Sequence[Event], history_size: int) -> None:
+    """Persist a batch in one durable transaction; on failure nothing of it is kept."""
+    # A batch may hold several writes to one key; only the last decides the stored state.
+    final: dict[Key, tuple[Event, bytes]] = {}
+    rows: list[tuple[int, str, str, str, str, bytes, bytes | None]] = []
+    for ev in events:
+        key = event_key(ev)
+        value = orjson.dumps(ev.object)
+        final[key] = (ev, value)
+        prev = None if ev.prev is None else orjson.dumps(ev.prev)
+        rows.append((ev.revision, ev.type, *key, value, prev))
+    upserts = [(*k, ev.revision, v) for k, (ev, v) in final.items() if ev.type != "DELETED"]
+    deletes = [k for k, (ev, _) in final.items() if ev.type == "DELETED"]
+    last = events[-1].revision
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.executemany(_UPSERT_OBJECT, upserts)
+        conn.executemany(_DELETE_OBJECT, deletes)
+        conn.executemany(_INSERT_EVENT, rows)
+        conn.execute(_SET_REVISION, (last,))
+        conn.execute("DELETE FROM events WHERE revision <= ?", (last - history_size,))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise

@@ -1,0 +1,82 @@
+"""Planning of one write: precondition checks against the current state and the resulting Event.
+
+Pure functions shared by every backend; the backend supplies the current state (committed, or
+committed plus its pending overlay) and the revision the write will get.
+"""
+
+from __future__ import annotations
+
+from draplane.api import errors
+from draplane.api.kinds import ResourceType, for_key
+from draplane.api.meta import Obj
+from draplane.storage.interface import Event
+
+Key = tuple[str, str, str]
+"""(resource, namespace, name)."""
+
+
+def resource_type(resource: str) -> ResourceType:
+    """The served kind for a storage key; unknown keys still get well-formed Status errors."""
+    try:
+        return for_key(resource)
+    except KeyError:
+        group, _, plural = resource.rpartition("/")
+        return ResourceType(group, "", plural, "", True, plural)
+
+
+def object_key(resource: str, obj: Obj) -> Key:
+    """The storage key of `obj`; 400 BadRequest when its metadata cannot address it."""
+    md = obj.get("metadata") if isinstance(obj, dict) else None
+    if not isinstance(md, dict):
+        raise errors.bad_request("object has no metadata")
+    name = md.get("name")
+    namespace = md.get("namespace") or ""
+    if not isinstance(name, str) or not name:
+        raise errors.bad_request("metadata.name is required")
+    if not isinstance(namespace, str):
+        raise errors.bad_request("metadata.namespace must be a string")
+    return resource, namespace, name
+
+
+def stored_revision(obj: Obj) -> int:
+    return int(obj["metadata"]["resourceVersion"])
+
+
+def _check_expected(resource: str, current: Obj, expected_rv: int | None) -> None:
+    if expected_rv is not None and stored_revision(current) != expected_rv:
+        raise errors.conflict(resource_type(resource), current["metadata"]["name"])
+
+
+def plan_create(*, resource: str, obj: Obj, current: Obj | None, revision: int) -> Event:
+    _, _, name = object_key(resource, obj)
+    if current is not None:
+        raise errors.already_exists(resource_type(resource), name)
+    obj["metadata"]["resourceVersion"] = str(revision)
+    return Event("ADDED", resource, obj, revision)
+
+
+def plan_update(
+    *, resource: str, obj: Obj, current: Obj | None, expected_rv: int | None, revision: int
+) -> Event:
+    _, _, name = object_key(resource, obj)
+    if current is None:
+        raise errors.not_found(resource_type(resource), name)
+    _check_expected(resource, current, expected_rv)
+    obj["metadata"]["resourceVersion"] = str(revision)
+    return Event("MODIFIED", resource, obj, revision, current)
+
+
+def plan_delete(
+    *, resource: str, name: str, current: Obj | None, expected_rv: int | None, revision: int
+) -> Event:
+    if current is None:
+        raise errors.not_found(resource_type(resource), name)
+    _check_expected(resource, current, expected_rv)
+    # Shared read-only state: copy only what changes, the rest stays shared with `current`.
+    last = {**current, "metadata": {**current["metadata"], "resourceVersion": str(revision)}}
+    return Event("DELETED", resource, last, revision, current)
+
+
+def event_key(event: Event) -> Key:
+    md = event.object["metadata"]
+    return event.resource, md.get("namespace") or "", md["name"]

@@ -1,0 +1,196 @@
+"""`SqliteStorage`: the shared in-memory engine made durable in one SQLite file (WAL, FULL sync).
+
+Group commit: each write is checked against the committed state plus a pending overlay (so later
+writes in a batch see earlier ones), queued, and one committer task persists everything queued
+in a single transaction on a dedicated thread. Only then does the batch become visible to reads
+and watches and do the writers' calls return.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import TYPE_CHECKING
+
+from draplane.api import errors
+from draplane.api.meta import Obj
+from draplane.storage import _sqlite_db as db
+from draplane.storage._engine import DEFAULT_HISTORY_SIZE, Engine
+from draplane.storage._writes import (
+    Key,
+    event_key,
+    object_key,
+    plan_create,
+    plan_delete,
+    plan_update,
+)
+from draplane.storage.interface import Event, Storage, Watch
+
+_Pending = tuple[Event, "asyncio.Future[Obj]"]
+_Batch = list[_Pending]
+
+
+class SqliteStorage:
+    def __init__(
+        self, path: str, *, history_size: int = DEFAULT_HISTORY_SIZE, lock_timeout: float = 5.0
+    ) -> None:
+        self._path = path
+        self._lock_timeout = lock_timeout
+        self._history_size = history_size
+        self._engine = Engine(history_size=history_size)
+        self._conn: sqlite3.Connection | None = None
+        self._executor: ThreadPoolExecutor | None = None
+        # Writes accepted but not yet committed: key -> (state or None when deleted, revision).
+        self._overlay: dict[Key, tuple[Obj | None, int]] = {}
+        self._queue: _Batch = []
+        self._pending_revision = 0
+        self._wake: asyncio.Event | None = None
+        self._committer: asyncio.Task[None] | None = None
+        self._closing = False
+
+    @property
+    def revision(self) -> int:
+        return self._engine.revision
+
+    @property
+    def oldest_revision(self) -> int:
+        return self._engine.oldest_revision
+
+    async def start(self) -> None:
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="draplane-sqlite")
+        loop = asyncio.get_running_loop()
+        try:
+            open_db = partial(db.open_db, self._path, lock_timeout=self._lock_timeout)
+            self._conn = await loop.run_in_executor(self._executor, open_db)
+            loaded = await loop.run_in_executor(self._executor, db.load, self._conn)
+        except (sqlite3.Error, ValueError) as exc:
+            self._executor.shutdown(wait=False)
+            raise errors.internal(f"cannot open {self._path}: {exc}") from exc
+        self._engine.load(objects=loaded.objects, events=loaded.events, revision=loaded.revision)
+        self._pending_revision = loaded.revision
+        self._wake = asyncio.Event()
+        self._committer = asyncio.create_task(self._commit_loop(), name="sqlite-committer")
+
+    async def close(self) -> None:
+        if self._closing or self._committer is None:
+            self._closing = True
+            return
+        self._closing = True
+        assert self._wake is not None
+        self._wake.set()
+        await self._committer
+        self._engine.end_watches()
+        if self._executor is not None:
+            conn = self._conn
+            if conn is not None:
+                await asyncio.get_running_loop().run_in_executor(self._executor, conn.close)
+            self._executor.shutdown(wait=True)
+
+    async def get(self, resource: str, namespace: str, name: str) -> Obj | None:
+        return self._engine.get(resource, namespace, name)
+
+    async def list(self, resource: str, namespace: str | None = None) -> tuple[list[Obj], int]:
+        return self._engine.list(resource, namespace), self._engine.revision
+
+    async def create(self, resource: str, obj: Obj) -> Obj:
+        key = object_key(resource, obj)
+        event = plan_create(
+            resource=resource, obj=obj, current=self._current(key), revision=self._next()
+        )
+        return await self._submit(key, event)
+
+    async def update(self, resource: str, obj: Obj, *, expected_rv: int | None = None) -> Obj:
+        key = object_key(resource, obj)
+        event = plan_update(
+            resource=resource,
+            obj=obj,
+            current=self._current(key),
+            expected_rv=expected_rv,
+            revision=self._next(),
+        )
+        return await self._submit(key, event)
+
+    async def delete(
+        self, resource: str, namespace: str, name: str, *, expected_rv: int | None = None
+    ) -> Obj:
+        key = (resource, namespace, name)
+        event = plan_delete(
+            resource=resource,
+            name=name,
+            current=self._current(key),
+            expected_rv=expected_rv,
+            revision=self._next(),
+        )
+        return await self._submit(key, event)
+
+    def watch(self, from_revision: int) -> Watch:
+        if self._closing:
+            raise errors.internal("storage is closed")
+        return self._engine.watch(from_revision)
+
+    def _current(self, key: Key) -> Obj | None:
+        pending = self._overlay.get(key)
+        if pending is not None:
+            return pending[0]
+        return self._engine.get(*key)
+
+    def _next(self) -> int:
+        if self._closing or self._wake is None:
+            raise errors.internal("storage is closed or not started")
+        return self._pending_revision + 1
+
+    async def _submit(self, key: Key, event: Event) -> Obj:
+        assert self._wake is not None
+        self._pending_revision = event.revision
+        self._overlay[key] = (None if event.type == "DELETED" else event.object, event.revision)
+        future: asyncio.Future[Obj] = asyncio.get_running_loop().create_future()
+        self._queue.append((event, future))
+        self._wake.set()
+        # A cancelled caller does not cancel the write: it is already ordered behind others.
+        return await asyncio.shield(future)
+
+    async def _commit_loop(self) -> None:
+        assert self._wake is not None
+        while True:
+            if not self._queue:
+                if self._closing:
+                    return
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            batch, self._queue = self._queue, []
+            await self._commit(batch)
+
+    async def _commit(self, batch: _Batch) -> None:
+        events = [ev for ev, _ in batch]
+        assert self._conn is not None
+        persist = partial(db.commit, self._conn, events=events, history_size=self._history_size)
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._executor, persist)
+        except Exception as exc:
+            self._fail(batch, exc)
+            return
+        self._engine.apply(events)
+        for ev, future in batch:
+            key = event_key(ev)
+            if self._overlay.get(key, (None, -1))[1] == ev.revision:
+                del self._overlay[key]
+            if not future.done():
+                future.set_result(ev.object)
+
+    def _fail(self, batch: _Batch, exc: Exception) -> None:
+        # Writes queued behind the failed batch were checked against its state: fail them too.
+        failed = batch + self._queue
+        self._queue = []
+        self._overlay.clear()
+        self._pending_revision = self._engine.revision
+        error = errors.internal(f"storage commit failed: {exc}")
+        for _, future in failed:
+            if not future.done():
+                future.set_exception(error)
+
+
+if TYPE_CHECKING:
+    _conforms: Storage = SqliteStorage("")

@@ -1,0 +1,380 @@
+"""Storage conformance: every backend behaves alike for CRUD, revisions, conflicts and watches."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import orjson
+import pytest
+
+from draplane.api import errors
+from draplane.api.kinds import NODES, PODS, RESOURCE_CLAIMS
+from draplane.api.meta import Obj, deep_copy
+from draplane.storage import Event, Storage, Watch
+from draplane.testing.builders import make_claim, make_node, make_pod
+
+POD = PODS.key
+CLAIM = RESOURCE_CLAIMS.key
+NODE = NODES.key
+
+
+def rv(obj: Obj) -> int:
+    return int(obj["metadata"]["resourceVersion"])
+
+
+async def take(watch: Watch, n: int, timeout: float = 5.0) -> list[Event]:
+    out: list[Event] = []
+
+    async def collect() -> None:
+        async for ev in watch:
+            out.append(ev)
+            if len(out) == n:
+                return
+
+    await asyncio.wait_for(collect(), timeout)
+    return out
+
+
+def summary(events: list[Event]) -> list[tuple[str, str, str, int]]:
+    return [(e.type, e.resource, e.object["metadata"]["name"], e.revision) for e in events]
+
+
+async def test_create_then_get_returns_stored_object_with_revision(store: Storage) -> None:
+    pod = make_pod("a").label("app", "x").obj()
+    expected = deep_copy(pod)
+
+    created = await store.create(POD, pod)
+
+    assert rv(created) == 1 == store.revision
+    got = await store.get(POD, "default", "a")
+    assert got is not None
+    expected["metadata"]["resourceVersion"] = "1"
+    assert orjson.dumps(got) == orjson.dumps(expected)
+
+
+async def test_get_missing_returns_none(store: Storage) -> None:
+    assert await store.get(POD, "default", "nope") is None
+
+
+async def test_create_existing_is_already_exists(store: Storage) -> None:
+    await store.create(POD, make_pod("a").obj())
+
+    with pytest.raises(errors.StatusError) as exc:
+        await store.create(POD, make_pod("a").obj())
+
+    assert (exc.value.code, exc.value.reason) == (409, "AlreadyExists")
+    assert exc.value.message == 'pods "a" already exists'
+    assert store.revision == 1
+
+
+async def test_same_name_in_other_namespace_or_resource_is_distinct(store: Storage) -> None:
+    await store.create(POD, make_pod("a", "ns1").obj())
+    await store.create(POD, make_pod("a", "ns2").obj())
+    await store.create(CLAIM, make_claim("a", "ns1").obj())
+
+    assert store.revision == 3
+    assert (await store.get(CLAIM, "ns1", "a")) is not None
+
+
+@pytest.mark.parametrize(
+    ("namespace", "expected"),
+    [
+        pytest.param(None, [("a", "x"), ("a", "y"), ("b", "x"), ("b", "z")], id="all-namespaces"),
+        pytest.param("b", [("b", "x"), ("b", "z")], id="one-namespace"),
+        pytest.param("empty", [], id="empty-namespace"),
+    ],
+)
+async def test_list_sorted_by_namespace_and_name(
+    store: Storage, namespace: str | None, expected: list[tuple[str, str]]
+) -> None:
+    for ns, name in [("b", "z"), ("a", "y"), ("b", "x"), ("a", "x")]:
+        await store.create(POD, make_pod(name, ns).obj())
+    await store.create(CLAIM, make_claim("other", "a").obj())
+
+    items, revision = await store.list(POD, namespace)
+
+    assert [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in items] == expected
+    assert revision == 5
+
+
+async def test_list_cluster_scoped(store: Storage) -> None:
+    for name in ["n2", "n1"]:
+        await store.create(NODE, make_node(name).obj())
+
+    items, revision = await store.list(NODE)
+
+    assert [o["metadata"]["name"] for o in items] == ["n1", "n2"]
+    assert revision == 2
+
+
+@pytest.mark.parametrize(
+    ("expected_rv", "ok"),
+    [
+        pytest.param(None, True, id="unconditional"),
+        pytest.param(1, True, id="matching-rv"),
+        pytest.param(0, False, id="stale-rv"),
+        pytest.param(7, False, id="future-rv"),
+    ],
+)
+async def test_update(store: Storage, expected_rv: int | None, ok: bool) -> None:
+    await store.create(POD, make_pod("a").obj())
+    changed = make_pod("a").label("v", "2").obj()
+
+    if ok:
+        updated = await store.update(POD, changed, expected_rv=expected_rv)
+        assert rv(updated) == 2
+    else:
+        with pytest.raises(errors.StatusError) as exc:
+            await store.update(POD, changed, expected_rv=expected_rv)
+        assert (exc.value.code, exc.value.reason) == (409, "Conflict")
+
+    got = await store.get(POD, "default", "a")
+    assert got is not None
+    assert ("labels" in got["metadata"]) is ok
+    assert rv(got) == (2 if ok else 1)
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        pytest.param("update", id="update"),
+        pytest.param("delete", id="delete"),
+    ],
+)
+async def test_missing_object_is_not_found(store: Storage, op: str) -> None:
+    with pytest.raises(errors.StatusError) as exc:
+        if op == "update":
+            await store.update(CLAIM, make_claim("c").obj())
+        else:
+            await store.delete(CLAIM, "default", "c")
+
+    assert (exc.value.code, exc.value.reason) == (404, "NotFound")
+    assert exc.value.message == 'resourceclaims.resource.k8s.io "c" not found'
+    assert store.revision == 0
+
+
+@pytest.mark.parametrize(
+    ("expected_rv", "ok"),
+    [
+        pytest.param(None, True, id="unconditional"),
+        pytest.param(1, True, id="matching-rv"),
+        pytest.param(3, False, id="stale-rv"),
+    ],
+)
+async def test_delete(store: Storage, expected_rv: int | None, ok: bool) -> None:
+    await store.create(POD, make_pod("a").obj())
+
+    if ok:
+        last = await store.delete(POD, "default", "a", expected_rv=expected_rv)
+        assert rv(last) == 2 == store.revision
+        assert last["metadata"]["name"] == "a"
+        assert await store.get(POD, "default", "a") is None
+    else:
+        with pytest.raises(errors.StatusError) as exc:
+            await store.delete(POD, "default", "a", expected_rv=expected_rv)
+        assert exc.value.code == 409
+        assert await store.get(POD, "default", "a") is not None
+
+
+async def test_recreate_after_delete(store: Storage) -> None:
+    await store.create(POD, make_pod("a").obj())
+    await store.delete(POD, "default", "a")
+
+    again = await store.create(POD, make_pod("a").obj())
+
+    assert rv(again) == 3
+    assert [o["metadata"]["name"] for o in (await store.list(POD))[0]] == ["a"]
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        pytest.param({"kind": "Pod"}, id="no-metadata"),
+        pytest.param({"metadata": {"namespace": "default"}}, id="no-name"),
+        pytest.param({"metadata": {"name": 5}}, id="name-not-string"),
+        pytest.param({"metadata": {"name": "a", "namespace": ["x"]}}, id="namespace-not-string"),
+    ],
+)
+async def test_unaddressable_object_is_bad_request(store: Storage, obj: dict[str, Any]) -> None:
+    with pytest.raises(errors.StatusError) as exc:
+        await store.create(POD, obj)
+
+    assert exc.value.code == 400
+    assert store.revision == 0
+
+
+async def test_revision_monotonic_across_resources(store: Storage) -> None:
+    revisions = [
+        rv(await store.create(POD, make_pod("a").obj())),
+        rv(await store.create(CLAIM, make_claim("c").obj())),
+        rv(await store.create(NODE, make_node("n").obj())),
+        rv(await store.update(POD, make_pod("a").label("x", "y").obj())),
+        rv(await store.delete(CLAIM, "default", "c")),
+    ]
+
+    assert revisions == [1, 2, 3, 4, 5]
+    assert store.revision == 5
+
+
+async def _write_sequence(store: Storage) -> None:
+    await store.create(POD, make_pod("a").obj())
+    await store.create(CLAIM, make_claim("c").obj())
+    await store.update(POD, make_pod("a").label("x", "y").obj())
+    await store.delete(POD, "default", "a")
+
+
+async def test_watch_from_revision_replays_then_streams_live(store: Storage) -> None:
+    await _write_sequence(store)
+    watch = store.watch(2)
+
+    await store.create(NODE, make_node("n").obj())
+    events = await take(watch, 3)
+    await watch.close()
+
+    assert summary(events) == [
+        ("MODIFIED", POD, "a", 3),
+        ("DELETED", POD, "a", 4),
+        ("ADDED", NODE, "n", 5),
+    ]
+    assert rv(events[1].object) == 4
+    assert events[1].prev is not None and rv(events[1].prev) == 3
+    assert events[0].prev is not None and "labels" not in events[0].prev["metadata"]
+
+
+async def test_watch_from_zero_sees_everything(store: Storage) -> None:
+    watch = store.watch(0)
+    await _write_sequence(store)
+
+    events = await take(watch, 4)
+    await watch.close()
+
+    assert [e.revision for e in events] == [1, 2, 3, 4]
+    assert events[0].prev is None
+
+
+async def test_watch_from_current_revision_only_sees_new_events(store: Storage) -> None:
+    await _write_sequence(store)
+    watch = store.watch(store.revision)
+
+    await store.create(POD, make_pod("b").obj())
+    events = await take(watch, 1)
+    await watch.close()
+
+    assert summary(events) == [("ADDED", POD, "b", 5)]
+
+
+async def test_watch_concurrent_writes_arrive_in_order_without_duplicates(store: Storage) -> None:
+    await store.create(POD, make_pod("seed").obj())
+    watch = store.watch(1)
+
+    await asyncio.gather(*(store.create(POD, make_pod(f"p{i}").obj()) for i in range(40)))
+    events = await take(watch, 40)
+    await watch.close()
+
+    assert [e.revision for e in events] == list(range(2, 42))
+
+
+async def test_too_old_revision_is_expired_after_trimming(make_store: Any) -> None:
+    store: Storage = make_store(history_size=3)
+    await store.start()
+    try:
+        for i in range(6):
+            await store.create(POD, make_pod(f"p{i}").obj())
+
+        assert store.oldest_revision == 4
+        with pytest.raises(errors.StatusError) as exc:
+            store.watch(2)
+        assert (exc.value.code, exc.value.reason) == (410, "Expired")
+        assert exc.value.message == "too old resource version: 2 (3)"
+
+        watch = store.watch(3)
+        events = await take(watch, 3)
+        await watch.close()
+        assert [e.revision for e in events] == [4, 5, 6]
+    finally:
+        await store.close()
+
+
+async def test_concurrent_cas_updates_exactly_one_wins(store: Storage) -> None:
+    await store.create(CLAIM, make_claim("c").obj())
+
+    results = await asyncio.gather(
+        *(
+            store.update(CLAIM, make_claim("c").label("writer", str(i)).obj(), expected_rv=1)
+            for i in range(10)
+        ),
+        return_exceptions=True,
+    )
+
+    winners = [r for r in results if not isinstance(r, BaseException)]
+    losers = [r for r in results if isinstance(r, errors.StatusError) and r.code == 409]
+    assert (len(winners), len(losers)) == (1, 9)
+    got = await store.get(CLAIM, "default", "c")
+    assert got == winners[0]
+    assert store.revision == 2
+
+
+async def test_concurrent_creates_of_same_name_exactly_one_wins(store: Storage) -> None:
+    results = await asyncio.gather(
+        *(store.create(POD, make_pod("a").label("i", str(i)).obj()) for i in range(5)),
+        return_exceptions=True,
+    )
+
+    assert sum(not isinstance(r, BaseException) for r in results) == 1
+    assert store.revision == 1
+
+
+async def test_close_ends_watches(make_store: Any) -> None:
+    store: Storage = make_store()
+    await store.start()
+    watch = store.watch(0)
+    received: list[Event] = []
+    first = asyncio.Event()
+
+    async def consume() -> None:
+        async for ev in watch:
+            received.append(ev)
+            first.set()
+
+    task = asyncio.create_task(consume())
+    await store.create(POD, make_pod("a").obj())
+    await asyncio.wait_for(first.wait(), 5)
+    await store.close()
+
+    await asyncio.wait_for(task, 5)
+    assert [e.revision for e in received] == [1]
+
+
+async def test_watch_close_ends_iteration(store: Storage) -> None:
+    watch = store.watch(0)
+    await watch.close()
+    await store.create(POD, make_pod("a").obj())
+
+    assert [ev async for ev in watch] == []
+
+
+async def test_watch_from_future_revision_skips_until_then(store: Storage) -> None:
+    await store.create(POD, make_pod("a").obj())
+    watch = store.watch(2)
+
+    await store.create(POD, make_pod("b").obj())
+    await store.create(POD, make_pod("c").obj())
+    events = await take(watch, 1)
+    await watch.close()
+
+    assert summary(events) == [("ADDED", POD, "c", 3)]
+
+
+async def test_concurrent_writes_to_one_key_apply_in_order(store: Storage) -> None:
+    results = await asyncio.gather(
+        store.create(POD, make_pod("a").obj()),
+        store.update(POD, make_pod("a").label("x", "1").obj(), expected_rv=1),
+        store.delete(POD, "default", "a", expected_rv=2),
+        store.create(POD, make_pod("a").label("x", "2").obj()),
+    )
+
+    assert [rv(r) for r in results] == [1, 2, 3, 4]
+    got = await store.get(POD, "default", "a")
+    assert got is not None
+    assert (rv(got), got["metadata"]["labels"]) == (4, {"x": "2"})

@@ -1,0 +1,229 @@
+"""SQLite-only behaviour: persistence across restarts and durability of acknowledged writes."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from draplane.api import errors
+from draplane.api.kinds import CONFIGMAPS, NODES, PODS
+from draplane.storage import Event, Watch
+from draplane.storage.sqlite import SqliteStorage
+from draplane.testing.builders import make_node, make_pod
+
+POD = PODS.key
+NODE = NODES.key
+CRASH_WRITER = Path(__file__).with_name("crash_writer.py")
+
+
+async def take(watch: Watch, n: int) -> list[Event]:
+    out: list[Event] = []
+
+    async def collect() -> None:
+        async for ev in watch:
+            out.append(ev)
+            if len(out) == n:
+                return
+
+    await asyncio.wait_for(collect(), 5)
+    return out
+
+
+async def _reopen(path: Path, *, history_size: int = 10_000) -> SqliteStorage:
+    store = SqliteStorage(str(path), history_size=history_size)
+    await store.start()
+    return store
+
+
+async def test_restart_preserves_objects_revisions_and_bytes(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    store = await _reopen(db)
+    odd = make_pod("a").annotation("ünïcode", "☃").set("spec.zeta", {"b": [1, 2.5, None]}).obj()
+    await store.create(POD, odd)
+    await store.create(NODE, make_node("n").obj())
+    await store.create(POD, make_pod("b").obj())
+    await store.delete(POD, "default", "b")
+    before = {
+        "pods": orjson.dumps((await store.list(POD))[0]),
+        "nodes": orjson.dumps((await store.list(NODE))[0]),
+    }
+    await store.close()
+
+    store = await _reopen(db)
+    try:
+        assert store.revision == 4
+        assert orjson.dumps((await store.list(POD))[0]) == before["pods"]
+        assert orjson.dumps((await store.list(NODE))[0]) == before["nodes"]
+        assert (await store.create(POD, make_pod("c").obj()))["metadata"]["resourceVersion"] == "5"
+    finally:
+        await store.close()
+
+
+async def test_restart_watch_resumes_from_pre_restart_revision(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    store = await _reopen(db)
+    await store.create(POD, make_pod("a").obj())
+    await store.update(POD, make_pod("a").label("x", "1").obj())
+    await store.update(POD, make_pod("a").label("x", "2").obj())
+    await store.delete(POD, "default", "a")
+    await store.close()
+
+    store = await _reopen(db)
+    try:
+        watch = store.watch(1)
+        await store.create(NODE, make_node("n").obj())
+        events = await take(watch, 4)
+        await watch.close()
+    finally:
+        await store.close()
+
+    assert [(e.type, e.revision) for e in events] == [
+        ("MODIFIED", 2),
+        ("MODIFIED", 3),
+        ("DELETED", 4),
+        ("ADDED", 5),
+    ]
+    prevs = [e.prev["metadata"].get("labels") if e.prev else None for e in events]
+    assert prevs == [None, {"x": "1"}, {"x": "2"}, None]
+    assert events[1].prev is events[0].object
+
+
+async def test_restart_keeps_trimmed_history_bound(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    store = await _reopen(db, history_size=2)
+    for i in range(5):
+        await store.create(POD, make_pod(f"p{i}").obj())
+    await store.close()
+
+    store = await _reopen(db, history_size=2)
+    try:
+        assert (store.revision, store.oldest_revision) == (5, 4)
+        with pytest.raises(errors.StatusError) as exc:
+            store.watch(2)
+        assert exc.value.code == 410
+    finally:
+        await store.close()
+
+
+async def test_restart_after_trailing_delete_keeps_revision(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    store = await _reopen(db, history_size=1)
+    await store.create(POD, make_pod("a").obj())
+    await store.delete(POD, "default", "a")
+    await store.close()
+
+    store = await _reopen(db, history_size=1)
+    try:
+        assert store.revision == 2
+        assert (await store.list(POD)) == ([], 2)
+    finally:
+        await store.close()
+
+
+async def test_unopenable_file_is_status_error(tmp_path: Path) -> None:
+    store = SqliteStorage(str(tmp_path / "missing-dir" / "d.db"))
+
+    with pytest.raises(errors.StatusError) as exc:
+        await store.start()
+
+    assert exc.value.code == 500
+
+
+async def test_write_after_close_is_status_error(tmp_path: Path) -> None:
+    store = await _reopen(tmp_path / "d.db")
+    await store.close()
+
+    with pytest.raises(errors.StatusError):
+        await store.create(POD, make_pod("a").obj())
+
+
+async def test_acknowledged_writes_survive_kill_9(tmp_path: Path) -> None:
+    db = tmp_path / "crash.db"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(CRASH_WRITER),
+        str(db),
+        "8",
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    acked: list[str] = []
+    try:
+        while len(acked) < 400:
+            line = await asyncio.wait_for(proc.stdout.readline(), 20)
+            assert line, "writer exited early"
+            acked.append(line.decode().strip())
+    finally:
+        proc.kill()
+        await proc.wait()
+
+    store = await _reopen(db)
+    try:
+        items, revision = await store.list(CONFIGMAPS.key, "crash")
+    finally:
+        await store.close()
+
+    stored = {o["metadata"]["name"] for o in items}
+    assert set(acked) <= stored
+    assert revision >= len(stored) >= len(acked)
+
+
+async def test_failed_commit_fails_its_writers_and_keeps_state(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    store = SqliteStorage(str(db), lock_timeout=0.05)
+    await store.start()
+    await store.create(POD, make_pod("a").obj())
+    # Another process holding the write lock makes our commit fail with "database is locked".
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        results = await asyncio.gather(
+            store.create(POD, make_pod("b").obj()),
+            store.update(POD, make_pod("a").label("x", "y").obj(), expected_rv=1),
+            return_exceptions=True,
+        )
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+    try:
+        assert [getattr(r, "code", None) for r in results] == [500, 500]
+        assert store.revision == 1
+        assert await store.get(POD, "default", "b") is None
+        updated = await store.update(POD, make_pod("a").label("x", "z").obj(), expected_rv=1)
+        assert updated["metadata"]["resourceVersion"] == "2"
+    finally:
+        await store.close()
+
+
+async def test_batched_writes_to_one_key_persist_the_last_state(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    store = await _reopen(db)
+    await asyncio.gather(
+        store.create(POD, make_pod("a").obj()),
+        store.delete(POD, "default", "a"),
+        store.create(POD, make_pod("b").obj()),
+        store.update(POD, make_pod("b").label("x", "1").obj()),
+        store.delete(POD, "default", "b"),
+        store.create(POD, make_pod("b").label("x", "2").obj()),
+    )
+    await store.close()
+
+    store = await _reopen(db)
+    try:
+        items, revision = await store.list(POD)
+        watch = store.watch(0)
+        events = await take(watch, 6)
+        await watch.close()
+    finally:
+        await store.close()
+
+    assert revision == 6
+    assert [(o["metadata"]["name"], o["metadata"]["labels"]) for o in items] == [("b", {"x": "2"})]
+    assert [e.type for e in events] == ["ADDED", "DELETED", "ADDED", "MODIFIED", "DELETED", "ADDED"]
+    assert events[5].object is items[0]
