@@ -1,0 +1,131 @@
+"""`draplane nodes`: N simulated nodes plus the node plugins of the named drivers.
+
+Each node acts as `system:node:<name>`. When the kubeconfig sits in an API server data dir (next
+to its `tokens` file), or `--data-dir` names one, every node gets its own token there, as
+`draplane kubeconfig --user system:node:<name>` would give it; otherwise all nodes share the
+kubeconfig's user. The drivers' node plugins run in this process, reached through a
+`NodePluginRegistry` (as a DaemonSet would place them on every node).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from prometheus_client import CollectorRegistry
+
+from draplane.api.auth import NODE_PREFIX, SYSTEM_AUTHENTICATED, SYSTEM_NODES
+from draplane.apiserver.kubeconfig import kubeconfig_for_user, write_kubeconfig
+from draplane.cli.driver import serve_metrics
+from draplane.cli.logs import add_logging_flags, setup_logging
+from draplane.client.interface import Client
+from draplane.client.rest import RESTClient
+from draplane.driver import NodePluginRegistry
+from draplane.drivers.example import DRIVER_NAME, node_plugin_factory
+from draplane.node import Nodes
+
+log = logging.getLogger(__name__)
+
+NODE_PLUGINS = {"example": [DRIVER_NAME]}
+"""`--driver` choices and the driver names whose node plugins they run."""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("nodes", help="run simulated nodes (kubelets)")
+    parser.add_argument("--kubeconfig", required=True)
+    parser.add_argument("--count", type=int, required=True, help="number of nodes")
+    parser.add_argument(
+        "--name-prefix", default="node-", help="nodes are named <prefix>0 ... <prefix>N-1"
+    )
+    parser.add_argument(
+        "--driver",
+        action="append",
+        dest="drivers",
+        choices=sorted(NODE_PLUGINS),
+        help="run this driver's node plugin on every node (default: example)",
+    )
+    parser.add_argument(
+        "--node-plugin",
+        action="append",
+        dest="extra_drivers",
+        metavar="NAME",
+        default=[],
+        help="also run an example node plugin for driver NAME (e.g. driver2.example.com)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        default="",
+        help="API server data dir for per-node tokens "
+        "(default: the kubeconfig's directory when it holds a tokens file)",
+    )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=0,
+        help="serve /metrics and /healthz on 127.0.0.1:PORT (0: off)",
+    )
+    add_logging_flags(parser)
+    parser.set_defaults(func=async_main)
+
+
+def plugin_registry(drivers: list[str], extra_driver_names: list[str]) -> NodePluginRegistry:
+    registry = NodePluginRegistry()
+    names = [name for driver in drivers for name in NODE_PLUGINS[driver]]
+    for name in dict.fromkeys(names + extra_driver_names):
+        registry.register(name, node_plugin_factory(name))
+    return registry
+
+
+async def async_main(args: argparse.Namespace) -> int:
+    setup_logging(args)
+    clients: list[Client] = []
+    with tempfile.TemporaryDirectory(prefix="draplane-nodes-") as tmp:
+        client_for_node = _client_factory(
+            args, tmp=Path(tmp), clients=clients, rest=RESTClient.from_kubeconfig
+        )
+        metrics = CollectorRegistry()
+        nodes = Nodes(
+            client_for_node,
+            count=args.count,
+            name_prefix=args.name_prefix,
+            plugins=plugin_registry(args.drivers or ["example"], args.extra_drivers),
+            metrics=metrics,
+        )
+        runner = await serve_metrics(metrics, port=args.metrics_port, ready=nodes.has_synced)
+        try:
+            await nodes.run()
+        finally:
+            if runner is not None:
+                await runner.cleanup()
+            await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+    return 0
+
+
+def _client_factory(
+    args: argparse.Namespace,
+    *,
+    tmp: Path,
+    clients: list[Client],
+    rest: Callable[[str], Client],
+) -> Callable[[str], Client]:
+    data_dir = Path(args.data_dir) if args.data_dir else Path(args.kubeconfig).parent
+    if not (data_dir / "tokens").exists():
+        log.warning("no token file in %s: every node uses the kubeconfig's user", data_dir)
+        shared = rest(args.kubeconfig)
+        clients.append(shared)
+        return lambda _name: shared
+
+    def for_node(name: str) -> Client:
+        user = NODE_PREFIX + name
+        config = kubeconfig_for_user(data_dir, user, groups=(SYSTEM_NODES, SYSTEM_AUTHENTICATED))
+        path = tmp / f"{name}.kubeconfig"
+        write_kubeconfig(path, config)
+        client = rest(str(path))
+        clients.append(client)
+        return client
+
+    return for_node

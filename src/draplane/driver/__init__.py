@@ -1,0 +1,21 @@
+"""Classic-DRA driver framework: implement `Driver` (and a `NodePlugin`), run `DriverController`.
+
+Third-party drivers use only the names exported here; see docs/writing-a-driver.md.
+"""
+
+from draplane.dra.kubeletplugin import NodePlugin, NodePluginFactory, NodePluginRegistry
+from draplane.driver._context import RECHECK_DELAY_SECONDS
+from draplane.driver._controller import DriverController, KeyKind, WorkKey
+from draplane.driver._interfaces import ClaimAllocation, Driver
+
+__all__ = [
+    "RECHECK_DELAY_SECONDS",
+    "ClaimAllocation",
+    "Driver",
+    "DriverController",
+    "KeyKind",
+    "NodePlugin",
+    "NodePluginFactory",
+    "NodePluginRegistry",
+    "WorkKey",
+]

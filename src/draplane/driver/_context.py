@@ -1,0 +1,90 @@
+"""What every sync of the driver controller shares: `SyncContext`, `SyncResult`, `SyncError`.
+
+`SyncResult` carries the helper's special outcomes ("requeue", "periodic") as values; anything
+else that goes wrong is raised, reported as a Warning event `Failed` and retried with backoff.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Protocol
+
+from draplane.api import errors, kinds, meta
+from draplane.api.meta import Obj
+from draplane.client.interface import Client
+from draplane.driver._interfaces import Driver
+
+RECHECK_DELAY_SECONDS = 30.0
+MUTATION_CACHE_TTL_SECONDS = 60.0
+
+
+class SyncResult(enum.Enum):
+    DONE = "done"
+    REQUEUE = "requeue"
+    """Try again with rate-limited backoff, silently (e.g. the class may still change)."""
+    PERIODIC = "periodic"
+    """Recheck after RECHECK_DELAY_SECONDS, silently."""
+
+
+class SyncError(Exception):
+    """A failed sync whose message is the Warning event text (upstream's wrapped errors)."""
+
+
+class ObjectReader(Protocol):
+    def get(self, name: str, namespace: str = "") -> Obj | None: ...
+
+
+class ClaimStore(ObjectReader, Protocol):
+    def mutation(self, obj: Obj) -> None: ...
+
+
+@dataclass
+class SyncContext:
+    client: Client
+    driver_name: str
+    driver: Driver
+    claims: ClaimStore
+    """Claims from the informer, overlaid with the controller's own newer writes."""
+    classes: ObjectReader
+    set_reserved_for: bool
+
+    @property
+    def finalizer(self) -> str:
+        return self.driver_name + "/deletion-protection"
+
+    def resource_class(self, class_name: str) -> Obj:
+        found = self.classes.get(class_name)
+        if found is None:
+            raise errors.not_found(kinds.RESOURCE_CLASSES, class_name)
+        return found
+
+
+def describe_ref(ref: Obj, *, namespace: str = "") -> str:
+    """A parametersRef as messages print it: `ConfigMap default/params` or `example.com/X a`."""
+    kind = ref.get("kind", "")
+    group = ref.get("apiGroup", "")
+    ns = ref.get("namespace") or namespace
+    what = f"{group}/{kind}" if group else kind
+    return f"{what} {ns}/{ref.get('name', '')}" if ns else f"{what} {ref.get('name', '')}"
+
+
+async def get_parameters(
+    ctx: SyncContext, claim: Obj, resource_class: Obj
+) -> tuple[object, object]:
+    """(class parameters, claim parameters), with errors worded as the helper words them."""
+    try:
+        class_parameters = await ctx.driver.get_class_parameters(resource_class)
+    except Exception as err:
+        ref = describe_ref(resource_class.get("parametersRef") or {})
+        raise SyncError(f"class parameters {ref}: {err}") from err
+    try:
+        claim_parameters = await ctx.driver.get_claim_parameters(
+            claim, resource_class=resource_class, class_parameters=class_parameters
+        )
+    except Exception as err:
+        ref = describe_ref(
+            (claim.get("spec") or {}).get("parametersRef") or {}, namespace=meta.namespace(claim)
+        )
+        raise SyncError(f"claim parameters {ref}: {err}") from err
+    return class_parameters, claim_parameters

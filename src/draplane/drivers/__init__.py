@@ -1,0 +1,1 @@
+"""DRA drivers built on `draplane.driver`'s public API."""

@@ -1,0 +1,20 @@
+"""Simulated nodes (a kubelet per node): registration, lease heartbeats, pod lifecycle, DRA.
+
+Nodes reach each driver's node plugin through a `NodePluginRegistry` in the same process.
+"""
+
+from draplane.node._claims import NOT_READY, PREPARE_FAILED
+from draplane.node._kubelet import CLAIMS_PREPARED, RUN_SECONDS_ANNOTATION, PodKey
+from draplane.node._nodes import LEASE_RENEW_SECONDS, Nodes
+from draplane.node._objects import LEASE_NAMESPACE
+
+__all__ = [
+    "CLAIMS_PREPARED",
+    "LEASE_NAMESPACE",
+    "LEASE_RENEW_SECONDS",
+    "NOT_READY",
+    "PREPARE_FAILED",
+    "RUN_SECONDS_ANNOTATION",
+    "Nodes",
+    "PodKey",
+]

@@ -1,0 +1,170 @@
+"""The node's DRA manager: prepare and unprepare a pod's claims (spec/claim-controller.md §8.1).
+
+Claims are resolved with `dra.name()`, fetched from the API server (never a cache, as kubelet
+does), checked (owner, allocated, reserved for the pod, available on this node) and handed to
+the claim driver's NodePlugin. A claim that is not ready raises `ClaimNotReady`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from draplane import dra
+from draplane.api import kinds, meta
+from draplane.api.errors import StatusError
+from draplane.api.meta import Obj
+from draplane.api.nodeselector import NodeSelector
+from draplane.client.interface import Client
+from draplane.dra.kubeletplugin import NodePluginRegistry
+
+NOT_READY = "ClaimNotReady"
+PREPARE_FAILED = "FailedPrepareDynamicResources"
+
+
+class ClaimNotReady(Exception):
+    """The pod cannot start yet; `reason` is the Warning event's reason."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class PreparedClaim:
+    pod_claim_name: str
+    claim: Obj
+    driver_name: str
+    devices: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NodeContext:
+    client: Client
+    node: Obj
+    plugins: NodePluginRegistry
+
+    @property
+    def node_name(self) -> str:
+        return meta.name(self.node)
+
+
+async def prepare_claims(ctx: NodeContext, pod: Obj) -> list[PreparedClaim]:
+    """Prepare every claim the pod's containers use, in spec order."""
+    prepared: list[PreparedClaim] = []
+    used = _claims_used_by_containers(pod)
+    for pod_claim in (pod.get("spec") or {}).get("resourceClaims") or []:
+        if pod_claim.get("name") not in used:
+            continue
+        claim = await _ready_claim(ctx, pod, pod_claim)
+        if claim is None:
+            continue
+        driver_name = str((claim.get("status") or {}).get("driverName") or "")
+        plugin = ctx.plugins.plugin(driver_name, ctx.node_name)
+        if plugin is None:
+            raise ClaimNotReady(
+                PREPARE_FAILED,
+                f"resource claim {meta.name(claim)}: no node plugin of driver "
+                f"{driver_name!r} runs on node {ctx.node_name}",
+            )
+        try:
+            devices = await plugin.prepare(claim)
+        except Exception as err:
+            raise ClaimNotReady(
+                PREPARE_FAILED, f"prepare resource claim {meta.name(claim)}: {err}"
+            ) from err
+        prepared.append(
+            PreparedClaim(
+                pod_claim_name=str(pod_claim.get("name")),
+                claim=claim,
+                driver_name=driver_name,
+                devices=tuple(devices),
+            )
+        )
+    return prepared
+
+
+async def unprepare_claims(ctx: NodeContext, claims: list[PreparedClaim]) -> None:
+    for prepared in claims:
+        plugin = ctx.plugins.plugin(prepared.driver_name, ctx.node_name)
+        if plugin is not None:
+            await plugin.unprepare(prepared.claim)
+
+
+async def find_claims(ctx: NodeContext, pod: Obj) -> list[PreparedClaim]:
+    """Best effort: the pod's claims as they are now, for unpreparing what an earlier run of
+    this node prepared. Claims that cannot be read are left out."""
+    found: list[PreparedClaim] = []
+    for pod_claim, claim_name in dra.pod_claim_names(pod):
+        if claim_name is None:
+            continue
+        try:
+            claim = await ctx.client.get(kinds.RESOURCE_CLAIMS, claim_name, meta.namespace(pod))
+        except StatusError:
+            continue
+        driver_name = str((claim.get("status") or {}).get("driverName") or "")
+        found.append(
+            PreparedClaim(
+                pod_claim_name=str(pod_claim.get("name")),
+                claim=claim,
+                driver_name=driver_name,
+                devices=(),
+            )
+        )
+    return found
+
+
+async def _ready_claim(ctx: NodeContext, pod: Obj, pod_claim: Obj) -> Obj | None:
+    pod_ref = f"{meta.namespace(pod)}/{meta.name(pod)}"
+    try:
+        claim_name, must_check_owner = dra.name(pod, pod_claim)
+    except dra.ClaimNameError as err:
+        raise ClaimNotReady(NOT_READY, f"prepare resource claim: {err}") from err
+    if claim_name is None:
+        return None
+    try:
+        claim = await ctx.client.get(kinds.RESOURCE_CLAIMS, claim_name, meta.namespace(pod))
+    except StatusError as err:
+        raise ClaimNotReady(
+            NOT_READY,
+            f"failed to fetch ResourceClaim {claim_name} referenced by pod {pod_ref}: {err}",
+        ) from err
+    if must_check_owner:
+        not_owner = dra.is_for_pod(pod, claim)
+        if not_owner is not None:
+            raise ClaimNotReady(NOT_READY, not_owner)
+    if not dra.is_allocated(claim):
+        raise ClaimNotReady(NOT_READY, f"resource claim {claim_name} is not allocated yet")
+    if not dra.is_reserved_for_pod(pod, claim):
+        raise ClaimNotReady(
+            NOT_READY,
+            f"pod {pod_ref}({meta.uid(pod)}) is not allowed to use resource claim "
+            f"{claim_name}({meta.uid(claim)})",
+        )
+    _check_available(ctx, claim)
+    return claim
+
+
+def _check_available(ctx: NodeContext, claim: Obj) -> None:
+    selector = ((claim.get("status") or {}).get("allocation") or {}).get("availableOnNodes")
+    if not selector:
+        return
+    try:
+        available = NodeSelector.parse(selector).matches(ctx.node)
+    except ValueError as err:
+        raise ClaimNotReady(
+            NOT_READY, f"resource claim {meta.name(claim)}: invalid availableOnNodes: {err}"
+        ) from err
+    if not available:
+        raise ClaimNotReady(
+            NOT_READY,
+            f"resource claim {meta.name(claim)} is not available on node {ctx.node_name}",
+        )
+
+
+def _claims_used_by_containers(pod: Obj) -> set[str]:
+    spec = pod.get("spec") or {}
+    return {
+        str(ref.get("name"))
+        for container in (spec.get("containers") or []) + (spec.get("initContainers") or [])
+        for ref in (container.get("resources") or {}).get("claims") or []
+    }

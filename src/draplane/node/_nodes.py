@@ -1,0 +1,138 @@
+"""`Nodes`: N simulated nodes, each registering its Node, renewing its Lease and running a
+`Kubelet` for the pods bound to it, all acting as `system:node:<name>` through their own client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from prometheus_client import CollectorRegistry
+
+from draplane.api import errors, kinds, meta
+from draplane.api.meta import Obj
+from draplane.client.interface import Client
+from draplane.client.workqueue import ShutDown
+from draplane.clock import REAL_CLOCK, Clock, format_micro_time, format_time
+from draplane.dra.kubeletplugin import NodePluginRegistry
+from draplane.node import _objects
+from draplane.node._claims import NodeContext
+from draplane.node._kubelet import Kubelet
+
+log = logging.getLogger(__name__)
+
+LEASE_RENEW_SECONDS = 10.0
+WORKERS_PER_NODE = 2
+
+
+class Nodes:
+    def __init__(
+        self,
+        client_for_node: Callable[[str], Client],
+        *,
+        count: int,
+        name_prefix: str = "node-",
+        plugins: NodePluginRegistry,
+        clock: Clock = REAL_CLOCK,
+        metrics: CollectorRegistry | None = None,
+    ) -> None:
+        self.names = [f"{name_prefix}{i}" for i in range(count)]
+        self._client_for_node = client_for_node
+        self._plugins = plugins
+        self._clock = clock
+        self._metrics = metrics
+        self.kubelets: dict[str, Kubelet] = {}
+        self._registered = 0
+
+    def has_synced(self) -> bool:
+        return self._registered == len(self.names) and all(
+            k.informer.has_synced() for k in self.kubelets.values()
+        )
+
+    async def run(self) -> None:
+        """Run every node until cancelled."""
+        async with asyncio.TaskGroup() as group:
+            for index, name in enumerate(self.names):
+                group.create_task(self._run_node(name, index=index))
+
+    async def _run_node(self, name: str, *, index: int) -> None:
+        client = self._client_for_node(name)
+        node = await self._register(client, name, index=index)
+        kubelet = Kubelet(
+            NodeContext(client=client, node=node, plugins=self._plugins),
+            index=index,
+            clock=self._clock,
+            metrics=self._metrics,
+        )
+        self.kubelets[name] = kubelet
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(kubelet.informer.run())
+                group.create_task(self._renew_lease(client, node))
+                await kubelet.informer.wait_synced()
+                self._registered += 1
+                for _ in range(WORKERS_PER_NODE):
+                    group.create_task(_work(kubelet))
+        finally:
+            kubelet.queue.shut_down()
+            await kubelet.recorder.flush()
+
+    async def _register(self, client: Client, name: str, *, index: int) -> Obj:
+        """Create the Node, or refresh the status of the one a previous run created."""
+        now = format_time(self._clock.now())
+        while True:
+            try:
+                try:
+                    return await client.create(
+                        kinds.NODES, _objects.node_object(name, index=index, now=now)
+                    )
+                except errors.StatusError as err:
+                    if not errors.is_already_exists(err):
+                        raise
+                existing = meta.deep_copy(await client.get(kinds.NODES, name))
+                existing["status"] = _objects.node_status(name, index=index, now=now)
+                return await client.update(kinds.NODES, existing, subresource="status")
+            except errors.StatusError as err:
+                log.warning("node %s: registration failed, retrying: %s", name, err)
+                await self._clock.sleep(1.0)
+
+    async def _renew_lease(self, client: Client, node: Obj) -> None:
+        while True:
+            try:
+                await _write_lease(client, node, renew_time=format_micro_time(self._clock.now()))
+            except errors.StatusError as err:
+                log.warning("node %s: lease renewal failed: %s", meta.name(node), err)
+            await self._clock.sleep(LEASE_RENEW_SECONDS)
+
+
+async def _write_lease(client: Client, node: Obj, *, renew_time: str) -> None:
+    try:
+        current = await client.get(kinds.LEASES, meta.name(node), _objects.LEASE_NAMESPACE)
+    except errors.StatusError as err:
+        if not errors.is_not_found(err):
+            raise
+        await client.create(
+            kinds.LEASES,
+            _objects.lease_object(node, renew_time=renew_time),
+            _objects.LEASE_NAMESPACE,
+        )
+        return
+    updated = meta.deep_copy(current)
+    spec = updated.setdefault("spec", {})
+    spec["holderIdentity"] = meta.name(node)
+    spec["leaseDurationSeconds"] = _objects.LEASE_DURATION_SECONDS
+    spec["renewTime"] = renew_time
+    await client.update(kinds.LEASES, updated)
+
+
+async def _work(kubelet: Kubelet) -> None:
+    while True:
+        try:
+            key = await kubelet.queue.get()
+        except ShutDown:
+            return
+        try:
+            await kubelet.process(key)
+        finally:
+            kubelet.queue.done(key)

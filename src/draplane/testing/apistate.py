@@ -1,0 +1,73 @@
+"""Seeding and polling API state in tests: `seed_objects`, `wait_for`, `events_for`.
+
+`seed_objects` creates builder objects in order through the API; the server assigns new UIDs,
+so later objects' references to earlier builder UIDs (ownerReferences, status.reservedFor) are
+rewritten, and `status` is written through the status subresource.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from draplane.api import kinds, meta
+from draplane.api.meta import Obj
+from draplane.client.interface import Client
+
+T = TypeVar("T")
+
+
+def _remap(obj: Obj, uids: dict[str, str]) -> Obj:
+    for ref in meta.owner_references(obj):
+        ref["uid"] = uids.get(ref["uid"], ref["uid"])
+    for entry in (obj.get("status") or {}).get("reservedFor") or []:
+        entry["uid"] = uids.get(entry["uid"], entry["uid"])
+    return obj
+
+
+async def seed_objects(client: Client, *objects: Obj) -> list[Obj]:
+    """Create `objects` in order; returns the stored objects in the same order."""
+    uids: dict[str, str] = {}
+    stored: list[Obj] = []
+    for obj in objects:
+        body = _remap(meta.deep_copy(obj), uids)
+        rt = kinds.for_kind(body["apiVersion"], body["kind"])
+        assert rt is not None, body["kind"]
+        status = body.pop("status", None)
+        old_uid = body["metadata"].pop("uid", "")
+        created = await client.create(rt, body, meta.namespace(body))
+        uids[old_uid] = meta.uid(created)
+        if status and rt.kind != "Node":
+            with_status = meta.deep_copy(created)
+            with_status["status"] = {**(created.get("status") or {}), **status}
+            created = await client.update(rt, with_status, subresource="status")
+        stored.append(created)
+    return stored
+
+
+async def wait_for(
+    probe: Callable[[], Awaitable[T | None]], *, timeout: float = 5.0, what: str = "condition"
+) -> T:
+    """Poll `probe` until it returns something truthy (bounded by `timeout` wall seconds)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = await probe()
+        if value:
+            return value
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+async def events_for(client: Client, obj: Obj, *, reason: str = "") -> list[Obj]:
+    """Core/v1 Events about `obj` (optionally with `reason`), oldest first."""
+    listed = await client.list(kinds.EVENTS, meta.namespace(obj) or "default")
+    return [
+        e
+        for e in listed.get("items") or []
+        if (e.get("involvedObject") or {}).get("name") == meta.name(obj)
+        and (e.get("involvedObject") or {}).get("kind") == obj.get("kind")
+        and (not reason or e.get("reason") == reason)
+    ]

@@ -1,0 +1,118 @@
+"""A real in-process cluster with a `DriverController` over a scriptable fake `Driver` (the
+seam the framework is built around); the test plays scheduler and claim controller via the API."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from draplane.api import meta
+from draplane.api.auth import DRIVER_PREFIX, SYSTEM_AUTHENTICATED, UserInfo
+from draplane.api.meta import Obj
+from draplane.client.interface import Client
+from draplane.driver import ClaimAllocation, DriverController
+from draplane.testing.apistate import wait_for
+from draplane.testing.clock import FakeClock
+from draplane.testing.cluster import Cluster, start_cluster
+
+DRIVER = "driver.example.com"
+
+
+@dataclass
+class FakeDriver:
+    """Allocates every claim for the node asked (or `node-0` when immediate)."""
+
+    unsuitable: set[str] = field(default_factory=set)
+    allocate_error: str | None = None
+    fail_in: str = ""
+    """`class`, `claim`, `allocate`, `deallocate` or `unsuitable`: raise there."""
+    deallocated: list[str] = field(default_factory=list)
+    unsuitable_calls: list[list[str]] = field(default_factory=list)
+
+    def _maybe_fail(self, where: str) -> None:
+        if self.fail_in == where:
+            raise RuntimeError(f"{where} failed")
+
+    async def get_class_parameters(self, resource_class: Obj) -> object:
+        self._maybe_fail("class")
+        return {"class": meta.name(resource_class)}
+
+    async def get_claim_parameters(
+        self, claim: Obj, *, resource_class: Obj, class_parameters: object
+    ) -> object:
+        self._maybe_fail("claim")
+        return {"claim": meta.name(claim)}
+
+    async def allocate(self, claims: list[ClaimAllocation], *, selected_node: str | None) -> None:
+        self._maybe_fail("allocate")
+        for item in claims:
+            if self.allocate_error is not None:
+                item.error = self.allocate_error
+                continue
+            node = selected_node or "node-0"
+            item.allocation = {
+                "resourceHandles": [{"driverName": DRIVER, "data": node}],
+                "shareable": False,
+                "availableOnNodes": {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchExpressions": [
+                                {
+                                    "key": "kubernetes.io/hostname",
+                                    "operator": "In",
+                                    "values": [node],
+                                }
+                            ]
+                        }
+                    ]
+                },
+            }
+
+    async def deallocate(self, claim: Obj) -> None:
+        self._maybe_fail("deallocate")
+        self.deallocated.append(meta.name(claim))
+
+    async def unsuitable_nodes(
+        self, pod: Obj, *, claims: list[ClaimAllocation], potential_nodes: list[str]
+    ) -> None:
+        self._maybe_fail("unsuitable")
+        self.unsuitable_calls.append([meta.name(item.claim) for item in claims])
+        for item in claims:
+            item.unsuitable_nodes = [n for n in potential_nodes if n in self.unsuitable]
+
+
+@dataclass
+class Env:
+    cluster: Cluster
+    admin: Client
+    clock: FakeClock
+    driver: FakeDriver
+
+
+def driver_user(name: str = DRIVER) -> UserInfo:
+    return UserInfo(DRIVER_PREFIX + name, "", (SYSTEM_AUTHENTICATED,))
+
+
+@pytest.fixture
+async def env() -> AsyncIterator[Env]:
+    clock = FakeClock()
+    cluster = await start_cluster(clock=clock)
+    driver = FakeDriver()
+    controller = DriverController(
+        cluster.client(driver_user()), DRIVER, driver, clock=clock, workers=2
+    )
+    task = asyncio.create_task(controller.run())
+    try:
+        await wait_for(lambda: _synced(controller), what="controller caches")
+        yield Env(cluster, cluster.client(), clock, driver)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await cluster.stop()
+
+
+async def _synced(controller: DriverController) -> bool:
+    return controller.has_synced()

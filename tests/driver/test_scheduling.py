@@ -1,0 +1,190 @@
+"""PodSchedulingContext negotiation through a running DriverController: potentialNodes ->
+unsuitableNodes, selectedNode -> allocation with reservedFor, and its failure paths."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from draplane import dra
+from draplane.api import kinds, meta
+from draplane.api.meta import Obj
+from draplane.testing.apistate import events_for, seed_objects, wait_for
+from draplane.testing.builders import (
+    from_claim,
+    make_claim,
+    make_class,
+    make_pod,
+    make_scheduling_context as make_psc,
+)
+
+from .conftest import Env
+
+
+@dataclass(frozen=True)
+class Case:
+    potential: tuple[str, ...] = ()
+    selected: str = ""
+    unsuitable: frozenset[str] = frozenset()
+    allocate_error: str | None = None
+    owned_by_pod: bool = True
+    expect_status: list[Obj] = field(default_factory=list)
+    expect_node: str | None = None
+    expect_event: str | None = None
+
+
+CASES = [
+    pytest.param(
+        Case(
+            potential=("node-0", "node-1", "node-2"),
+            unsuitable=frozenset({"node-1"}),
+            expect_status=[{"name": "gpu", "unsuitableNodes": ["node-1"]}],
+        ),
+        id="potential-nodes-answered",
+    ),
+    pytest.param(
+        Case(
+            potential=("node-0", "node-1"),
+            selected="node-0",
+            unsuitable=frozenset({"node-1"}),
+            expect_status=[{"name": "gpu", "unsuitableNodes": ["node-1"]}],
+            expect_node="node-0",
+        ),
+        id="selected-node-suitable-allocates",
+    ),
+    pytest.param(
+        Case(
+            selected="node-2",
+            expect_status=[{"name": "gpu", "unsuitableNodes": []}],
+            expect_node="node-2",
+        ),
+        id="selected-node-without-potential-nodes",
+    ),
+    pytest.param(
+        Case(
+            potential=("node-0", "node-1"),
+            selected="node-0",
+            unsuitable=frozenset({"node-0"}),
+            expect_status=[{"name": "gpu", "unsuitableNodes": ["node-0"]}],
+        ),
+        id="selected-node-unsuitable-waits",
+    ),
+    pytest.param(
+        Case(
+            potential=("node-0", "node-1"),
+            selected="node-0",
+            allocate_error="exhausted",
+            expect_status=[{"name": "gpu", "unsuitableNodes": ["node-0"]}],
+            expect_event="allocation of one or more pod claims failed. Claim my-claim: exhausted.",
+        ),
+        id="failed-allocation-reports-selected-node-unsuitable",
+    ),
+]
+
+
+async def seed_pod_with_claim(env: Env) -> Obj:
+    _, pod, _ = await seed_objects(
+        env.admin,
+        make_class().obj(),
+        make_pod().claim_ref("gpu", "my-claim").obj(),
+        make_claim().obj(),
+    )
+    return pod
+
+
+async def psc_status(env: Env) -> list[Obj] | None:
+    psc = await env.admin.get(kinds.POD_SCHEDULING_CONTEXTS, "my-pod", "default")
+    entries: list[Obj] | None = (psc.get("status") or {}).get("resourceClaims")
+    return entries
+
+
+@pytest.mark.parametrize("case", CASES)
+async def test_negotiation(env: Env, case: Case) -> None:
+    env.driver.unsuitable = set(case.unsuitable)
+    env.driver.allocate_error = case.allocate_error
+    pod = await seed_pod_with_claim(env)
+    builder = make_psc(pod).potential_nodes(*case.potential)
+    if case.selected:
+        builder.selected_node(case.selected)
+    [psc] = await seed_objects(env.admin, builder.obj())
+
+    assert await wait_for(lambda: psc_status(env), what="PSC status") == case.expect_status
+    claim = await env.admin.get(kinds.RESOURCE_CLAIMS, "my-claim", "default")
+    allocation = (claim.get("status") or {}).get("allocation")
+    if case.expect_node is None:
+        assert allocation is None
+    else:
+        assert allocation["resourceHandles"][0]["data"] == case.expect_node
+        assert claim["status"]["reservedFor"] == [dra.pod_reference(pod)]
+    if case.expect_event is not None:
+        events = await wait_for(
+            lambda: events_for(env.admin, psc, reason="Failed"), what="Failed event"
+        )
+        assert events[0]["message"] == case.expect_event
+
+
+async def test_obsolete_context_is_ignored(env: Env) -> None:
+    pod = await seed_pod_with_claim(env)
+    stranger = make_pod("stranger").obj()
+    [psc] = await seed_objects(
+        env.admin,
+        make_psc(pod)
+        .set("metadata.ownerReferences", [meta.owner_reference(stranger)])
+        .potential_nodes("node-0")
+        .selected_node("node-0")
+        .obj(),
+    )
+    # A second pod's context being answered shows the first one's key has been worked.
+    _, other = await seed_objects(
+        env.admin,
+        make_claim("other-claim").obj(),
+        make_pod("other").claim_ref("gpu", "other-claim").obj(),
+    )
+    await seed_objects(env.admin, make_psc(other).potential_nodes("node-0").obj())
+    await wait_for(lambda: _status_of(env, "other"), what="other PSC status")
+    assert await psc_status(env) is None
+    claim = await env.admin.get(kinds.RESOURCE_CLAIMS, "my-claim", "default")
+    assert not (claim.get("status") or {}).get("allocation")
+    assert meta.name(psc) == "my-pod"
+
+
+async def _status_of(env: Env, name: str) -> list[Obj] | None:
+    psc = await env.admin.get(kinds.POD_SCHEDULING_CONTEXTS, name, "default")
+    entries: list[Obj] | None = (psc.get("status") or {}).get("resourceClaims")
+    return entries
+
+
+async def test_allocated_claims_are_left_out_of_unsuitable_nodes(env: Env) -> None:
+    """[1.29+]: the driver computes unsuitable nodes only for the claims still pending."""
+    _, pod, _, _ = await seed_objects(
+        env.admin,
+        make_class().obj(),
+        make_pod().claim_ref("a", "done").claim_ref("b", "pending").obj(),
+        make_claim("done").allocation(node="node-0").obj(),
+        make_claim("pending").obj(),
+    )
+    await seed_objects(env.admin, make_psc(pod).potential_nodes("node-0", "node-1").obj())
+    entries = await wait_for(lambda: psc_status(env), what="PSC status")
+    assert entries == [{"name": "b", "unsuitableNodes": []}]
+    # Once per event (create, then the status update): always without the allocated claim.
+    assert {tuple(call) for call in env.driver.unsuitable_calls} == {("pending",)}
+
+
+async def test_template_claim_of_another_pod_is_an_error(env: Env) -> None:
+    stranger = make_pod("stranger").obj()
+    _, pod, _ = await seed_objects(
+        env.admin,
+        make_class().obj(),
+        make_pod().claim_template("gpu", "tmpl").claim_status("gpu", "my-pod-gpu").obj(),
+        from_claim(make_claim("my-pod-gpu").obj()).owned_by_pod(stranger).obj(),
+    )
+    [psc] = await seed_objects(env.admin, make_psc(pod).potential_nodes("node-0").obj())
+    events = await wait_for(
+        lambda: events_for(env.admin, psc, reason="Failed"), what="Failed event"
+    )
+    assert events[0]["message"] == (
+        "pod claim gpu: ResourceClaim default/my-pod-gpu was not created for pod "
+        "default/my-pod (pod is not owner)"
+    )
+    assert await psc_status(env) is None
