@@ -19,8 +19,9 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.names import generate_name
 from draplane.api.patch import patch_object
-from draplane.apiserver import admission, strategy
+from draplane.apiserver import admission, strategy, writerules
 from draplane.apiserver.audit import Audit
+from draplane.apiserver.binding import BINDING_SUCCESS, binding_mutation
 from draplane.apiserver.deletion import Deleter
 from draplane.apiserver.listing import list_envelope, make_filter, paginate
 from draplane.apiserver.watchcache import WatchCache, WatchSpec
@@ -147,13 +148,13 @@ class Registry:
     async def _create(
         self, rt: ResourceType, namespace: str, obj: Obj, *, dry_run: bool = False
     ) -> Obj:
-        self._check_type(rt, obj)
+        writerules.check_type(rt, obj)
         md = obj.get("metadata")
         if md is None:
             md = obj["metadata"] = {}
         elif not isinstance(md, dict):
             raise errors.bad_request("metadata must be an object")
-        self._set_namespace(rt, namespace, md)
+        writerules.set_namespace(rt, namespace, md)
         await admission.check_namespace(self.storage, rt, md.get("namespace", ""))
         obj["apiVersion"], obj["kind"] = rt.api_version, rt.kind
         for field in (
@@ -187,70 +188,12 @@ class Registry:
                     raise
         raise AssertionError("unreachable")
 
-    @staticmethod
-    def _check_type(rt: ResourceType, obj: Obj) -> None:
-        api_version, kind = obj.get("apiVersion"), obj.get("kind")
-        if (api_version and api_version != rt.api_version) or (kind and kind != rt.kind):
-            raise errors.bad_request(
-                f"the API version in the data ({api_version}) does not match the expected API "
-                f"version ({rt.api_version})"
-                if api_version != rt.api_version
-                else f"the kind in the data ({kind}) does not match the expected kind ({rt.kind})"
-            )
-
-    @staticmethod
-    def _set_namespace(rt: ResourceType, namespace: str, md: Obj) -> None:
-        if not rt.namespaced:
-            md.pop("namespace", None)
-            return
-        given = md.get("namespace")
-        if given and namespace and given != namespace:
-            raise errors.bad_request(
-                "the namespace of the provided object does not match the namespace sent on the "
-                "request"
-            )
-        md["namespace"] = namespace or given or ""
-        if not md["namespace"]:
-            raise errors.bad_request("a namespace is required for namespaced resources")
-
     async def _bind(self, user: UserInfo, namespace: str, name: str, binding: Obj) -> Obj:
-        target = (binding.get("target") or {}) if isinstance(binding, dict) else {}
-        node = target.get("name")
-        if not node:
-            raise errors.invalid_object("Binding", name, [errors.required("target.name")])
-        bind_name = (binding.get("metadata") or {}).get("name") or name
-
-        def mutate(pod: Obj) -> Obj:
-            md = pod.get("metadata") or {}
-            if md.get("deletionTimestamp"):
-                raise errors.conflict(
-                    kinds.PODS, bind_name, "pod is being deleted, cannot be assigned to a host"
-                )
-            assigned = (pod.get("spec") or {}).get("nodeName")
-            if assigned:
-                raise errors.conflict(
-                    kinds.PODS,
-                    bind_name,
-                    f'pod {bind_name} is already assigned to node "{assigned}"',
-                )
-            new = meta.deep_copy(pod)
-            new["spec"]["nodeName"] = node
-            extra = (binding.get("metadata") or {}).get("annotations")
-            if extra:
-                new["metadata"].setdefault("annotations", {}).update(extra)
-            _set_condition(new, "PodScheduled", "True", format_time(self.clock.now()))
-            return new
-
+        bind_name, mutate = binding_mutation(binding, name, format_time(self.clock.now()))
         await self._guaranteed_update(
             kinds.PODS, namespace, bind_name, mutate, subresource="binding"
         )
-        return {
-            "kind": "Status",
-            "apiVersion": "v1",
-            "metadata": {},
-            "status": "Success",
-            "code": 201,
-        }
+        return BINDING_SUCCESS
 
     # --- update and patch --------------------------------------------------------------
 
@@ -268,7 +211,7 @@ class Registry:
     ) -> Obj:
         if not isinstance(obj, dict):
             raise errors.bad_request("the request body must be an object")
-        self._check_type(rt, obj)
+        writerules.check_type(rt, obj)
         body_name = (obj.get("metadata") or {}).get("name")
         if body_name and body_name != name:
             raise errors.bad_request(
@@ -278,7 +221,7 @@ class Registry:
         precondition = (obj.get("metadata") or {}).get("resourceVersion")
         if precondition and precondition != meta.resource_version(old):
             raise errors.conflict(rt, name)
-        new = self._merge(rt, subresource, meta.deep_copy(obj), old, namespace, name)
+        new = writerules.merge_for_write(rt, subresource, meta.deep_copy(obj), old, namespace, name)
         admission.node_may_write(user, rt, obj=new, old=old, subresource=subresource)
         return await self._store_update(rt, subresource, new, old, dry_run=dry_run)
 
@@ -365,40 +308,9 @@ class Registry:
         precondition = md.get("resourceVersion")
         if precondition and precondition != meta.resource_version(old):
             raise errors.conflict(rt, name)
-        new = self._merge(rt, subresource, applied, old, namespace, name)
+        new = writerules.merge_for_write(rt, subresource, applied, old, namespace, name)
         admission.node_may_write(user, rt, obj=new, old=old, subresource=subresource)
         return await self._store_update(rt, subresource, new, old, dry_run=dry_run)
-
-    def _merge(
-        self, rt: ResourceType, subresource: str, new: Obj, old: Obj, namespace: str, name: str
-    ) -> Obj:
-        md = new.setdefault("metadata", {})
-        if not isinstance(md, dict):
-            raise errors.bad_request("metadata must be an object")
-        md["name"] = name
-        if rt.namespaced:
-            if md.get("namespace") and md["namespace"] != namespace:
-                raise errors.bad_request(
-                    "the namespace of the provided object does not match the namespace sent on "
-                    "the request"
-                )
-            md["namespace"] = namespace
-        new["apiVersion"], new["kind"] = rt.api_version, rt.kind
-        if subresource == "status":
-            if not strategy.has_status_subresource(rt) and rt is not kinds.NAMESPACES:
-                raise errors.not_found(rt, f"{name}/status")
-            return strategy.merge_status_update(new, old)
-        if subresource == "finalize" and rt is kinds.NAMESPACES:
-            result = meta.deep_copy(old)
-            result["spec"] = {
-                **(old.get("spec") or {}),
-                "finalizers": (new.get("spec") or {}).get("finalizers") or [],
-            }
-            return result
-        if subresource:
-            raise errors.not_found(rt, f"{name}/{subresource}")
-        validation.default(rt, new)
-        return strategy.merge_main_update(rt, new, old)
 
     async def _store_update(
         self, rt: ResourceType, subresource: str, new: Obj, old: Obj, *, dry_run: bool = False
@@ -409,7 +321,7 @@ class Registry:
             causes = []  # the binding strategy sets spec.nodeName, which updates may not
         else:
             causes = validation.validate_update(rt, new, old)
-        causes += _finalizer_causes(new, old)
+        causes += writerules.finalizer_causes(new, old)
         if causes:
             raise errors.invalid_object(rt.kind, meta.name(new), causes, rt)
         if strategy.same_content(new, old) or dry_run:
@@ -511,33 +423,3 @@ class Registry:
     ) -> Obj:
         with self.audit.recording("delete", rt.resource, ""):
             return await self._delete_impl(user, rt, namespace, name, options=options)
-
-
-def _finalizer_causes(new: Obj, old: Obj) -> list[errors.FieldError]:
-    if not meta.deletion_timestamp(old):
-        return []
-    added = set(meta.finalizers(new)) - set(meta.finalizers(old))
-    if added:
-        return [
-            errors.forbidden(
-                "metadata.finalizers",
-                f"no new finalizers can be added if the object is being "
-                f"deleted, found new finalizers {sorted(added)!r}",
-            )
-        ]
-    return []
-
-
-def _set_condition(pod: Obj, type_: str, status: str, now: str) -> None:
-    conditions = pod.setdefault("status", {}).setdefault("conditions", [])
-    for cond in conditions:
-        if cond.get("type") == type_:
-            if cond.get("status") != status:
-                cond["lastTransitionTime"] = now
-            cond["status"] = status
-            cond.pop("reason", None)
-            cond.pop("message", None)
-            return
-    conditions.append(
-        {"type": type_, "status": status, "lastProbeTime": None, "lastTransitionTime": now}
-    )

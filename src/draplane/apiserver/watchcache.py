@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass
 
 from draplane.api import errors
@@ -48,8 +48,13 @@ class CacheWatcher:
         self.last_revision = last_revision
         self._queue: asyncio.Queue[WatchEvent | object] = asyncio.Queue()
         self.closed = False
+        self.buffer: list[Event] | None = None
+        """While set, events are held here instead of being delivered (start-up listing)."""
 
     def _offer(self, event: Event) -> None:
+        if self.buffer is not None:
+            self.buffer.append(event)
+            return
         if self.closed or event.revision <= self.last_revision:
             return
         self.last_revision = event.revision
@@ -145,7 +150,7 @@ class WatchCache:
             for w in list(watchers):
                 w.close_now()
 
-    async def _consume(self, stream: AsyncIterator[Event]) -> None:
+    async def _consume(self, stream: AsyncIterable[Event]) -> None:
         async for event in stream:
             self._ring.append(event)
             self.revision = event.revision
@@ -182,13 +187,11 @@ class WatchCache:
         # Register first so nothing committed after the list is missed; events the list
         # already contains are dropped by revision below.
         self._watchers.setdefault(spec.resource, set()).add(watcher)
-        buffered: list[Event] = []
-        original_offer = watcher._offer
-        watcher._offer = buffered.append  # type: ignore[method-assign]
+        watcher.buffer = []
         try:
             objs, revision = await self._storage.list(spec.resource, spec.namespace or None)
         finally:
-            watcher._offer = original_offer  # type: ignore[method-assign]
+            buffered, watcher.buffer = watcher.buffer, None
         watcher.last_revision = revision
         for obj in objs:
             if spec.matches(obj):
