@@ -188,6 +188,11 @@ def bad_request(message: str) -> StatusError:
     return StatusError(400, "BadRequest", message)
 
 
+def unprocessable(message: str) -> StatusError:
+    """kube-apiserver's generic 422 (NewGenericServerResponse): reason Invalid, one cause."""
+    return StatusError(422, "Invalid", message, {"causes": [{"message": message}]})
+
+
 def unauthorized(message: str = "Unauthorized") -> StatusError:
     return StatusError(401, "Unauthorized", message)
 

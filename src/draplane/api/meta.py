@@ -4,7 +4,6 @@ Objects are plain dicts exactly as on the wire (camelCase keys). What a store, i
 returns is read-only by contract: call `deep_copy` before changing anything.
 """
 
-
 from typing import Any
 
 import orjson

@@ -292,6 +292,7 @@ class Registry:
                 field_manager=field_manager or "unknown",
                 force=force,
                 now=format_time(self.clock.now()),
+                subresource=subresource,
             )
             if old is None:
                 admission.node_may_write(user, rt, obj=applied, old=None, subresource="")

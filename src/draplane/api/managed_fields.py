@@ -1,0 +1,225 @@
+"""Managed-fields path sets: FieldsV1 encoding, collection from a config, lookups by path.
+
+A path is a tuple of FieldsV1 elements: `f:<field>`, `k:<json of the item's map keys>` for a
+list-map item, `v:<json value>` for a set value. `sp` arguments are patch_schema paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from draplane.api.meta import Obj
+from draplane.api.patch import json_equal
+from draplane.api.patch_schema import FieldStrategy, item_path, strategy_at
+
+__all__ = [
+    "IDENTITY_METADATA",
+    "SERVER_METADATA",
+    "Path",
+    "canonical_path",
+    "child_sp",
+    "collect",
+    "fields_to_paths",
+    "find_item",
+    "item_key",
+    "lookup",
+    "path_string",
+    "paths_to_fields",
+    "quote",
+    "schema_path",
+]
+
+Path = tuple[str, ...]
+"""A field path as FieldsV1 spells it: ("f:spec", "k:{\"name\":\"app\"}", "f:image")."""
+
+# Metadata the apiserver owns: never merged from the applied config, never tracked.
+SERVER_METADATA = frozenset(
+    {
+        "uid",
+        "generation",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "managedFields",
+        "selfLink",
+    }
+)
+IDENTITY_METADATA = frozenset({"name", "namespace", "generateName", "resourceVersion"})
+_UNTRACKED_METADATA = IDENTITY_METADATA | SERVER_METADATA
+
+
+def child_sp(sp: str, key: str) -> str:
+    return f"{sp}.{key}" if sp else key
+
+
+def item_key(item: Obj, keys: tuple[str, ...]) -> str:
+    picked = {k: item[k] for k in sorted(keys) if k in item}
+    return "k:" + orjson.dumps(picked).decode()
+
+
+def _value_key(value: Any) -> str:
+    return "v:" + orjson.dumps(value).decode()
+
+
+def collect(config: Obj, *, schema: Mapping[str, FieldStrategy]) -> set[Path]:
+    out: set[Path] = set()
+    for key, value in config.items():
+        if key in ("apiVersion", "kind"):
+            continue
+        if key == "metadata" and isinstance(value, dict):
+            tracked = {k: v for k, v in value.items() if k not in _UNTRACKED_METADATA}
+            _collect_map(tracked, sp="metadata", prefix=("f:metadata",), out=out, schema=schema)
+        else:
+            _collect_value(value, sp=key, prefix=("f:" + key,), out=out, schema=schema)
+    return out
+
+
+def _collect_map(
+    value: Obj, *, sp: str, prefix: Path, out: set[Path], schema: Mapping[str, FieldStrategy]
+) -> None:
+    for key, child in value.items():
+        _collect_value(
+            child, sp=child_sp(sp, key), prefix=(*prefix, "f:" + key), out=out, schema=schema
+        )
+
+
+def _collect_value(
+    value: Any, *, sp: str, prefix: Path, out: set[Path], schema: Mapping[str, FieldStrategy]
+) -> None:
+    strategy = strategy_at(schema, sp)
+    if isinstance(value, dict) and value:
+        _collect_map(value, sp=sp, prefix=prefix, out=out, schema=schema)
+    elif isinstance(value, list) and value and strategy.list_type == "map":
+        for item in value:
+            if not isinstance(item, dict):
+                out.add(prefix)
+                continue
+            item_prefix = (*prefix, item_key(item, strategy.map_keys))
+            out.add(item_prefix)
+            _collect_map(item, sp=item_path(sp), prefix=item_prefix, out=out, schema=schema)
+    elif isinstance(value, list) and value and strategy.list_type == "set":
+        out.update((*prefix, _value_key(item)) for item in value)
+    else:
+        out.add(prefix)
+
+
+def paths_to_fields(paths: set[Path]) -> Obj:
+    """A path set as a FieldsV1 tree; list items carry "." (the item itself)."""
+    root: Obj = {}
+    for path in sorted(paths):
+        node = root
+        for element in path:
+            node = node.setdefault(element, {})
+        if path and path[-1].startswith("k:"):
+            node["."] = {}
+    return root
+
+
+def fields_to_paths(fields: Obj, prefix: Path = ()) -> set[Path]:
+    """Inverse of `paths_to_fields`: leaves and "."-marked nodes are owned paths."""
+    out: set[Path] = set()
+    for key, child in fields.items():
+        if key == ".":
+            out.add(prefix)
+        elif isinstance(child, dict) and child:
+            out |= fields_to_paths(child, (*prefix, key))
+        else:
+            out.add((*prefix, key))
+    return out
+
+
+def quote(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def path_string(path: Path) -> str:
+    """structured-merge-diff's Path.String(): `.spec.containers[name="app"].image`."""
+    out = ""
+    for element in path:
+        kind, _, raw = element.partition(":")
+        if kind == "f":
+            out += "." + raw
+        elif kind == "k":
+            keys = orjson.loads(raw)
+            out += "[" + ",".join(f"{k}={quote(v)}" for k, v in keys.items()) + "]"
+        else:
+            out += "[=" + raw + "]"
+    return out
+
+
+def lookup(obj: Any, path: Path, *, schema: Mapping[str, FieldStrategy]) -> tuple[bool, Any]:
+    current = obj
+    sp = ""
+    for element in path:
+        kind, _, raw = element.partition(":")
+        if kind == "f":
+            if not isinstance(current, dict) or raw not in current:
+                return False, None
+            current = current[raw]
+            sp = child_sp(sp, raw)
+        elif kind == "k":
+            index = find_item(current, raw, keys=strategy_at(schema, sp).map_keys)
+            if index is None:
+                return False, None
+            current = current[index]
+            sp = item_path(sp)
+        else:
+            wanted = orjson.loads(raw)
+            if not isinstance(current, list) or not any(json_equal(v, wanted) for v in current):
+                return False, None
+            current = wanted
+    return True, current
+
+
+def find_item(values: Any, raw_key: str, *, keys: tuple[str, ...]) -> int | None:
+    """The index of the list-map item with key `raw_key` (a `k:` element without its prefix).
+
+    An exact key match wins; otherwise an item whose key fields agree wherever both set them,
+    because the apiserver defaults key fields (ports[].protocol) that a config may omit.
+    """
+    if not isinstance(values, list):
+        return None
+    element = "k:" + raw_key
+    partial: int | None = None
+    wanted: Obj = orjson.loads(raw_key)
+    for index, item in enumerate(values):
+        if not isinstance(item, dict):
+            continue
+        if item_key(item, keys) == element:
+            return index
+        shared = [k for k in keys if k in item and k in wanted]
+        if partial is None and shared and all(json_equal(item[k], wanted[k]) for k in shared):
+            partial = index
+    return partial
+
+
+def canonical_path(path: Path, obj: Obj | None, *, schema: Mapping[str, FieldStrategy]) -> Path:
+    """`path` with each `k:` element spelled as the matching item of `obj` spells it, so a
+    config that omits a defaulted key field (ports[].protocol) names the same item."""
+    current: Any = obj
+    sp = ""
+    out: list[str] = []
+    for element in path:
+        kind, _, raw = element.partition(":")
+        if kind == "k":
+            keys = strategy_at(schema, sp).map_keys
+            index = find_item(current, raw, keys=keys)
+            current = current[index] if index is not None else None
+            element = item_key(current, keys) if current is not None else element
+            sp = item_path(sp)
+        elif kind == "f":
+            current = current.get(raw) if isinstance(current, dict) else None
+            sp = child_sp(sp, raw)
+        out.append(element)
+    return tuple(out)
+
+
+def schema_path(path: Path) -> str:
+    sp = ""
+    for element in path:
+        kind, _, raw = element.partition(":")
+        sp = child_sp(sp, raw) if kind == "f" else item_path(sp)
+    return sp
