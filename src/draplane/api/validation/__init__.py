@@ -1,0 +1,82 @@
+"""Defaulting and validation per kind, as the API server's registry runs them.
+
+`default` fills in what Kubernetes defaults; `validate_create`, `validate_update` and
+`validate_status_update` return FieldErrors with Kubernetes' field paths (empty = valid). None of
+them raises on malformed input: a wrong type becomes a FieldError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from draplane.api import kinds
+from draplane.api.errors import FieldError
+from draplane.api.kinds import ResourceType
+from draplane.api.meta import Obj
+from draplane.api.validation import claimstatus, core, pod, podstatus, resource
+from draplane.api.validation.defaults import default
+from draplane.api.validation.objectmeta import type_invalid
+
+__all__ = ["default", "validate_create", "validate_status_update", "validate_update"]
+
+CreateFn = Callable[[Obj], list[FieldError]]
+UpdateFn = Callable[[Obj, Obj], list[FieldError]]
+
+_CREATE: dict[ResourceType, CreateFn] = {
+    kinds.PODS: pod.validate_pod_create,
+    kinds.NODES: core.validate_node,
+    kinds.NAMESPACES: core.validate_namespace,
+    kinds.EVENTS: core.validate_event,
+    kinds.CONFIGMAPS: core.validate_config_map,
+    kinds.LEASES: core.validate_lease,
+    kinds.RESOURCE_CLAIMS: resource.validate_claim,
+    kinds.RESOURCE_CLAIM_TEMPLATES: resource.validate_claim_template,
+    kinds.RESOURCE_CLASSES: resource.validate_class,
+    kinds.POD_SCHEDULING_CONTEXTS: resource.validate_scheduling_context,
+}
+_UPDATE: dict[ResourceType, UpdateFn] = {
+    kinds.PODS: pod.validate_pod_update,
+    kinds.NODES: core.validate_node_update,
+    kinds.NAMESPACES: core.validate_namespace_update,
+    kinds.EVENTS: core.validate_event_update,
+    kinds.CONFIGMAPS: core.validate_config_map_update,
+    kinds.LEASES: core.validate_lease_update,
+    kinds.RESOURCE_CLAIMS: resource.validate_claim_update,
+    kinds.RESOURCE_CLAIM_TEMPLATES: resource.validate_claim_template_update,
+    kinds.RESOURCE_CLASSES: resource.validate_class_update,
+    kinds.POD_SCHEDULING_CONTEXTS: resource.validate_scheduling_context_update,
+}
+_STATUS: dict[ResourceType, UpdateFn] = {
+    kinds.PODS: podstatus.validate_pod_status_update,
+    kinds.NODES: core.validate_node_status_update,
+    kinds.NAMESPACES: core.validate_namespace_status_update,
+    kinds.RESOURCE_CLAIMS: claimstatus.validate_claim_status_update,
+    kinds.POD_SCHEDULING_CONTEXTS: resource.validate_scheduling_context_status_update,
+}
+
+
+def validate_create(rt: ResourceType, obj: Obj) -> list[FieldError]:
+    if not isinstance(obj, dict):
+        return [type_invalid("", obj, "must be an object")]
+    if not isinstance(obj.get("metadata"), dict):
+        return [type_invalid("metadata", obj.get("metadata"), "must be an object")]
+    fn = _CREATE.get(rt)
+    return fn(obj) if fn is not None else core.validate_generic(rt, obj)
+
+
+def validate_update(rt: ResourceType, obj: Obj, old: Obj) -> list[FieldError]:
+    if not isinstance(obj, dict):
+        return [type_invalid("", obj, "must be an object")]
+    if not isinstance(obj.get("metadata"), dict):
+        return [type_invalid("metadata", obj.get("metadata"), "must be an object")]
+    fn = _UPDATE.get(rt)
+    return fn(obj, old) if fn is not None else core.validate_generic_update(rt, obj, old)
+
+
+def validate_status_update(rt: ResourceType, obj: Obj, old: Obj) -> list[FieldError]:
+    if not isinstance(obj, dict):
+        return [type_invalid("", obj, "must be an object")]
+    if not isinstance(obj.get("metadata"), dict):
+        return [type_invalid("metadata", obj.get("metadata"), "must be an object")]
+    fn = _STATUS.get(rt)
+    return fn(obj, old) if fn is not None else core.validate_generic_status_update(obj, old)

@@ -1,0 +1,184 @@
+"""Defaulting Kubernetes applies on create and update (SetDefaults_* plus strategy fields).
+
+Functions change the object in place and never raise on malformed input: they skip what they
+cannot read, and validation then reports it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from draplane.api import kinds
+from draplane.api.kinds import ResourceType
+from draplane.api.meta import Obj
+from draplane.api.quantity import parse_quantity
+
+
+def default(rt: ResourceType, obj: Obj) -> None:
+    fn = _DEFAULTERS.get(rt)
+    if fn is not None and isinstance(obj, dict):
+        fn(obj)
+
+
+def _dict(parent: Obj, key: str) -> Obj | None:
+    value = parent.get(key)
+    return value if isinstance(value, dict) else None
+
+
+def _claim_spec(spec: Obj | None) -> None:
+    if spec is not None and not spec.get("allocationMode"):
+        spec["allocationMode"] = "WaitForFirstConsumer"
+
+
+def _default_claim(obj: Obj) -> None:
+    _claim_spec(_dict(obj, "spec"))
+
+
+def _default_template(obj: Obj) -> None:
+    spec = _dict(obj, "spec")
+    if spec is not None:
+        _claim_spec(_dict(spec, "spec"))
+
+
+_POD_SPEC_DEFAULTS: dict[str, Any] = {
+    "restartPolicy": "Always",
+    "terminationGracePeriodSeconds": 30,
+    "dnsPolicy": "ClusterFirst",
+    "schedulerName": "default-scheduler",
+    "enableServiceLinks": True,
+    "priority": 0,
+}
+
+
+def _default_pod(obj: Obj) -> None:
+    spec = _dict(obj, "spec")
+    if spec is None:
+        return
+    for key, value in _POD_SPEC_DEFAULTS.items():
+        if spec.get(key) is None:
+            spec[key] = value
+    for key in ("initContainers", "containers"):
+        containers = spec.get(key)
+        if isinstance(containers, list):
+            for c in containers:
+                if isinstance(c, dict):
+                    _default_container(c)
+    status = obj.get("status")
+    if status is None:
+        status = obj["status"] = {}
+    if isinstance(status, dict):
+        if not status.get("phase"):
+            status["phase"] = "Pending"
+        if not status.get("qosClass"):
+            qos = _qos_class(spec)
+            if qos:
+                status["qosClass"] = qos
+
+
+def _default_container(c: Obj) -> None:
+    if not c.get("imagePullPolicy"):
+        c["imagePullPolicy"] = _pull_policy(c.get("image"))
+    if not c.get("terminationMessagePath"):
+        c["terminationMessagePath"] = "/dev/termination-log"
+    if not c.get("terminationMessagePolicy"):
+        c["terminationMessagePolicy"] = "File"
+    ports = c.get("ports")
+    if isinstance(ports, list):
+        for p in ports:
+            if isinstance(p, dict) and not p.get("protocol"):
+                p["protocol"] = "TCP"
+    resources = _dict(c, "resources")
+    limits = _dict(resources, "limits") if resources is not None else None
+    if resources is not None and limits:
+        requests = resources.get("requests")
+        if requests is None:
+            requests = resources["requests"] = {}
+        if isinstance(requests, dict):
+            # SetDefaults_Pod: a limit without a request also sets the request.
+            for name, value in limits.items():
+                requests.setdefault(name, value)
+
+
+def _pull_policy(image: Any) -> str:
+    """`Always` for `:latest` or an untagged image, else `IfNotPresent` (digests count as tags)."""
+    if not isinstance(image, str):
+        return "IfNotPresent"
+    if "@" in image:
+        return "IfNotPresent"
+    last = image.rpartition("/")[2]
+    if ":" not in last:
+        return "Always"
+    return "Always" if last.rpartition(":")[2] == "latest" else "IfNotPresent"
+
+
+def _qos_class(spec: Obj) -> str:
+    """BestEffort, Burstable or Guaranteed, from the containers' cpu/memory requests and limits."""
+    containers = [
+        c
+        for key in ("initContainers", "containers")
+        for c in (spec.get(key) or [])
+        if isinstance(c, dict)
+    ]
+    if not isinstance(spec.get("containers"), list):
+        return ""
+    any_set = False
+    guaranteed = True
+    try:
+        for c in containers:
+            res = c.get("resources") or {}
+            requests = {k: parse_quantity(v) for k, v in (res.get("requests") or {}).items()}
+            limits = {k: parse_quantity(v) for k, v in (res.get("limits") or {}).items()}
+            for name in ("cpu", "memory"):
+                if name in requests or name in limits:
+                    any_set = True
+                if name not in limits or requests.get(name, limits[name]) != limits[name]:
+                    guaranteed = False
+    except (ValueError, AttributeError, TypeError):
+        return ""
+    if not any_set:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+def _default_namespace(obj: Obj) -> None:
+    spec = obj.get("spec")
+    if spec is None:
+        spec = obj["spec"] = {}
+    if isinstance(spec, dict) and not spec.get("finalizers"):
+        spec["finalizers"] = ["kubernetes"]
+    status = obj.get("status")
+    if status is None:
+        status = obj["status"] = {}
+    if isinstance(status, dict) and not status.get("phase"):
+        status["phase"] = "Active"
+
+
+def _default_node(obj: Obj) -> None:
+    status = _dict(obj, "status")
+    if status is not None and status.get("allocatable") is None:
+        capacity = status.get("capacity")
+        if isinstance(capacity, dict):
+            status["allocatable"] = dict(capacity)
+
+
+def _default_event(obj: Obj) -> None:
+    """core/v1 Events without timestamps get creation time, so `kubectl describe` shows an age."""
+    md = _dict(obj, "metadata")
+    created = md.get("creationTimestamp") if md is not None else None
+    if obj.get("eventTime") or obj.get("firstTimestamp") or not created:
+        return
+    obj["firstTimestamp"] = created
+    if not obj.get("lastTimestamp"):
+        obj["lastTimestamp"] = created
+    if not obj.get("count"):
+        obj["count"] = 1
+
+
+_DEFAULTERS = {
+    kinds.RESOURCE_CLAIMS: _default_claim,
+    kinds.RESOURCE_CLAIM_TEMPLATES: _default_template,
+    kinds.PODS: _default_pod,
+    kinds.NAMESPACES: _default_namespace,
+    kinds.NODES: _default_node,
+    kinds.EVENTS: _default_event,
+}

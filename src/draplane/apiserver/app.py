@@ -1,0 +1,237 @@
+"""The aiohttp Application: routes, and middleware for metrics, Status errors and authentication.
+
+Every failure leaves as a Kubernetes Status body with the same HTTP code; an unexpected exception
+becomes a 500 Status without a traceback. Health, version, discovery and /openapi need no
+token; everything else needs a valid bearer token (401 otherwise).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import prometheus_client
+from aiohttp import web
+
+from draplane.api import errors
+from draplane.api.handler import ApiHandler
+from draplane.apiserver import discovery, negotiation, openapi, requestinfo
+from draplane.apiserver.authn import TokenAuthenticator
+from draplane.apiserver.health import HealthChecks
+from draplane.apiserver.httpwatch import ActiveWatches
+from draplane.apiserver.requestinfo import RESOURCE_KEY, USER_KEY, VERB_KEY
+from draplane.apiserver.resthandlers import RestContext, RestHandlers, encode
+from draplane.clock import Clock
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+_PUBLIC = re.compile(
+    r"^/(?:(?:healthz|livez|readyz)(?:/.*)?|version/?|api/?|api/v1/?|apis/?"
+    r"|apis/[^/]+/?|apis/[^/]+/[^/]+/?|openapi(?:/.*)?)$"
+)
+
+
+class RequestMetrics:
+    """apiserver_request_total{verb,resource,code} and apiserver_request_duration_seconds."""
+
+    def __init__(self, registry: prometheus_client.CollectorRegistry) -> None:
+        self.total = prometheus_client.Counter(
+            "apiserver_request_total",
+            "Counter of apiserver requests broken out by verb, resource and HTTP response code.",
+            ["verb", "resource", "code"],
+            registry=registry,
+        )
+        self.duration = prometheus_client.Histogram(
+            "apiserver_request_duration_seconds",
+            "Response latency distribution in seconds for each verb and resource.",
+            ["verb", "resource"],
+            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60),
+            registry=registry,
+        )
+
+    def observe(self, request: web.Request, code: int, seconds: float) -> None:
+        verb = request.get(VERB_KEY) or request.method
+        resource = request.get(RESOURCE_KEY) or ""
+        self.total.labels(verb, resource, str(code)).inc()
+        if verb != "WATCH":
+            self.duration.labels(verb, resource).observe(seconds)
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    handler: ApiHandler
+    authenticator: TokenAuthenticator
+    clock: Clock
+    health: HealthChecks
+    metrics_registry: prometheus_client.CollectorRegistry
+    request_metrics: RequestMetrics
+    watches: ActiveWatches
+
+
+def status_response(err: errors.StatusError) -> web.Response:
+    return encode(err.status(), status=err.code)
+
+
+def _from_http_exception(exc: web.HTTPException) -> errors.StatusError:
+    if exc.status == 404:
+        return errors.StatusError(
+            404, "NotFound", "the server could not find the requested resource"
+        )
+    if exc.status == 405:
+        return errors.method_not_allowed()
+    if exc.status == 413:
+        return errors.too_large()
+    return errors.StatusError(exc.status, exc.reason.replace(" ", ""), exc.text or exc.reason)
+
+
+def _metrics_middleware(metrics: RequestMetrics) -> Callable[..., Awaitable[web.StreamResponse]]:
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        start = time.perf_counter()
+        code = 500
+        try:
+            response = await handler(request)
+            code = response.status
+            return response
+        finally:
+            metrics.observe(request, code, time.perf_counter() - start)
+
+    return middleware
+
+
+@web.middleware
+async def _errors_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except errors.StatusError as err:
+        return status_response(err)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return status_response(_from_http_exception(exc))
+    except (asyncio.CancelledError, ConnectionError):
+        raise
+    except Exception:
+        log.exception("unexpected error serving %s %s", request.method, request.path)
+        return status_response(errors.internal("an unexpected error occurred"))
+
+
+def _authn_middleware(
+    authenticator: TokenAuthenticator,
+) -> Callable[..., Awaitable[web.StreamResponse]]:
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if _PUBLIC.match(request.path) and request.method in ("GET", "HEAD"):
+            return await handler(request)
+        user = authenticator.authenticate(request.headers.get("Authorization"))
+        if user is None:
+            raise errors.unauthorized()
+        request[USER_KEY] = user
+        return await handler(request)
+
+    return middleware
+
+
+def _json(obj: object) -> web.Response:
+    assert isinstance(obj, dict)
+    return encode(obj)
+
+
+async def _version(_: web.Request) -> web.Response:
+    return _json(discovery.version_info())
+
+
+async def _api(request: web.Request) -> web.Response:
+    return _json(discovery.api_versions(request.host))
+
+
+async def _apis(_: web.Request) -> web.Response:
+    return _json(discovery.api_group_list())
+
+
+async def _group(request: web.Request) -> web.Response:
+    group = discovery.api_group(request.match_info["group"])
+    if group is None:
+        raise web.HTTPNotFound()
+    return _json(group)
+
+
+async def _resources(request: web.Request) -> web.Response:
+    if request.path.startswith("/api/"):
+        resources = discovery.api_resource_list("", "v1")
+    else:
+        resources = discovery.api_resource_list(
+            request.match_info["group"], request.match_info["version"]
+        )
+    if resources is None:
+        raise web.HTTPNotFound()
+    return _json(resources)
+
+
+async def _openapi_v2(request: web.Request) -> web.Response:
+    return web.Response(
+        body=openapi.openapi_v2_document(), headers={"Content-Type": openapi.CONTENT_TYPE}
+    )
+
+
+def _metrics_handler(registry: prometheus_client.CollectorRegistry) -> Handler:
+    async def handler(_: web.Request) -> web.Response:
+        return web.Response(
+            body=prometheus_client.generate_latest(registry),
+            headers={"Content-Type": prometheus_client.CONTENT_TYPE_LATEST},
+        )
+
+    return handler
+
+
+def _rest_handler(rest: RestHandlers, *, core: bool) -> Handler:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        if core:
+            info = requestinfo.parse("", "v1", request.match_info["tail"])
+        else:
+            info = requestinfo.parse(
+                request.match_info["group"],
+                request.match_info["version"],
+                request.match_info["tail"],
+            )
+        return await rest.handle(request, info, request[USER_KEY])
+
+    return handler
+
+
+def create_app(config: AppConfig) -> web.Application:
+    app = web.Application(
+        client_max_size=negotiation.MAX_BODY + 1,
+        middlewares=[
+            _metrics_middleware(config.request_metrics),
+            _errors_middleware,
+            _authn_middleware(config.authenticator),
+        ],
+    )
+    rest = RestHandlers(RestContext(config.handler, config.clock, config.watches))
+    r = app.router
+    r.add_get("/version", _version)
+    r.add_get("/api", _api)
+    r.add_get("/api/v1", _resources)
+    r.add_get("/apis", _apis)
+    r.add_get("/apis/{group}", _group)
+    r.add_get("/apis/{group}/{version}", _resources)
+    r.add_get("/openapi/v2", _openapi_v2)
+    for endpoint in ("healthz", "livez", "readyz"):
+        r.add_get(f"/{endpoint}", config.health.handle)
+        r.add_get(f"/{endpoint}/{{check}}", config.health.handle)
+    r.add_get("/metrics", _metrics_handler(config.metrics_registry))
+    r.add_route("*", "/api/v1/{tail:.+}", _rest_handler(rest, core=True))
+    r.add_route("*", "/apis/{group}/{version}/{tail:.+}", _rest_handler(rest, core=False))
+
+    async def close_watches(_: web.Application) -> None:
+        await config.watches.close_all()
+
+    app.on_shutdown.append(close_watches)
+    return app

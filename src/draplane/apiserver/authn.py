@@ -1,0 +1,137 @@
+"""Bearer-token authentication from a kube-apiserver static token file (`DIR/tokens`).
+
+One line per user: `token,user,uid,"group1,group2"`. `ensure_user_token` adds a user under a
+file lock and replaces the file atomically; `TokenAuthenticator` re-reads it whenever its
+identity (inode, size, mtime) changes, so users added by other processes work at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import fcntl
+import io
+import os
+import secrets
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from draplane.api import auth
+from draplane.api.auth import UserInfo
+
+TOKEN_FILE = "tokens"
+
+# The users written on first start, with their groups.
+BOOTSTRAP_USERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (auth.ADMIN, (auth.SYSTEM_MASTERS,)),
+    (auth.SCHEDULER, ()),
+    (auth.CONTROLLER_MANAGER, ()),
+    (auth.RESOURCE_CLAIM_CONTROLLER, ()),
+    (auth.DRIVER_PREFIX + "driver.example.com", ()),
+)
+
+
+def default_groups(user: str) -> tuple[str, ...]:
+    """The groups a user gets when none are given: admin is a master, nodes are nodes."""
+    if user == auth.ADMIN:
+        return (auth.SYSTEM_MASTERS,)
+    if user.startswith(auth.NODE_PREFIX):
+        return (auth.SYSTEM_NODES,)
+    return ()
+
+
+def token_file(data_dir: Path) -> Path:
+    return data_dir / TOKEN_FILE
+
+
+def parse_token_file(text: str) -> dict[str, UserInfo]:
+    """Token -> user; malformed lines (fewer than three fields) are skipped."""
+    users: dict[str, UserInfo] = {}
+    for row in csv.reader(io.StringIO(text)):
+        if len(row) < 3 or not row[0].strip():
+            continue
+        groups = tuple(g for g in (row[3].split(",") if len(row) > 3 else []) if g)
+        users[row[0].strip()] = UserInfo(row[1].strip(), row[2].strip(), groups)
+    return users
+
+
+def format_token_line(token: str, user: UserInfo) -> str:
+    fields = (token, user.name, user.uid, *user.groups)
+    if any("," in f or '"' in f or "\n" in f for f in fields):
+        raise ValueError(f"token file fields may not contain commas or quotes: {user.name!r}")
+    return f'{token},{user.name},{user.uid},"{",".join(user.groups)}"\n'
+
+
+@contextlib.contextmanager
+def _locked(data_dir: Path) -> Iterator[None]:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with open(data_dir / (TOKEN_FILE + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def ensure_user_token(data_dir: Path, user: str, groups: tuple[str, ...] | None = None) -> str:
+    """The token of `user`, adding a line to the token file when the user has none yet."""
+    path = token_file(data_dir)
+    with _locked(data_dir):
+        text = path.read_text() if path.exists() else ""
+        for token, info in parse_token_file(text).items():
+            if info.name == user:
+                return token
+        token = secrets.token_urlsafe(32)
+        info = UserInfo(
+            user, str(uuid.uuid4()), groups if groups is not None else default_groups(user)
+        )
+        if text and not text.endswith("\n"):
+            text += "\n"
+        tmp = path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(text + format_token_line(token, info))
+        os.replace(tmp, path)
+        return token
+
+
+def ensure_bootstrap_tokens(data_dir: Path) -> None:
+    for user, groups in BOOTSTRAP_USERS:
+        ensure_user_token(data_dir, user, groups)
+
+
+class TokenAuthenticator:
+    """Maps `Authorization: Bearer <token>` to a `UserInfo` from the static token file."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._stamp: tuple[int, int, int] | None = None
+        self._users: dict[str, UserInfo] = {}
+
+    def _reload(self) -> None:
+        try:
+            st = os.stat(self._path)
+        except FileNotFoundError:
+            self._stamp, self._users = None, {}
+            return
+        stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if stamp != self._stamp:
+            self._users = parse_token_file(self._path.read_text())
+            self._stamp = stamp
+
+    def authenticate(self, authorization: str | None) -> UserInfo | None:
+        """The user for an Authorization header value, or None when it is not a known token."""
+        if not authorization:
+            return None
+        scheme, _, token = authorization.strip().partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return None
+        self._reload()
+        user = self._users.get(token.strip())
+        if user is None:
+            return None
+        groups = user.groups
+        if auth.SYSTEM_AUTHENTICATED not in groups:
+            groups = (*groups, auth.SYSTEM_AUTHENTICATED)
+        return UserInfo(user.name, user.uid, groups)

@@ -1,0 +1,106 @@
+"""Legacy discovery documents (/version, /api, /apis, /api/v1, /apis/<g>, /apis/<g>/<v>).
+
+Built from `draplane.api.kinds.SERVED`. Always plain application/json: every kubectl version
+falls back to legacy discovery when the response is not an aggregated discovery document.
+"""
+
+from __future__ import annotations
+
+import platform
+from typing import Any
+
+from draplane.api import kinds
+from draplane.api.kinds import ResourceType
+
+KUBE_VERSION = "v1.28.0"
+
+# Verbs of each subresource, as kube-apiserver advertises them.
+_SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
+    "status": ("get", "patch", "update"),
+    "binding": ("create",),
+    "finalize": ("update",),
+}
+_SUBRESOURCE_KIND: dict[str, str] = {"binding": "Binding"}
+
+
+def version_info() -> dict[str, str]:
+    major, minor = KUBE_VERSION.lstrip("v").split(".")[:2]
+    return {
+        "major": major,
+        "minor": minor,
+        "gitVersion": KUBE_VERSION,
+        "gitCommit": "draplane",
+        "gitTreeState": "clean",
+        "buildDate": "2026-01-01T00:00:00Z",
+        "goVersion": "python" + platform.python_version(),
+        "compiler": "cpython",
+        "platform": f"{platform.system().lower()}/{platform.machine().lower()}",
+    }
+
+
+def api_versions(server_address: str) -> dict[str, Any]:
+    return {
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [
+            {"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}
+        ],
+    }
+
+
+def _group(name: str, versions: list[str]) -> dict[str, Any]:
+    entries = [{"groupVersion": f"{name}/{v}", "version": v} for v in versions]
+    return {"name": name, "versions": entries, "preferredVersion": entries[0]}
+
+
+def api_group_list() -> dict[str, Any]:
+    groups = [_group(g, v) for g, v in kinds.group_versions().items() if g]
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+
+
+def api_group(name: str) -> dict[str, Any] | None:
+    versions = kinds.group_versions().get(name)
+    if not name or not versions:
+        return None
+    return {"kind": "APIGroup", "apiVersion": "v1", **_group(name, versions)}
+
+
+def _resource_entries(rt: ResourceType) -> list[dict[str, Any]]:
+    main: dict[str, Any] = {
+        "name": rt.resource,
+        "singularName": rt.singular,
+        "namespaced": rt.namespaced,
+        "kind": rt.kind,
+        "verbs": list(rt.verbs),
+    }
+    if rt.short_names:
+        main["shortNames"] = list(rt.short_names)
+    if rt.categories:
+        main["categories"] = list(rt.categories)
+    entries = [main]
+    for sub in rt.subresources:
+        entry: dict[str, Any] = {
+            "name": f"{rt.resource}/{sub}",
+            "singularName": "",
+            "namespaced": rt.namespaced,
+            "kind": _SUBRESOURCE_KIND.get(sub, rt.kind),
+            "verbs": list(_SUBRESOURCE_VERBS.get(sub, ("get",))),
+        }
+        if sub in _SUBRESOURCE_KIND:
+            entry["group"] = ""
+            entry["version"] = "v1"
+        entries.append(entry)
+    return entries
+
+
+def api_resource_list(group: str, version: str) -> dict[str, Any] | None:
+    served = [rt for rt in kinds.SERVED if rt.group == group and rt.version == version]
+    if not served:
+        return None
+    resources = [entry for rt in served for entry in _resource_entries(rt)]
+    return {
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": served[0].api_version,
+        "resources": resources,
+    }

@@ -1,0 +1,70 @@
+"""Kubeconfig files the API server writes: one cluster, one token user, context `draplane`.
+
+`DIR/kubeconfig` is the admin's; `kubeconfig_for_user` builds one for any user (adding a token
+to the token file when needed) from the server URL recorded in the admin kubeconfig.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from draplane.apiserver.authn import ensure_user_token
+from draplane.apiserver.certs import cert_paths
+
+CONTEXT = "draplane"
+KUBECONFIG_FILE = "kubeconfig"
+
+
+def build_kubeconfig(*, server: str, ca_pem: bytes, user: str, token: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "name": CONTEXT,
+                "cluster": {
+                    "server": server,
+                    "certificate-authority-data": base64.b64encode(ca_pem).decode(),
+                },
+            }
+        ],
+        "users": [{"name": user, "user": {"token": token}}],
+        "contexts": [{"name": CONTEXT, "context": {"cluster": CONTEXT, "user": user}}],
+        "current-context": CONTEXT,
+        "preferences": {},
+    }
+
+
+def dump_kubeconfig(config: dict[str, Any]) -> str:
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+def write_kubeconfig(path: Path, config: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(dump_kubeconfig(config))
+    os.replace(tmp, path)
+
+
+def recorded_server(data_dir: Path) -> str:
+    """The server URL in `DIR/kubeconfig`; raises FileNotFoundError before the first start."""
+    config = yaml.safe_load((data_dir / KUBECONFIG_FILE).read_text())
+    return str(config["clusters"][0]["cluster"]["server"])
+
+
+def kubeconfig_for_user(
+    data_dir: Path, user: str, *, groups: tuple[str, ...] | None = None, server: str = ""
+) -> dict[str, Any]:
+    token = ensure_user_token(data_dir, user, groups)
+    return build_kubeconfig(
+        server=server or recorded_server(data_dir),
+        ca_pem=cert_paths(data_dir).ca_cert.read_bytes(),
+        user=user,
+        token=token,
+    )

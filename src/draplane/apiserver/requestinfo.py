@@ -1,0 +1,91 @@
+"""Parsing a REST path (`/api/v1/namespaces/ns/pods/p/status`) into what it addresses.
+
+Paths follow kube-apiserver: `/api/v1/...` for the core group, `/apis/<group>/<version>/...`
+otherwise; `namespaces/<ns>/<resource>[/<name>[/<subresource>]]` for namespaced kinds,
+`<resource>[/<name>[/<subresource>]]` for cluster-scoped kinds and all-namespace lists. The
+legacy `/watch/` prefix turns a GET into a watch. Anything else is a 404 Status.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aiohttp import web
+
+from draplane.api import errors, kinds
+from draplane.api.auth import UserInfo
+from draplane.api.kinds import ResourceType
+
+# What the request path learns, stored on the aiohttp request for the middleware.
+USER_KEY = web.RequestKey("user", UserInfo)
+VERB_KEY = web.RequestKey("verb", str)
+"""Metrics verb: GET, LIST, WATCH, POST, PUT, PATCH, DELETE, DELETECOLLECTION."""
+RESOURCE_KEY = web.RequestKey("resource", str)
+
+# Methods each kind of path accepts; others are 405.
+_COLLECTION = frozenset({"GET", "POST", "DELETE"})
+_ITEM = frozenset({"GET", "PUT", "PATCH", "DELETE"})
+_SUBRESOURCE_METHODS = {
+    "status": frozenset({"GET", "PUT", "PATCH"}),
+    "binding": frozenset({"POST"}),
+    "finalize": frozenset({"PUT"}),
+}
+
+
+@dataclass(frozen=True)
+class RequestInfo:
+    rt: ResourceType
+    namespace: str = ""
+    name: str = ""
+    subresource: str = ""
+    watch: bool = False
+    """The path used the legacy /watch/ prefix."""
+
+    @property
+    def is_collection(self) -> bool:
+        return not self.name
+
+    def allowed_methods(self) -> frozenset[str]:
+        if self.subresource:
+            return _SUBRESOURCE_METHODS.get(self.subresource, frozenset({"GET"}))
+        if self.name:
+            return _ITEM
+        if self.rt.namespaced and not self.namespace:
+            return frozenset({"GET"})
+        return _COLLECTION
+
+
+def _not_found() -> errors.StatusError:
+    return errors.StatusError(404, "NotFound", "the server could not find the requested resource")
+
+
+def parse(group: str, version: str, tail: str) -> RequestInfo:
+    """`tail` is the path after `/api/v1/` or `/apis/<group>/<version>/`."""
+    parts = [p for p in tail.split("/") if p]
+    watch = bool(parts) and parts[0] == "watch"
+    if watch:
+        parts = parts[1:]
+    if not parts:
+        raise _not_found()
+    namespace = ""
+    if parts[0] == "namespaces" and len(parts) >= 3:
+        sub_of_namespace = len(parts) == 3 and parts[2] in kinds.NAMESPACES.subresources
+        if group == "" and sub_of_namespace:
+            return _info(group, version, ["namespaces", parts[1], parts[2]], "", watch)
+        namespace, parts = parts[1], parts[2:]
+    return _info(group, version, parts, namespace, watch)
+
+
+def _info(group: str, version: str, parts: list[str], namespace: str, watch: bool) -> RequestInfo:
+    rt = kinds.lookup(group, version, parts[0])
+    if rt is None or len(parts) > 3:
+        raise _not_found()
+    if namespace and not rt.namespaced:
+        raise _not_found()
+    name = parts[1] if len(parts) > 1 else ""
+    subresource = parts[2] if len(parts) > 2 else ""
+    if subresource and subresource not in rt.subresources:
+        raise _not_found()
+    if rt.namespaced and name and not namespace:
+        raise _not_found()
+    return RequestInfo(rt, namespace, name, subresource, watch)

@@ -1,0 +1,366 @@
+"""The REST verbs over HTTP: query parameters and bodies in, `ApiHandler` call, encoding out.
+
+Only translation happens here; the verbs' semantics (authorization, admission, validation,
+storage) belong to the `ApiHandler` (the registry). The verb and resource are recorded on the
+request for the metrics middleware.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from dataclasses import dataclass
+
+import orjson
+from aiohttp import web
+from multidict import MultiMapping
+
+from draplane.api import errors
+from draplane.api.auth import UserInfo
+from draplane.api.handler import ApiHandler, WatchEvent
+from draplane.api.meta import Obj
+from draplane.apiserver import httpwatch, negotiation, queryparams, tables
+from draplane.apiserver.negotiation import ResponseForm
+from draplane.apiserver.requestinfo import RESOURCE_KEY, VERB_KEY, RequestInfo
+from draplane.clock import Clock
+
+
+@dataclass(frozen=True)
+class RestContext:
+    handler: ApiHandler
+    clock: Clock
+    watches: httpwatch.ActiveWatches
+
+
+def _retrieve(task: asyncio.Future[Obj]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+async def finish_write(write: Awaitable[Obj]) -> Obj:
+    """Run a write to completion even when the client goes away: the AppRunner cancels the
+    handler on disconnect, and a half-done registry write must not be cut short."""
+    task = asyncio.ensure_future(write)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        task.add_done_callback(_retrieve)
+        raise
+
+
+def encode(obj: Obj, *, status: int = 200, pretty: bool = False) -> web.Response:
+    body = orjson.dumps(obj, option=orjson.OPT_INDENT_2 if pretty else 0)
+    return web.Response(body=body, status=status, content_type="application/json")
+
+
+def _check_type(info: RequestInfo, obj: Obj) -> None:
+    """Fill a missing kind/apiVersion from the URL; refuse a body of another kind."""
+    if info.subresource == "binding":
+        expected = ("v1", "Binding")
+    else:
+        expected = (info.rt.api_version, info.rt.kind)
+    api_version, kind = obj.get("apiVersion") or "", obj.get("kind") or ""
+    if (api_version and api_version != expected[0]) or (kind and kind != expected[1]):
+        raise errors.bad_request(
+            f"the object in the request body ({api_version or '<none>'}, Kind={kind or '<none>'}) "
+            f"does not match the resource of the URL ({expected[0]}, Kind={expected[1]})"
+        )
+    obj["apiVersion"], obj["kind"] = expected
+
+
+def _check_metadata(info: RequestInfo, obj: Obj, *, url_name: str) -> None:
+    md = obj.setdefault("metadata", {})
+    if not isinstance(md, dict):
+        raise errors.bad_request("metadata must be an object")
+    if info.namespace:
+        if md.get("namespace") and md["namespace"] != info.namespace:
+            raise errors.bad_request(
+                "the namespace of the provided object does not match the namespace sent on "
+                "the request"
+            )
+        md["namespace"] = info.namespace
+    if url_name:
+        if md.get("name") and md["name"] != url_name:
+            raise errors.bad_request(
+                f"the name of the object ({md['name']}) does not match the name on the URL "
+                f"({url_name})"
+            )
+        md["name"] = url_name
+
+
+async def _read_object(request: web.Request, info: RequestInfo, *, url_name: str) -> Obj:
+    body = await negotiation.read_body(request)
+    obj = negotiation.decode_object(body, request.headers.get("Content-Type", ""))
+    _check_type(info, obj)
+    _check_metadata(info, obj, url_name=url_name)
+    return obj
+
+
+def _metadata_only(obj: Obj, version: str) -> Obj:
+    return {
+        "kind": "PartialObjectMetadata",
+        "apiVersion": f"meta.k8s.io/{version}",
+        "metadata": obj.get("metadata") or {},
+    }
+
+
+class RestHandlers:
+    """One method per verb; `handle` picks it from the method, path and `watch` parameter."""
+
+    def __init__(self, ctx: RestContext) -> None:
+        self._ctx = ctx
+
+    async def handle(
+        self, request: web.Request, info: RequestInfo, user: UserInfo
+    ) -> web.StreamResponse:
+        if request.method not in info.allowed_methods():
+            raise errors.method_not_allowed(
+                f"the server does not allow this method on the requested resource "
+                f"({request.method} {info.rt.group_resource})"
+            )
+        request[RESOURCE_KEY] = info.rt.resource
+        if request.method == "GET":
+            return await self._get(request, info, user)
+        if request.method == "POST":
+            return await self._create(request, info, user)
+        if request.method == "PUT":
+            return await self._update(request, info, user)
+        if request.method == "PATCH":
+            return await self._patch(request, info, user)
+        return await self._delete(request, info, user)
+
+    async def _get(
+        self, request: web.Request, info: RequestInfo, user: UserInfo
+    ) -> web.StreamResponse:
+        query = request.query
+        form = negotiation.response_form(request.headers.get("Accept", ""))
+        if info.watch or queryparams.query_bool(query, "watch"):
+            return await self._watch(request, info, user, form)
+        pretty = queryparams.query_bool(query, "pretty")
+        if info.name:
+            request[VERB_KEY] = "GET"
+            obj = await self._ctx.handler.get(
+                user, info.rt, info.namespace, info.name, subresource=info.subresource
+            )
+            return encode(self._render(info, [obj], form, query, single=obj), pretty=pretty)
+        request[VERB_KEY] = "LIST"
+        self._check_list_params(query)
+        result = await self._ctx.handler.list(
+            user,
+            info.rt,
+            info.namespace,
+            label_selector=query.get("labelSelector", ""),
+            field_selector=query.get("fieldSelector", ""),
+            limit=queryparams.query_int(query, "limit") or 0,
+            continue_=query.get("continue", ""),
+            resource_version=query.get("resourceVersion", ""),
+        )
+        return encode(
+            self._render(info, result.get("items") or [], form, query, listing=result),
+            pretty=pretty,
+        )
+
+    @staticmethod
+    def _check_list_params(query: MultiMapping[str]) -> None:
+        match = query.get("resourceVersionMatch", "")
+        if match not in ("", "NotOlderThan", "Exact"):
+            raise errors.bad_request(f"resourceVersionMatch: Unsupported value: {match!r}")
+        if match and not query.get("resourceVersion"):
+            raise errors.bad_request(
+                "resourceVersionMatch is forbidden unless resourceVersion is provided"
+            )
+        if query.get("continue") and query.get("resourceVersion") not in (None, "", "0"):
+            raise errors.bad_request(
+                "specifying resource version is not allowed when using continue"
+            )
+
+    def _render(
+        self,
+        info: RequestInfo,
+        objs: list[Obj],
+        form: ResponseForm,
+        query: MultiMapping[str],
+        *,
+        single: Obj | None = None,
+        listing: Obj | None = None,
+    ) -> Obj:
+        """The response body for a GET in the requested form."""
+        if form.form == "object":
+            result = single if single is not None else listing
+            assert result is not None
+            return result
+        list_md = dict((listing or {}).get("metadata") or {})
+        if single is not None:
+            list_md = {"resourceVersion": (single.get("metadata") or {}).get("resourceVersion", "")}
+        if form.form == "metadata":
+            if single is not None:
+                return _metadata_only(single, form.version)
+            return {
+                "kind": "PartialObjectMetadataList",
+                "apiVersion": f"meta.k8s.io/{form.version}",
+                "metadata": list_md,
+                "items": [_metadata_only(o, form.version) for o in objs],
+            }
+        return tables.to_table(
+            info.rt,
+            objs,
+            now=self._ctx.clock.now(),
+            include_object=queryparams.include_object(query),
+            table_version=form.version,
+            list_metadata=list_md,
+        )
+
+    async def _watch(
+        self, request: web.Request, info: RequestInfo, user: UserInfo, form: ResponseForm
+    ) -> web.StreamResponse:
+        request[VERB_KEY] = "WATCH"
+        query = request.query
+        field_selector = query.get("fieldSelector", "")
+        if info.name:
+            name_selector = f"metadata.name={info.name}"
+            field_selector = (
+                f"{field_selector},{name_selector}" if field_selector else name_selector
+            )
+        timeout = queryparams.query_int(query, "timeoutSeconds") or 0
+        include_object = queryparams.include_object(query)
+        try:
+            stream = await self._ctx.handler.watch(
+                user,
+                info.rt,
+                info.namespace,
+                resource_version=query.get("resourceVersion", ""),
+                label_selector=query.get("labelSelector", ""),
+                field_selector=field_selector,
+                allow_bookmarks=queryparams.query_bool(query, "allowWatchBookmarks"),
+                timeout_seconds=timeout,
+            )
+        except errors.StatusError as err:
+            if err.code != 410:
+                raise
+            return await httpwatch.error_stream(request, err)
+        return await httpwatch.serve_watch(
+            request,
+            stream=stream,
+            transform=self._watch_transform(info, form, include_object),
+            timeout_seconds=timeout,
+            active=self._ctx.watches,
+        )
+
+    def _watch_transform(
+        self, info: RequestInfo, form: ResponseForm, include_object: str
+    ) -> httpwatch.Transform | None:
+        if form.form == "object":
+            return None
+        if form.form == "metadata":
+            return lambda event: _metadata_only(event.object, form.version)
+        headers_sent = False
+
+        def to_table(event: WatchEvent) -> Obj:
+            nonlocal headers_sent
+            rv = (event.object.get("metadata") or {}).get("resourceVersion", "")
+            rows = [] if event.type == "BOOKMARK" else [event.object]
+            table = tables.to_table(
+                info.rt,
+                rows,
+                now=self._ctx.clock.now(),
+                include_object=include_object,
+                table_version=form.version,
+                list_metadata={"resourceVersion": rv},
+                headers=not headers_sent and bool(rows),
+            )
+            headers_sent = headers_sent or bool(rows)
+            return table
+
+        return to_table
+
+    async def _create(
+        self, request: web.Request, info: RequestInfo, user: UserInfo
+    ) -> web.StreamResponse:
+        request[VERB_KEY] = "POST"
+        obj = await _read_object(request, info, url_name=info.name if info.subresource else "")
+        if info.subresource:
+            # A subresource POST (binding) names its parent in the URL, not in the body.
+            obj["metadata"].setdefault("name", info.name)
+        options = queryparams.write_options(request.query, verb="create")
+        result = await finish_write(
+            self._ctx.handler.create(
+                user,
+                info.rt,
+                info.namespace,
+                obj,
+                subresource=info.subresource,
+                name=info.name,
+                **options,
+            )
+        )
+        return encode(result, status=201, pretty=queryparams.query_bool(request.query, "pretty"))
+
+    async def _update(
+        self, request: web.Request, info: RequestInfo, user: UserInfo
+    ) -> web.StreamResponse:
+        request[VERB_KEY] = "PUT"
+        obj = await _read_object(request, info, url_name=info.name)
+        options = queryparams.write_options(request.query, verb="update")
+        result = await finish_write(
+            self._ctx.handler.update(
+                user,
+                info.rt,
+                info.namespace,
+                info.name,
+                obj,
+                subresource=info.subresource,
+                **options,
+            )
+        )
+        return encode(result, pretty=queryparams.query_bool(request.query, "pretty"))
+
+    async def _patch(
+        self, request: web.Request, info: RequestInfo, user: UserInfo
+    ) -> web.StreamResponse:
+        request[VERB_KEY] = "PATCH"
+        content_type = request.headers.get("Content-Type", "")
+        body = await negotiation.read_body(request)
+        patch = negotiation.decode_patch(body, content_type)
+        options = queryparams.write_options(request.query, verb="patch")
+        result = await finish_write(
+            self._ctx.handler.patch(
+                user,
+                info.rt,
+                info.namespace,
+                info.name,
+                patch,
+                negotiation.media_type(content_type),
+                subresource=info.subresource,
+                **options,
+            )
+        )
+        return encode(result, pretty=queryparams.query_bool(request.query, "pretty"))
+
+    async def _delete(
+        self, request: web.Request, info: RequestInfo, user: UserInfo
+    ) -> web.StreamResponse:
+        query = request.query
+        body = await negotiation.read_body(request)
+        options = queryparams.delete_options(query)
+        content_type = request.headers.get("Content-Type", "")
+        options.update(negotiation.decode_delete_options(body, content_type))
+        if info.name:
+            request[VERB_KEY] = "DELETE"
+            result = await finish_write(
+                self._ctx.handler.delete(
+                    user, info.rt, info.namespace, info.name, options=options or None
+                )
+            )
+        else:
+            request[VERB_KEY] = "DELETECOLLECTION"
+            result = await finish_write(
+                self._ctx.handler.delete_collection(
+                    user,
+                    info.rt,
+                    info.namespace,
+                    label_selector=query.get("labelSelector", ""),
+                    field_selector=query.get("fieldSelector", ""),
+                    options=options or None,
+                )
+            )
+        return encode(result, pretty=queryparams.query_bool(query, "pretty"))

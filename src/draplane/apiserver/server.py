@@ -1,0 +1,145 @@
+"""`ApiServer`: HTTPS on 127.0.0.1 in the caller's event loop, with its data dir bootstrapped.
+
+First start writes `DIR/ca.crt` (+ key), the serving certificate, `DIR/tokens` with the component
+users, and `DIR/kubeconfig` for the admin (context `draplane`). Port 0 picks a free port; the
+kubeconfig is rewritten on every start with the port actually bound.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import prometheus_client
+from aiohttp import web
+
+from draplane.api import kinds
+from draplane.api.auth import ADMIN
+from draplane.api.handler import ApiHandler
+from draplane.apiserver import authn, certs
+from draplane.apiserver.app import AppConfig, RequestMetrics, create_app
+from draplane.apiserver.health import CheckFn, HealthChecks
+from draplane.apiserver.httpwatch import ActiveWatches
+from draplane.apiserver.kubeconfig import (
+    KUBECONFIG_FILE,
+    build_kubeconfig,
+    write_kubeconfig,
+)
+from draplane.clock import REAL_CLOCK, Clock
+from draplane.storage.interface import Storage
+
+log = logging.getLogger(__name__)
+
+HOST = "127.0.0.1"
+SHUTDOWN_TIMEOUT = 5.0
+
+
+class ApiServer:
+    def __init__(
+        self,
+        data_dir: str | Path,
+        *,
+        port: int = 6443,
+        storage: Storage,
+        handler: ApiHandler | None = None,
+        metrics: prometheus_client.CollectorRegistry | None = None,
+        clock: Clock = REAL_CLOCK,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self._requested_port = port
+        self._port = 0
+        self.storage = storage
+        self._handler = handler
+        self._owns_handler = handler is None
+        self.metrics = metrics if metrics is not None else prometheus_client.CollectorRegistry()
+        self._clock = clock
+        self._health = HealthChecks()
+        self._watches = ActiveWatches()
+        self._runner: web.AppRunner | None = None
+        self._health.add_ready_check("storage", self._storage_ready)
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def url(self) -> str:
+        return f"https://{HOST}:{self._port}"
+
+    @property
+    def kubeconfig_path(self) -> Path:
+        return self.data_dir / KUBECONFIG_FILE
+
+    @property
+    def active_watches(self) -> int:
+        """How many watch streams are open right now."""
+        return len(self._watches)
+
+    @property
+    def handler(self) -> ApiHandler:
+        if self._handler is None:
+            raise RuntimeError("ApiServer.handler is available after start()")
+        return self._handler
+
+    def add_ready_check(self, name: str, fn: CheckFn) -> None:
+        """A check shown by /readyz (`[+]name ok`); fn returns a bool or awaits one."""
+        self._health.add_ready_check(name, fn)
+
+    async def _storage_ready(self) -> bool:
+        await self.storage.get(kinds.NAMESPACES.key, "", "default")
+        return True
+
+    async def _ensure_handler(self) -> ApiHandler:
+        if self._handler is None:
+            from draplane.apiserver.registry import Registry
+
+            registry = Registry(self.storage, clock=self._clock)
+            await registry.start()
+            self._handler = registry
+        return self._handler
+
+    async def start(self) -> None:
+        paths = certs.ensure_certs(self.data_dir)
+        authn.ensure_bootstrap_tokens(self.data_dir)
+        handler = await self._ensure_handler()
+        app = create_app(
+            AppConfig(
+                handler=handler,
+                authenticator=authn.TokenAuthenticator(authn.token_file(self.data_dir)),
+                clock=self._clock,
+                health=self._health,
+                metrics_registry=self.metrics,
+                request_metrics=RequestMetrics(self.metrics),
+                watches=self._watches,
+            )
+        )
+        runner = web.AppRunner(
+            app, handler_cancellation=True, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT
+        )
+        await runner.setup()
+        site = web.TCPSite(
+            runner, HOST, self._requested_port, ssl_context=paths.server_ssl_context()
+        )
+        try:
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        self._port = int(runner.addresses[0][1])
+        token = authn.ensure_user_token(self.data_dir, ADMIN)
+        config = build_kubeconfig(
+            server=self.url, ca_pem=paths.ca_cert.read_bytes(), user=ADMIN, token=token
+        )
+        write_kubeconfig(self.kubeconfig_path, config)
+        log.info("API server listening on %s (kubeconfig %s)", self.url, self.kubeconfig_path)
+
+    async def stop(self) -> None:
+        await self._watches.close_all()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self._owns_handler and self._handler is not None:
+            close = getattr(self._handler, "stop", None) or getattr(self._handler, "close", None)
+            if close is not None:
+                await close()

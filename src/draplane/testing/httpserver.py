@@ -1,0 +1,91 @@
+"""A real HTTPS API server for tests: Registry over MemoryStorage on 127.0.0.1, a free port.
+
+server = await start_http_server(tmp_path)
+client = server.client()                 # RESTClient as admin, from DIR/kubeconfig
+...
+await server.stop()
+"""
+
+from __future__ import annotations
+
+import ssl
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from draplane.api.auth import ADMIN
+from draplane.apiserver import authn
+from draplane.apiserver.registry import Registry
+from draplane.apiserver.server import ApiServer
+from draplane.apiserver.watchcache import WatchCache
+from draplane.client.kubeconfig import KubeConfig, load_kubeconfig
+from draplane.client.rest import RESTClient
+from draplane.clock import REAL_CLOCK, Clock
+from draplane.storage.memory import MemoryStorage
+
+
+@dataclass
+class HttpServer:
+    server: ApiServer
+    storage: MemoryStorage
+    registry: Registry
+    _clients: list[RESTClient] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def data_dir(self) -> Path:
+        return self.server.data_dir
+
+    @property
+    def kubeconfig_path(self) -> Path:
+        return self.server.kubeconfig_path
+
+    def token(self, user: str = ADMIN, groups: tuple[str, ...] | None = None) -> str:
+        return authn.ensure_user_token(self.data_dir, user, groups)
+
+    def ssl_context(self) -> ssl.SSLContext:
+        return ssl.create_default_context(cafile=str(self.data_dir / "ca.crt"))
+
+    def kubeconfig(self) -> KubeConfig:
+        return load_kubeconfig(self.kubeconfig_path)
+
+    def client(self, user: str = ADMIN, groups: tuple[str, ...] | None = None) -> RESTClient:
+        """A RESTClient acting as `user` (closed by `stop()`)."""
+        base = self.kubeconfig()
+        config = KubeConfig(
+            server=base.server, user=user, token=self.token(user, groups), ca_pem=base.ca_pem
+        )
+        client = RESTClient(config)
+        self._clients.append(client)
+        return client
+
+    async def stop(self) -> None:
+        await self.server.stop()
+        for client in self._clients:
+            await client.close()
+        await self.registry.stop()
+        await self.storage.close()
+
+
+async def start_http_server(
+    data_dir: Path,
+    *,
+    clock: Clock = REAL_CLOCK,
+    storage: MemoryStorage | None = None,
+    bookmark_interval: float = 5.0,
+    watch_history: int = 10_000,
+) -> HttpServer:
+    """`storage` defaults to a fresh MemoryStorage (pass one with a small history, and a small
+    `watch_history`, to provoke 410s); `bookmark_interval` is the watch cache's bookmark period."""
+    storage = storage if storage is not None else MemoryStorage()
+    await storage.start()
+    registry = Registry(storage, clock=clock)
+    registry.watch_cache = WatchCache(
+        storage, history=watch_history, bookmark_interval=bookmark_interval
+    )
+    await registry.start()
+    server = ApiServer(data_dir, port=0, storage=storage, handler=registry, clock=clock)
+    await server.start()
+    return HttpServer(server, storage, registry)

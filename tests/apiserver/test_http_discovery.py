@@ -1,0 +1,291 @@
+"""Non-resource endpoints over HTTPS: version, discovery, /openapi/v2, health, metrics, and
+bearer-token authentication (401s, tokens added while running)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import orjson
+import pytest
+
+from draplane.api import errors, kinds
+from draplane.apiserver import openapi
+from draplane.testing.httpserver import HttpServer, start_http_server
+
+AGGREGATED_ACCEPT = (
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+    "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
+)
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
+    srv = await start_http_server(tmp_path)
+    yield srv
+    await srv.stop()
+
+
+@pytest.fixture
+async def anonymous(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession(
+        base_url=server.url, connector=aiohttp.TCPConnector(ssl=server.ssl_context())
+    ) as session:
+        yield session
+
+
+async def _get(session: aiohttp.ClientSession, path: str, **headers: str) -> tuple[int, Any]:
+    async with session.get(path, headers=headers) as resp:
+        body = await resp.read()
+        if resp.content_type == "application/json":
+            return resp.status, orjson.loads(body)
+        return resp.status, body.decode(errors="replace")
+
+
+async def test_version_is_1_28_semver(anonymous: aiohttp.ClientSession) -> None:
+    code, version = await _get(anonymous, "/version")
+
+    assert code == 200
+    assert (version["major"], version["minor"]) == ("1", "28")
+    assert version["gitVersion"].startswith("v1.28.")
+    assert {"gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"} <= set(
+        version
+    )
+
+
+async def test_api_and_apis_answer_legacy_json_even_for_aggregated_accept(
+    anonymous: aiohttp.ClientSession,
+) -> None:
+    async with anonymous.get("/apis", headers={"Accept": AGGREGATED_ACCEPT}) as resp:
+        content_type = resp.headers["Content-Type"]
+        groups = orjson.loads(await resp.read())
+    code, api = await _get(anonymous, "/api", Accept=AGGREGATED_ACCEPT)
+
+    assert content_type == "application/json"
+    assert (code, api["kind"], api["versions"]) == (200, "APIVersions", ["v1"])
+    by_name = {g["name"]: g for g in groups["groups"]}
+    assert set(by_name) == {"resource.k8s.io", "coordination.k8s.io"}
+    assert by_name["resource.k8s.io"]["preferredVersion"] == {
+        "groupVersion": "resource.k8s.io/v1alpha2",
+        "version": "v1alpha2",
+    }
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "expected"),
+    [
+        pytest.param(
+            "/api/v1",
+            "pods",
+            {
+                "singularName": "pod",
+                "namespaced": True,
+                "kind": "Pod",
+                "shortNames": ["po"],
+                "categories": ["all"],
+            },
+            id="pods",
+        ),
+        pytest.param(
+            "/api/v1", "pods/binding", {"kind": "Binding", "verbs": ["create"]}, id="pods-binding"
+        ),
+        pytest.param(
+            "/api/v1",
+            "pods/status",
+            {"kind": "Pod", "verbs": ["get", "patch", "update"]},
+            id="pods-status",
+        ),
+        pytest.param("/api/v1", "nodes", {"namespaced": False, "shortNames": ["no"]}, id="nodes"),
+        pytest.param(
+            "/apis/resource.k8s.io/v1alpha2",
+            "resourceclaims",
+            {"kind": "ResourceClaim", "namespaced": True, "singularName": "resourceclaim"},
+            id="resourceclaims",
+        ),
+        pytest.param(
+            "/apis/resource.k8s.io/v1alpha2",
+            "resourceclaims/status",
+            {"kind": "ResourceClaim"},
+            id="resourceclaims-status",
+        ),
+        pytest.param("/apis/coordination.k8s.io/v1", "leases", {"kind": "Lease"}, id="leases"),
+    ],
+)
+async def test_resource_lists(
+    anonymous: aiohttp.ClientSession, path: str, name: str, expected: dict[str, Any]
+) -> None:
+    code, resources = await _get(anonymous, path)
+
+    assert (code, resources["kind"]) == (200, "APIResourceList")
+    entry = next(r for r in resources["resources"] if r["name"] == name)
+    assert {k: entry[k] for k in expected} == expected
+
+
+async def test_every_served_kind_is_discoverable(anonymous: aiohttp.ClientSession) -> None:
+    found = set()
+    for rt in kinds.SERVED:
+        path = "/api/v1" if not rt.group else f"/apis/{rt.group}/{rt.version}"
+        _, resources = await _get(anonymous, path)
+        found |= {(resources["groupVersion"], r["name"]) for r in resources["resources"]}
+
+    assert {(rt.api_version, rt.resource) for rt in kinds.SERVED} <= found
+
+
+@pytest.mark.parametrize(
+    ("path", "code", "kind"),
+    [
+        pytest.param("/apis/resource.k8s.io", 200, "APIGroup", id="group"),
+        pytest.param("/apis/nope.example.com", 404, "Status", id="unknown-group"),
+        pytest.param("/apis/resource.k8s.io/v9", 404, "Status", id="unknown-version"),
+        pytest.param("/nothing/here", 404, "Status", id="unknown-path"),
+    ],
+)
+async def test_group_documents(server: HttpServer, path: str, code: int, kind: str) -> None:
+    async with aiohttp.ClientSession(
+        base_url=server.url,
+        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
+        headers={"Authorization": f"Bearer {server.token()}"},
+    ) as session:
+        got_code, body = await _get(session, path)
+
+    assert (got_code, body["kind"]) == (code, kind)
+
+
+async def test_openapi_v2_is_the_minimal_protobuf_document(
+    anonymous: aiohttp.ClientSession,
+) -> None:
+    accept = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+    async with anonymous.get("/openapi/v2", headers={"Accept": accept}) as resp:
+        body = await resp.read()
+
+    assert resp.status == 200
+    assert resp.headers["Content-Type"] == openapi.CONTENT_TYPE
+    assert body.startswith(b"\x0a\x032.0\x12")
+    assert b"Kubernetes" in body
+
+
+async def test_openapi_v3_is_not_served(anonymous: aiohttp.ClientSession) -> None:
+    code, status = await _get(anonymous, "/openapi/v3")
+
+    assert (code, status["kind"], status["reason"]) == (404, "Status", "NotFound")
+
+
+@pytest.mark.parametrize(
+    ("path", "code", "body"),
+    [
+        pytest.param("/healthz", 200, "ok", id="healthz"),
+        pytest.param("/livez", 200, "ok", id="livez"),
+        pytest.param("/readyz", 200, "ok", id="readyz"),
+        pytest.param(
+            "/readyz?verbose",
+            200,
+            "[+]ping ok\n[+]storage ok\nreadyz check passed\n",
+            id="readyz-verbose",
+        ),
+        pytest.param(
+            "/readyz?verbose&exclude=storage",
+            200,
+            "[+]ping ok\n[+]storage excluded: ok\nreadyz check passed\n",
+            id="readyz-exclude",
+        ),
+        pytest.param("/readyz/storage", 200, "ok", id="single-check"),
+        pytest.param("/livez/nope", 404, "404 page not found\n", id="unknown-check"),
+    ],
+)
+async def test_health_endpoints(
+    anonymous: aiohttp.ClientSession, path: str, code: int, body: str
+) -> None:
+    assert await _get(anonymous, path) == (code, body)
+
+
+async def test_failing_ready_check_fails_readyz(
+    server: HttpServer, anonymous: aiohttp.ClientSession
+) -> None:
+    async def informers_synced() -> bool:
+        return False
+
+    server.server.add_ready_check("informers-synced", informers_synced)
+
+    code, body = await _get(anonymous, "/readyz?verbose")
+
+    assert code == 500
+    assert "[-]informers-synced failed: reason withheld" in body
+    assert body.endswith("readyz check failed\n")
+    assert (await _get(anonymous, "/livez"))[0] == 200
+
+
+async def test_metrics_count_requests_by_verb_resource_and_code(server: HttpServer) -> None:
+    client = server.client()
+    await client.list(kinds.PODS)
+    with pytest.raises(errors.StatusError):
+        await client.get(kinds.PODS, "missing", "default")
+
+    metrics = await _metrics(server)
+
+    assert 'apiserver_request_total{code="200",resource="pods",verb="LIST"} 1.0' in metrics
+    assert 'apiserver_request_total{code="404",resource="pods",verb="GET"} 1.0' in metrics
+    assert "apiserver_request_duration_seconds_bucket" in metrics
+
+
+async def _metrics(server: HttpServer) -> str:
+    async with (
+        aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
+            headers={"Authorization": f"Bearer {server.token()}"},
+        ) as session,
+        session.get(server.url + "/metrics") as resp,
+    ):
+        assert resp.status == 200
+        return await resp.text()
+
+
+@pytest.mark.parametrize(
+    ("path", "authorization"),
+    [
+        pytest.param("/api/v1/namespaces", None, id="no-token"),
+        pytest.param("/api/v1/namespaces", "Bearer wrong", id="unknown-token"),
+        pytest.param("/api/v1/namespaces", "Basic YWRtaW46YWRtaW4=", id="basic-auth"),
+        pytest.param("/metrics", None, id="metrics-need-a-token"),
+    ],
+)
+async def test_requests_without_valid_token_are_401(
+    anonymous: aiohttp.ClientSession, path: str, authorization: str | None
+) -> None:
+    headers = {"Authorization": authorization} if authorization else {}
+
+    code, status = await _get(anonymous, path, **headers)
+
+    assert (code, status["kind"], status["reason"], status["code"]) == (
+        401,
+        "Status",
+        "Unauthorized",
+        401,
+    )
+
+
+async def test_token_added_while_running_authenticates(
+    server: HttpServer, anonymous: aiohttp.ClientSession
+) -> None:
+    token = server.token("system:node:late-node")
+
+    code, body = await _get(anonymous, "/api/v1/nodes", Authorization=f"Bearer {token}")
+
+    assert (code, body["kind"]) == (200, "NodeList")
+
+
+async def test_bootstrap_files(server: HttpServer) -> None:
+    tokens = (server.data_dir / "tokens").read_text().splitlines()
+    users = {line.split(",")[1]: line for line in tokens}
+
+    assert (server.data_dir / "ca.crt").read_text().startswith("-----BEGIN CERTIFICATE-----")
+    assert users["admin"].endswith(',"system:masters"')
+    assert {
+        "system:kube-scheduler",
+        "system:kube-controller-manager",
+        "system:serviceaccount:kube-system:resource-claim-controller",
+        "driver:driver.example.com",
+    } <= set(users)
+    config = server.kubeconfig()
+    assert (config.server, config.user) == (server.url, "admin")

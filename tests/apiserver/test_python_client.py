@@ -1,0 +1,117 @@
+"""The official `kubernetes` Python client (sync, run in a thread) against the HTTPS server in
+this test's event loop: typed pods, typed and dynamic v1alpha2 ResourceClaims, watch."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+kubernetes = pytest.importorskip("kubernetes")
+from kubernetes import client as k8s, config as k8s_config, dynamic, watch  # noqa: E402
+from kubernetes.client.rest import ApiException  # noqa: E402
+
+from draplane.api import kinds  # noqa: E402
+from draplane.testing.builders import make_claim, make_pod  # noqa: E402
+from draplane.testing.httpserver import HttpServer, start_http_server  # noqa: E402
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
+    srv = await start_http_server(tmp_path)
+    yield srv
+    await srv.stop()
+
+
+@pytest.fixture
+def api_client(server: HttpServer) -> Any:
+    api = k8s_config.new_client_from_config(config_file=str(server.kubeconfig_path))
+    yield api
+    api.close()
+
+
+async def test_pod_list_create_patch_delete(server: HttpServer, api_client: Any) -> None:
+    core = k8s.CoreV1Api(api_client)
+
+    def scenario() -> tuple[Any, ...]:
+        created = core.create_namespaced_pod("default", make_pod("py").obj())
+        names = [p.metadata.name for p in core.list_namespaced_pod("default").items]
+        everywhere = [p.metadata.name for p in core.list_pod_for_all_namespaces().items]
+        patched = core.patch_namespaced_pod("py", "default", {"metadata": {"labels": {"a": "b"}}})
+        core.delete_namespaced_pod("py", "default", grace_period_seconds=0)
+        try:
+            core.read_namespaced_pod("py", "default")
+            missing = 200
+        except ApiException as err:
+            missing = err.status
+        return created, names, everywhere, patched, missing
+
+    created, names, everywhere, patched, missing = await asyncio.to_thread(scenario)
+
+    assert created.metadata.uid and created.spec.containers[0].name == "ctr"
+    assert names == ["py"] and everywhere == ["py"]
+    assert patched.metadata.labels == {"a": "b"}
+    assert missing == 404
+    assert (await server.client().list(kinds.PODS))["items"] == []
+
+
+async def test_watch_sees_added_and_modified(server: HttpServer, api_client: Any) -> None:
+    core = k8s.CoreV1Api(api_client)
+    await server.client().create(kinds.PODS, make_pod("w").obj())
+    first_seen = threading.Event()
+
+    def watch_pods() -> list[tuple[str, str, dict[str, str] | None]]:
+        seen = []
+        w = watch.Watch()
+        for event in w.stream(core.list_namespaced_pod, "default", timeout_seconds=10):
+            pod = event["object"]
+            seen.append((event["type"], pod.metadata.name, pod.metadata.labels))
+            first_seen.set()
+            if event["type"] == "MODIFIED":
+                w.stop()
+        return seen
+
+    watching = asyncio.create_task(asyncio.to_thread(watch_pods))
+    assert await asyncio.to_thread(first_seen.wait, 5)
+    await server.client().patch(kinds.PODS, "w", {"metadata": {"labels": {"x": "y"}}}, "default")
+    seen = await asyncio.wait_for(watching, timeout=10)
+
+    assert seen == [("ADDED", "w", None), ("MODIFIED", "w", {"x": "y"})]
+
+
+async def test_typed_resource_v1alpha2_claims(server: HttpServer, api_client: Any) -> None:
+    resource_api = k8s.ResourceV1alpha2Api(api_client)
+    await server.client().create(kinds.RESOURCE_CLAIMS, make_claim("typed").obj())
+
+    claims = await asyncio.to_thread(resource_api.list_namespaced_resource_claim, "default")
+
+    assert [(c.metadata.name, c.spec.resource_class_name) for c in claims.items] == [
+        ("typed", "example")
+    ]
+
+
+async def test_dynamic_client_resource_claims(server: HttpServer, api_client: Any) -> None:
+    def scenario() -> tuple[Any, ...]:
+        dyn = dynamic.DynamicClient(api_client)
+        claims = dyn.resources.get(api_version="resource.k8s.io/v1alpha2", kind="ResourceClaim")
+        created = claims.create(body=make_claim("dyn").obj(), namespace="default")
+        listed = [c.metadata.name for c in claims.get(namespace="default").items]
+        patched = claims.patch(
+            name="dyn",
+            namespace="default",
+            body={"metadata": {"labels": {"l": "1"}}},
+            content_type="application/merge-patch+json",
+        )
+        claims.delete(name="dyn", namespace="default")
+        return created, listed, patched
+
+    created, listed, patched = await asyncio.to_thread(scenario)
+
+    assert created.kind == "ResourceClaim" and created.metadata.uid
+    assert listed == ["dyn"]
+    assert patched.to_dict()["metadata"]["labels"] == {"l": "1"}
+    assert (await server.client().list(kinds.RESOURCE_CLAIMS, "default"))["items"] == []
