@@ -9,10 +9,7 @@ of kubectl 1.32's `create namespace` / `create configmap`.
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -21,61 +18,12 @@ import yaml
 from draplane.api import errors, kinds
 from draplane.testing.builders import make_claim, make_pod
 from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.kubectl import VERSIONS, Kubectl, kubectl_binary
 
 pytestmark = pytest.mark.kubectl
 
-SDK_BIN = Path("/usr/lib/google-cloud-sdk/bin")
-VERSIONS = ("1.27", "1.29", "1.32")
-
-
-def _binary(version: str) -> str | None:
-    candidate = SDK_BIN / f"kubectl.{version}"
-    if candidate.exists():
-        return str(candidate)
-    return shutil.which(f"kubectl.{version}")
-
-
-if not any(_binary(v) for v in VERSIONS):
+if not any(kubectl_binary(v) for v in VERSIONS):
     pytest.skip("no versioned kubectl binaries installed", allow_module_level=True)
-
-
-@dataclass
-class Kubectl:
-    binary: str
-    version: str
-    server: HttpServer
-    cache_dir: Path
-
-    def _command(self, args: tuple[str, ...]) -> list[str]:
-        return [self.binary, "--kubeconfig", str(self.server.kubeconfig_path), *args]
-
-    def _env(self) -> dict[str, str]:
-        return {**os.environ, "KUBECACHEDIR": str(self.cache_dir), "HOME": str(self.cache_dir)}
-
-    async def run(self, *args: str, stdin: str | None = None, check: bool = True) -> str:
-        proc = await asyncio.create_subprocess_exec(
-            *self._command(args),
-            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=self._env(),
-        )
-        out, err = await asyncio.wait_for(
-            proc.communicate(stdin.encode() if stdin is not None else None), timeout=30
-        )
-        if check and proc.returncode != 0:
-            raise AssertionError(
-                f"kubectl {' '.join(args)} failed ({proc.returncode}): {err.decode()}"
-            )
-        return out.decode() + ("" if check else err.decode())
-
-    async def start(self, *args: str) -> asyncio.subprocess.Process:
-        return await asyncio.create_subprocess_exec(
-            *self._command(args),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=self._env(),
-        )
 
 
 @pytest.fixture
@@ -87,10 +35,10 @@ async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
 
 @pytest.fixture(params=VERSIONS)
 def kubectl(request: pytest.FixtureRequest, server: HttpServer, tmp_path: Path) -> Kubectl:
-    binary = _binary(request.param)
+    binary = kubectl_binary(request.param)
     if binary is None:
         pytest.skip(f"kubectl.{request.param} is not installed")
-    return Kubectl(binary, request.param, server, tmp_path / "kube-cache")
+    return Kubectl(binary, request.param, server.kubeconfig_path, tmp_path / "kube-cache")
 
 
 def _rows(output: str) -> list[list[str]]:

@@ -97,6 +97,7 @@ class ControlPlane:
             clock=clock,
         )
         self.components: dict[str, _Runnable] = {}
+        self.node_plugins = NodePluginRegistry()
         self._clients: list[Client] = []
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -143,7 +144,6 @@ class ControlPlane:
             queueing_hints=cfg.queueing_hints,
             pre_enqueue=cfg.pre_enqueue,
         )
-        plugins = NodePluginRegistry()
         for spec in cfg.drivers:
             resources = Resources(
                 devices_per_node=spec.devices_per_node,
@@ -158,15 +158,30 @@ class ControlPlane:
                 metrics=metrics,
                 workers=cfg.driver_workers,
             )
-            plugins.register(spec.name, node_plugin_factory(spec.name))
-        self.components["nodes"] = Nodes(
+            self.node_plugins.register(spec.name, node_plugin_factory(spec.name))
+        self.components["nodes"] = self._build_nodes(metrics)
+
+    def _build_nodes(self, metrics: CollectorRegistry | None) -> Nodes:
+        return Nodes(
             lambda node: self.client(auth.node_user(node)),
-            count=cfg.nodes,
-            name_prefix=cfg.node_prefix,
-            plugins=plugins,
-            clock=clock,
+            count=self.config.nodes,
+            name_prefix=self.config.node_prefix,
+            plugins=self.node_plugins,
+            clock=self.clock,
             metrics=metrics,
         )
+
+    async def restart_nodes(self) -> None:
+        """Stop the simulated nodes and start new ones over the same API state and node
+        plugins, as kubelets restarting on their machines (metrics stay with the first)."""
+        task = next(t for t in self._tasks if t.get_name() == "nodes")
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        self._tasks.remove(task)
+        nodes = self.components["nodes"] = self._build_nodes(None)
+        self._tasks.append(asyncio.create_task(self._run("nodes", nodes.run), name="nodes"))
+        await self.wait_ready()
 
     async def _ensure_resource_classes(self) -> None:
         admin = self.client()

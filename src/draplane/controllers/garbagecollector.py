@@ -1,0 +1,272 @@
+"""The garbage collector: removes dependents of deleted owners, by `metadata.ownerReferences`.
+
+Event-driven: an object with owner references is checked when it appears or its references
+change, and the dependents of an object are checked when it is deleted; a periodic resync is
+the safety net. Owners being deleted with the `foregroundDeletion` finalizer get their
+dependents deleted first; with the `orphan` finalizer, their dependents lose the reference.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+
+from prometheus_client import CollectorRegistry
+
+from draplane.api import kinds, meta
+from draplane.api.errors import StatusError, is_conflict, is_not_found
+from draplane.api.kinds import SERVED, ResourceType
+from draplane.api.meta import Obj
+from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
+from draplane.client.interface import Client
+from draplane.client.ratelimit import RateLimiter
+from draplane.client.workqueue import RateLimitingQueue, ShutDown
+from draplane.clock import REAL_CLOCK, Clock
+from draplane.controllers.objectkey import ObjectKey
+
+log = logging.getLogger(__name__)
+
+OWNER_UID_INDEX = "gc-owner-uid"
+FOREGROUND_FINALIZER = "foregroundDeletion"
+ORPHAN_FINALIZER = "orphan"
+QUEUE_NAME = "garbage_collector_attempt_to_delete"
+WORKERS = 5
+RESYNC_PERIOD = 30.0
+
+
+def owner_uid_index(obj: Obj) -> list[str]:
+    return [str(ref.get("uid")) for ref in meta.owner_references(obj) if ref.get("uid")]
+
+
+def _gc_finalizer(obj: Obj) -> bool:
+    finalizers = meta.finalizers(obj)
+    return FOREGROUND_FINALIZER in finalizers or ORPHAN_FINALIZER in finalizers
+
+
+def _needs_attention(obj: Obj) -> bool:
+    return bool(meta.owner_references(obj)) or (
+        bool(meta.deletion_timestamp(obj)) and _gc_finalizer(obj)
+    )
+
+
+class GarbageCollector:
+    def __init__(
+        self,
+        client: Client,
+        *,
+        informers: InformerFactory,
+        clock: Clock = REAL_CLOCK,
+        metrics: CollectorRegistry | None = None,
+        resync_period: float = RESYNC_PERIOD,
+        resources: Iterable[ResourceType] = SERVED,
+        rate_limiter: RateLimiter | None = None,
+    ) -> None:
+        """Watches every kind in `resources`: namespaced ones as dependents, all as owners."""
+        self._client = client
+        self._clock = clock
+        self._resync_period = resync_period
+        self._types = {rt.kind: rt for rt in resources}
+        self._informers: dict[str, Informer] = {}
+        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
+            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
+        )
+        for rt in self._types.values():
+            informer = informers.informer(rt, indexers={OWNER_UID_INDEX: owner_uid_index})
+            self._informers[rt.kind] = informer
+            self._watch(rt.kind, informer)
+
+    def _watch(self, kind: str, informer: Informer) -> None:
+        def on_add(obj: Obj) -> None:
+            self._on_change(kind, None, obj)
+
+        def on_update(old: Obj, new: Obj) -> None:
+            self._on_change(kind, old, new)
+
+        def on_delete(obj: Obj | DeletedFinalStateUnknown) -> None:
+            self._on_delete(kind, obj)
+
+        informer.add_handler(on_add=on_add, on_update=on_update, on_delete=on_delete)
+
+    def has_synced(self) -> bool:
+        return all(informer.has_synced() for informer in self._informers.values())
+
+    async def run(self, workers: int = WORKERS) -> None:
+        await asyncio.gather(*(i.wait_synced() for i in self._informers.values()))
+        log.info("Starting garbage collector with %d workers", workers)
+        tasks = [asyncio.create_task(self._worker()) for _ in range(workers)]
+        tasks.append(asyncio.create_task(self._resync_loop()))
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            self.queue.shut_down()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _worker(self) -> None:
+        while True:
+            try:
+                key = await self.queue.get()
+            except ShutDown:
+                return
+            try:
+                await self.sync(key)
+            except Exception as err:
+                log.info("garbage collection of %s failed, will retry: %s", key, err)
+                self.queue.add_rate_limited(key)
+            else:
+                self.queue.forget(key)
+            finally:
+                self.queue.done(key)
+
+    async def _resync_loop(self) -> None:
+        while True:
+            await self._clock.sleep(self._resync_period)
+            self.resync()
+
+    def resync(self) -> None:
+        """Queue every object with owner references or a pending GC finalizer."""
+        for kind, informer in self._informers.items():
+            for obj in informer.lister.list():
+                if _needs_attention(obj):
+                    self.queue.add(ObjectKey.of(kind, obj))
+
+    def _on_change(self, kind: str, old: Obj | None, new: Obj) -> None:
+        if not _needs_attention(new):
+            return
+        if old is not None and (
+            meta.owner_references(old) == meta.owner_references(new)
+            and meta.deletion_timestamp(old) == meta.deletion_timestamp(new)
+            and meta.finalizers(old) == meta.finalizers(new)
+        ):
+            return
+        self.queue.add(ObjectKey.of(kind, new))
+
+    def _on_delete(self, kind: str, deleted: Obj | DeletedFinalStateUnknown) -> None:
+        obj = deleted.obj if isinstance(deleted, DeletedFinalStateUnknown) else deleted
+        for dependent_kind, dependent in self._dependents(meta.uid(obj)):
+            self.queue.add(ObjectKey.of(dependent_kind, dependent))
+        # An owner deleted in the foreground may have been waiting for this dependent.
+        for ref in meta.owner_references(obj):
+            owner_rt = kinds.for_kind(str(ref.get("apiVersion")), str(ref.get("kind")))
+            if owner_rt is not None and owner_rt.kind in self._types:
+                namespace = meta.namespace(obj) if owner_rt.namespaced else ""
+                self.queue.add(ObjectKey(owner_rt.kind, namespace, str(ref.get("name"))))
+
+    def _dependents(self, owner_uid: str) -> list[tuple[str, Obj]]:
+        return [
+            (kind, obj)
+            for kind, informer in self._informers.items()
+            for obj in informer.lister.by_index(OWNER_UID_INDEX, owner_uid)
+        ]
+
+    async def sync(self, key: ObjectKey) -> None:
+        rt = self._types.get(key.kind)
+        if rt is None:
+            return
+        obj = self._informers[key.kind].lister.get(key.name, key.namespace)
+        if obj is None:
+            return
+        if meta.deletion_timestamp(obj):
+            if ORPHAN_FINALIZER in meta.finalizers(obj):
+                await self._orphan_dependents(rt, obj)
+            elif FOREGROUND_FINALIZER in meta.finalizers(obj):
+                await self._delete_dependents(rt, obj)
+            return
+        if meta.owner_references(obj):
+            await self._attempt_to_delete(rt, obj)
+
+    async def _attempt_to_delete(self, rt: ResourceType, obj: Obj) -> None:
+        refs = meta.owner_references(obj)
+        absent = [ref for ref in refs if await self._owner_absent(ref, meta.namespace(obj))]
+        if not absent:
+            return
+        if len(absent) == len(refs):
+            log.info("Deleting %s %s: all its owners are gone", rt.kind, meta.key(obj))
+            await self._delete(rt, obj, propagation_policy="Background")
+            return
+        absent_uids = {ref.get("uid") for ref in absent}
+        updated = meta.deep_copy(obj)
+        updated["metadata"]["ownerReferences"] = [
+            ref for ref in refs if ref.get("uid") not in absent_uids
+        ]
+        await self._update(rt, updated)
+
+    async def _owner_absent(self, ref: Obj, namespace: str) -> bool:
+        owner_rt = kinds.for_kind(str(ref.get("apiVersion")), str(ref.get("kind")))
+        if owner_rt is None:
+            return False  # a kind we cannot look up: never delete on a guess
+        owner_namespace = namespace if owner_rt.namespaced else ""
+        informer = self._informers.get(owner_rt.kind)
+        if informer is not None:
+            cached = informer.lister.get(str(ref.get("name")), owner_namespace)
+            if cached is not None and meta.uid(cached) == ref.get("uid"):
+                return False
+        # The owner's informer may lag behind the dependent's: only the API server is sure.
+        try:
+            live = await self._client.get(owner_rt, str(ref.get("name")), owner_namespace)
+        except StatusError as err:
+            if is_not_found(err):
+                return True
+            raise
+        return meta.uid(live) != ref.get("uid")
+
+    async def _delete_dependents(self, rt: ResourceType, owner: Obj) -> None:
+        owner_uid = meta.uid(owner)
+        blocking = 0
+        for kind, dependent in self._dependents(owner_uid):
+            ref = next(r for r in meta.owner_references(dependent) if r.get("uid") == owner_uid)
+            blocks = bool(ref.get("blockOwnerDeletion"))
+            if meta.deletion_timestamp(dependent):
+                blocking += blocks
+                continue
+            # Keep the chain in the foreground only where there is a chain.
+            has_dependents = bool(self._dependents(meta.uid(dependent)))
+            policy = "Foreground" if blocks and has_dependents else "Background"
+            if await self._delete(self._types[kind], dependent, propagation_policy=policy):
+                blocking += blocks
+        if blocking == 0:
+            await self._remove_finalizer(rt, owner, FOREGROUND_FINALIZER)
+
+    async def _orphan_dependents(self, rt: ResourceType, owner: Obj) -> None:
+        owner_uid = meta.uid(owner)
+        for kind, dependent in self._dependents(owner_uid):
+            updated = meta.deep_copy(dependent)
+            refs = [r for r in meta.owner_references(dependent) if r.get("uid") != owner_uid]
+            if refs:
+                updated["metadata"]["ownerReferences"] = refs
+            else:
+                updated["metadata"].pop("ownerReferences", None)
+            await self._update(self._types[kind], updated)
+        await self._remove_finalizer(rt, owner, ORPHAN_FINALIZER)
+
+    async def _remove_finalizer(self, rt: ResourceType, obj: Obj, finalizer: str) -> None:
+        updated = meta.deep_copy(obj)
+        updated["metadata"]["finalizers"] = [f for f in meta.finalizers(obj) if f != finalizer]
+        log.info("Removing finalizer %s from %s %s", finalizer, rt.kind, meta.key(obj))
+        await self._update(rt, updated)
+
+    async def _update(self, rt: ResourceType, obj: Obj) -> None:
+        try:
+            await self._client.update(rt, obj)
+        except StatusError as err:
+            if not is_not_found(err):
+                raise
+
+    async def _delete(self, rt: ResourceType, obj: Obj, *, propagation_policy: str) -> bool:
+        """True when the object still exists afterwards (being deleted)."""
+        try:
+            result = await self._client.delete(
+                rt,
+                meta.name(obj),
+                meta.namespace(obj),
+                propagation_policy=propagation_policy,
+                preconditions={"uid": meta.uid(obj)},
+            )
+        except StatusError as err:
+            # Gone already, or replaced by a new object of the same name (UID precondition).
+            if is_not_found(err) or is_conflict(err):
+                return False
+            raise
+        return bool(meta.deletion_timestamp(result))

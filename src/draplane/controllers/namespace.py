@@ -1,0 +1,139 @@
+"""The namespace controller: empties a namespace being deleted, then finalizes it.
+
+A namespace with `deletionTimestamp` and the `kubernetes` entry in `spec.finalizers`: delete
+every namespaced object in it; while some remain (finalizers, graceful pods), look again later;
+once it is empty, drop `kubernetes` from `spec.finalizers` through the `finalize` subresource,
+after which the API server removes the namespace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+
+from prometheus_client import CollectorRegistry
+
+from draplane.api import meta
+from draplane.api.errors import StatusError, is_not_found
+from draplane.api.kinds import NAMESPACES, SERVED, ResourceType
+from draplane.api.meta import Obj
+from draplane.client.informer import Informer, InformerFactory
+from draplane.client.interface import Client
+from draplane.client.ratelimit import RateLimiter
+from draplane.client.workqueue import RateLimitingQueue, ShutDown
+from draplane.clock import REAL_CLOCK, Clock
+from draplane.controllers.objectkey import ObjectKey
+
+log = logging.getLogger(__name__)
+
+KUBERNETES_FINALIZER = "kubernetes"
+QUEUE_NAME = "namespace"
+WORKERS = 2
+# How soon to look again at a namespace whose content is still going away.
+CONTENT_RECHECK_DELAY = 1.0
+NAMESPACED: tuple[ResourceType, ...] = tuple(rt for rt in SERVED if rt.namespaced)
+
+
+class NamespaceController:
+    def __init__(
+        self,
+        client: Client,
+        *,
+        informers: InformerFactory,
+        clock: Clock = REAL_CLOCK,
+        metrics: CollectorRegistry | None = None,
+        resources: Iterable[ResourceType] = NAMESPACED,
+        rate_limiter: RateLimiter | None = None,
+    ) -> None:
+        self._client = client
+        self._resources = tuple(rt for rt in resources if rt.namespaced)
+        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
+            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
+        )
+        self._namespaces: Informer = informers.informer(NAMESPACES)
+        self._namespaces.add_handler(
+            on_add=self._enqueue, on_update=lambda _, namespace: self._enqueue(namespace)
+        )
+
+    def has_synced(self) -> bool:
+        return self._namespaces.has_synced()
+
+    async def run(self, workers: int = WORKERS) -> None:
+        await self._namespaces.wait_synced()
+        tasks = [asyncio.create_task(self._worker()) for _ in range(workers)]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            self.queue.shut_down()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _worker(self) -> None:
+        while True:
+            try:
+                key = await self.queue.get()
+            except ShutDown:
+                return
+            try:
+                done = await self.sync(key)
+            except Exception as err:
+                log.info("deleting the content of %s failed, will retry: %s", key, err)
+                self.queue.add_rate_limited(key)
+            else:
+                self.queue.forget(key)
+                if not done:
+                    self.queue.add_after(key, CONTENT_RECHECK_DELAY)
+            finally:
+                self.queue.done(key)
+
+    def _enqueue(self, namespace: Obj) -> None:
+        if meta.deletion_timestamp(namespace):
+            self.queue.add(ObjectKey(NAMESPACES.kind, "", meta.name(namespace)))
+
+    async def sync(self, key: ObjectKey) -> bool:
+        """Returns False while content is still going away (the caller looks again later)."""
+        namespace = self._namespaces.lister.get(key.name)
+        if namespace is None or not meta.deletion_timestamp(namespace):
+            return True
+        finalizers = (namespace.get("spec") or {}).get("finalizers") or []
+        if KUBERNETES_FINALIZER not in finalizers:
+            return True
+        remaining = 0
+        for rt in self._resources:
+            remaining += await self._delete_content(rt, key.name)
+        if remaining:
+            log.info("namespace %s: waiting for %d objects to go", key.name, remaining)
+            return False
+        await self._finalize(namespace)
+        return True
+
+    async def _delete_content(self, rt: ResourceType, namespace: str) -> int:
+        """Delete every `rt` object in the namespace; returns how many are still there."""
+        listed = await self._client.list(rt, namespace)
+        items: list[Obj] = listed.get("items") or []
+        remaining = 0
+        for item in items:
+            if meta.deletion_timestamp(item):
+                remaining += 1
+                continue
+            try:
+                result = await self._client.delete(rt, meta.name(item), namespace)
+            except StatusError as err:
+                if is_not_found(err):
+                    continue
+                raise
+            remaining += bool(meta.deletion_timestamp(result))
+        return remaining
+
+    async def _finalize(self, namespace: Obj) -> None:
+        updated = meta.deep_copy(namespace)
+        spec = updated.setdefault("spec", {})
+        spec["finalizers"] = [f for f in spec.get("finalizers") or [] if f != KUBERNETES_FINALIZER]
+        try:
+            await self._client.update(NAMESPACES, updated, subresource="finalize")
+        except StatusError as err:
+            if not is_not_found(err):
+                raise
+        log.info("namespace %s: content deleted, finalized", meta.name(namespace))

@@ -1,0 +1,207 @@
+"""The resource claim controller: one ResourceClaim per template pod claim, recorded in the pod.
+
+Handlers (spec/claim-controller.md §4.3-4.4) only decide which `ObjectKey`s to enqueue; workers
+run `sync(key)`: `sync_pod` (resourceclaim_pod.py) or `sync_claim` (resourceclaim_claim.py).
+Claims the controller just created are remembered in a MutationCache until the informer has
+them, so a retried pod finds its claim instead of creating a second one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from prometheus_client import CollectorRegistry
+
+from draplane.api import meta
+from draplane.api.kinds import (
+    POD_SCHEDULING_CONTEXTS,
+    PODS,
+    RESOURCE_CLAIM_TEMPLATES,
+    RESOURCE_CLAIMS,
+)
+from draplane.api.meta import Obj
+from draplane.client.events import EventRecorder
+from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
+from draplane.client.interface import Client
+from draplane.client.mutationcache import MutationCache
+from draplane.client.ratelimit import RateLimiter
+from draplane.client.workqueue import RateLimitingQueue, ShutDown
+from draplane.clock import REAL_CLOCK, Clock
+from draplane.controllers.metrics import ResourceClaimMetrics
+from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.resourceclaim_claim import sync_claim
+from draplane.controllers.resourceclaim_context import (
+    CLAIM_POD_OWNER_INDEX,
+    DELETED_POD_MEMORY,
+    EVENT_COMPONENT,
+    POD,
+    POD_RESOURCE_CLAIM_INDEX,
+    POD_TEMPLATE_INDEX,
+    RESOURCE_CLAIM,
+    ClaimControllerContext,
+    CreatedClaims,
+    SyncError,
+    claim_pod_owner_index,
+    pod_claims,
+    pod_resource_claim_index,
+    pod_template_index,
+)
+from draplane.controllers.resourceclaim_needs import pod_needs_claims, pod_needs_work
+from draplane.controllers.resourceclaim_pod import sync_pod
+from draplane.controllers.uid_cache import UIDCache
+from draplane.dra import claims as dra
+
+log = logging.getLogger(__name__)
+
+QUEUE_NAME = "resource_claim"
+WORKERS = 10
+# Upstream keeps 100 entries; overflowing them under mass pod creation can create duplicate
+# claims (upstream PR #140227), so keep enough for a burst of thousands of pods.
+MUTATION_CACHE_ENTRIES = 20_000
+MUTATION_CACHE_TTL = 3600.0
+
+
+class ResourceClaimController:
+    def __init__(
+        self,
+        client: Client,
+        *,
+        informers: InformerFactory,
+        recorder: EventRecorder | None = None,
+        clock: Clock = REAL_CLOCK,
+        metrics: CollectorRegistry | None = None,
+        rate_limiter: RateLimiter | None = None,
+    ) -> None:
+        """`informers` must be built on a client acting as this controller (or an admin);
+        the caller starts it. `rate_limiter` None means client-go's default."""
+        self._pods = informers.informer(
+            PODS,
+            indexers={
+                POD_RESOURCE_CLAIM_INDEX: pod_resource_claim_index,
+                POD_TEMPLATE_INDEX: pod_template_index,
+            },
+        )
+        self._claims = informers.informer(
+            RESOURCE_CLAIMS, indexers={CLAIM_POD_OWNER_INDEX: claim_pod_owner_index}
+        )
+        self._templates = informers.informer(RESOURCE_CLAIM_TEMPLATES)
+        self._scheduling_contexts = informers.informer(POD_SCHEDULING_CONTEXTS)
+        self.recorder = recorder or EventRecorder(client, EVENT_COMPONENT, clock=clock)
+        self.metrics = ResourceClaimMetrics(metrics)
+        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
+            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
+        )
+        self.ctx = ClaimControllerContext(
+            client=client,
+            pods=self._pods.lister,
+            claims=self._claims.lister,
+            templates=self._templates.lister,
+            scheduling_contexts=self._scheduling_contexts.lister,
+            claim_cache=MutationCache(
+                self._claims.lister,
+                indexers={CLAIM_POD_OWNER_INDEX: claim_pod_owner_index},
+                ttl=MUTATION_CACHE_TTL,
+                max_entries=MUTATION_CACHE_ENTRIES,
+                clock=clock,
+            ),
+            deleted_pods=UIDCache(DELETED_POD_MEMORY),
+            deleted_claims=UIDCache(MUTATION_CACHE_ENTRIES),
+            created_claims=CreatedClaims(MUTATION_CACHE_ENTRIES),
+            recorder=self.recorder,
+            metrics=self.metrics,
+        )
+        self._pods.add_handler(
+            on_add=lambda pod: self._enqueue_pod(pod, deleted=False),
+            on_update=lambda _, pod: self._enqueue_pod(pod, deleted=False),
+            on_delete=lambda pod: self._enqueue_pod(_unwrap(pod), deleted=True),
+        )
+        self._claims.add_handler(
+            on_add=lambda claim: self._enqueue_claim(claim, deleted=False),
+            on_update=lambda _, claim: self._enqueue_claim(claim, deleted=False),
+            on_delete=lambda claim: self._enqueue_claim(_unwrap(claim), deleted=True),
+        )
+        self._templates.add_handler(on_add=self._enqueue_template_pods)
+
+    def _informers(self) -> tuple[Informer, ...]:
+        return (self._pods, self._claims, self._templates, self._scheduling_contexts)
+
+    def has_synced(self) -> bool:
+        return all(informer.has_synced() for informer in self._informers())
+
+    async def run(self, workers: int = WORKERS) -> None:
+        """Wait for the informers (all four, as upstream does since 1.31), then run `workers`
+        workers until cancelled."""
+        await asyncio.gather(*(informer.wait_synced() for informer in self._informers()))
+        log.info("Starting resource claim controller with %d workers", workers)
+        tasks = [
+            asyncio.create_task(self._worker(), name=f"resource-claim-worker-{i}")
+            for i in range(workers)
+        ]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            self.queue.shut_down()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.recorder.flush()
+
+    async def _worker(self) -> None:
+        while True:
+            try:
+                key = await self.queue.get()
+            except ShutDown:
+                return
+            try:
+                await self.sync(key)
+            except Exception as err:
+                level = logging.INFO if isinstance(err, SyncError) else logging.WARNING
+                log.log(level, "processing %s failed, will retry: %s", key, err)
+                self.queue.add_rate_limited(key)
+            else:
+                self.queue.forget(key)
+            finally:
+                self.queue.done(key)
+
+    async def sync(self, key: ObjectKey) -> None:
+        """Level-triggered: bring the pod or claim named by `key` to what the API says."""
+        if key.kind == POD:
+            await sync_pod(self.ctx, key.namespace, key.name)
+        elif key.kind == RESOURCE_CLAIM:
+            await sync_claim(self.ctx, key.namespace, key.name)
+        else:
+            raise SyncError(f"unsupported key kind {key.kind!r}")
+
+    def _enqueue_pod(self, pod: Obj, *, deleted: bool) -> None:
+        if not pod_claims(pod):
+            return
+        if deleted:
+            self.ctx.deleted_pods.add(meta.uid(pod))
+        namespace = meta.namespace(pod)
+        if not pod_needs_claims(pod, deleted=deleted):
+            for _, claim_name in dra.pod_claim_names(pod):
+                if claim_name:
+                    self.queue.add(ObjectKey(RESOURCE_CLAIM, namespace, claim_name))
+        if pod_needs_work(self.ctx, pod):
+            self.queue.add(ObjectKey(POD, namespace, meta.name(pod)))
+
+    def _enqueue_claim(self, claim: Obj, *, deleted: bool) -> None:
+        namespace, name = meta.namespace(claim), meta.name(claim)
+        if deleted:
+            self.ctx.deleted_claims.add(meta.uid(claim))
+        else:
+            self.queue.add(ObjectKey(RESOURCE_CLAIM, namespace, name))
+        # A deleted claim re-evaluates its pods, which recreates a generated claim deleted by
+        # accident.
+        for pod in self.ctx.pods.by_index(POD_RESOURCE_CLAIM_INDEX, f"{namespace}/{name}"):
+            self._enqueue_pod(pod, deleted=False)
+
+    def _enqueue_template_pods(self, template: Obj) -> None:
+        index_key = f"{meta.namespace(template)}/{meta.name(template)}"
+        for pod in self.ctx.pods.by_index(POD_TEMPLATE_INDEX, index_key):
+            self._enqueue_pod(pod, deleted=False)
+
+
+def _unwrap(obj: Obj | DeletedFinalStateUnknown) -> Obj:
+    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj

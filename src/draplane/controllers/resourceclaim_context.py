@@ -1,0 +1,132 @@
+"""What the resource claim controller's sync functions work with, plus shared predicates.
+
+`ClaimControllerContext` bundles the listers, the claim mutation cache, the API client, the
+event recorder, the deleted-pod memory and the metrics, so sync functions take one argument.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from draplane.api import meta
+from draplane.api.meta import Obj
+from draplane.client.events import EventRecorder
+from draplane.client.interface import Client
+from draplane.client.lister import Lister
+from draplane.client.mutationcache import MutationCache
+from draplane.controllers.metrics import ResourceClaimMetrics
+from draplane.controllers.uid_cache import UIDCache
+from draplane.dra import claims as dra
+
+POD_RESOURCE_CLAIM_INDEX = "pod-resource-claim-index"
+CLAIM_POD_OWNER_INDEX = "claim-pod-owner-index"
+# Not upstream: lets a template created after its pods trigger their claim creation at once
+# instead of after the failed sync's backoff.
+POD_TEMPLATE_INDEX = "pod-resource-claim-template-index"
+
+FIELD_MANAGER = "ResourceClaimController"
+EVENT_COMPONENT = "resource_claim"
+REASON_FAILED_CREATION = "FailedResourceClaimCreation"
+WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
+DELETED_POD_MEMORY = 500
+POD = "Pod"
+RESOURCE_CLAIM = "ResourceClaim"
+
+
+class CreatedClaims:
+    """Keys of the claims this controller created, by owning pod UID; the oldest pods are
+    forgotten beyond `max_pods`. Together with the mutation cache they give the claims the
+    informer may not have delivered yet, without scanning the whole cache per lookup."""
+
+    def __init__(self, max_pods: int) -> None:
+        self._max_pods = max_pods
+        self._keys: OrderedDict[str, list[str]] = OrderedDict()
+
+    def add(self, pod_uid: str, claim: Obj) -> None:
+        keys = self._keys.setdefault(pod_uid, [])
+        key = meta.key(claim)
+        if key not in keys:
+            keys.append(key)
+        self._keys.move_to_end(pod_uid)
+        while len(self._keys) > self._max_pods:
+            self._keys.popitem(last=False)
+
+    def keys(self, pod_uid: str) -> list[str]:
+        return self._keys.get(pod_uid) or []
+
+
+class SyncError(Exception):
+    """A failed sync; the key is retried with backoff. The message says what and why."""
+
+
+@dataclass(frozen=True)
+class ClaimControllerContext:
+    client: Client
+    pods: Lister
+    claims: Lister
+    templates: Lister
+    scheduling_contexts: Lister
+    claim_cache: MutationCache
+    deleted_pods: UIDCache
+    # Claims seen deleted: the mutation cache may still hold them (it only learns of newer
+    # versions, not of deletes), and a deleted claim must not be found again.
+    deleted_claims: UIDCache
+    created_claims: CreatedClaims
+    recorder: EventRecorder
+    metrics: ResourceClaimMetrics
+    # UIDs of pods whose last claim create failed without a clear answer (a 5xx, a timeout):
+    # the claim may exist anyway, so the next attempt asks the API server, not the informer.
+    uncertain_creates: set[str] = field(default_factory=set)
+
+
+class PodOwner(NamedTuple):
+    name: str
+    uid: str
+
+
+def pod_claims(pod: Obj) -> list[Obj]:
+    value: list[Obj] = (pod.get("spec") or {}).get("resourceClaims") or []
+    return value
+
+
+def is_pod_done(pod: Obj) -> bool:
+    """Finished, or deleted before it was scheduled: its claims are no longer needed."""
+    if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+        return True
+    return bool(meta.deletion_timestamp(pod)) and not (pod.get("spec") or {}).get("nodeName")
+
+
+def owning_pod(claim: Obj) -> PodOwner | None:
+    """The pod that is the claim's controller owner (a generated claim), if any."""
+    for ref in meta.owner_references(claim):
+        if ref.get("controller") and ref.get("apiVersion") == "v1" and ref.get("kind") == "Pod":
+            return PodOwner(str(ref.get("name") or ""), str(ref.get("uid") or ""))
+    return None
+
+
+def pod_resource_claim_index(pod: Obj) -> list[str]:
+    """`<namespace>/<claim name>` for every pod claim that resolves to a claim name."""
+    namespace = meta.namespace(pod)
+    return [f"{namespace}/{name}" for _, name in dra.pod_claim_names(pod) if name]
+
+
+def pod_template_index(pod: Obj) -> list[str]:
+    """`<namespace>/<template name>` for every pod claim generated from a template."""
+    namespace = meta.namespace(pod)
+    out: list[str] = []
+    for pod_claim in pod_claims(pod):
+        template = (pod_claim.get("source") or {}).get("resourceClaimTemplateName")
+        if template:
+            out.append(f"{namespace}/{template}")
+    return out
+
+
+def claim_pod_owner_index(claim: Obj) -> list[str]:
+    """The UID of the pod that controls the claim."""
+    return [
+        str(ref.get("uid"))
+        for ref in meta.owner_references(claim)
+        if ref.get("controller") and ref.get("apiVersion") == "v1" and ref.get("kind") == "Pod"
+    ]
