@@ -1,0 +1,140 @@
+"""Informer event handlers: feed the scheduling queue and the cache (spec §3.6).
+
+Unassigned pods of this scheduler go to the queue; assigned pods and nodes go to the cache.
+Node, ResourceClaim, PodSchedulingContext and assigned-pod deletions become ClusterEvents that
+requeue unschedulable pods through the plugins' hints. Handlers do no API calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from draplane.api.meta import Obj
+from draplane.client.informer import Informer
+from draplane.scheduler.cache import SchedulerCache
+from draplane.scheduler.framework.types import GVK, ActionType, ClusterEvent
+from draplane.scheduler.queue.scheduling_queue import SchedulingQueue
+
+NODE_ADD = ClusterEvent(GVK.NODE, ActionType.ADD, "NodeAdd")
+ASSIGNED_POD_DELETE = ClusterEvent(GVK.POD, ActionType.DELETE, "AssignedPodDelete")
+CLAIM_ADD = ClusterEvent(GVK.RESOURCE_CLAIM, ActionType.ADD, "ResourceClaimAdd")
+CLAIM_UPDATE = ClusterEvent(GVK.RESOURCE_CLAIM, ActionType.UPDATE, "ResourceClaimUpdate")
+PSC_ADD = ClusterEvent(GVK.POD_SCHEDULING_CONTEXT, ActionType.ADD, "PodSchedulingContextAdd")
+PSC_UPDATE = ClusterEvent(
+    GVK.POD_SCHEDULING_CONTEXT, ActionType.UPDATE, "PodSchedulingContextUpdate"
+)
+_TERMINAL_PHASES = ("Succeeded", "Failed")
+
+
+def _unwrap(obj: Any) -> Obj:
+    inner = getattr(obj, "obj", None)
+    return inner if isinstance(inner, dict) else obj  # type: ignore[no-any-return]
+
+
+def assigned(pod: Obj) -> bool:
+    return bool((pod.get("spec") or {}).get("nodeName"))
+
+
+def terminated(pod: Obj) -> bool:
+    return (pod.get("status") or {}).get("phase") in _TERMINAL_PHASES
+
+
+def node_update_event(old: Obj, new: Obj) -> ClusterEvent | None:
+    """The first changed property, in kube-scheduler's order; None if nothing relevant."""
+    old_spec, new_spec = old.get("spec") or {}, new.get("spec") or {}
+    old_status, new_status = old.get("status") or {}, new.get("status") or {}
+    if bool(old_spec.get("unschedulable")) != bool(new_spec.get("unschedulable")):
+        return ClusterEvent(GVK.NODE, ActionType.UPDATE_NODE_TAINT, "NodeSpecUnschedulableChange")
+    if old_status.get("allocatable") != new_status.get("allocatable"):
+        return ClusterEvent(GVK.NODE, ActionType.UPDATE_NODE_ALLOCATABLE, "NodeAllocatableChange")
+    if (old.get("metadata") or {}).get("labels") != (new.get("metadata") or {}).get("labels"):
+        return ClusterEvent(GVK.NODE, ActionType.UPDATE_NODE_LABEL, "NodeLabelChange")
+    if old_spec.get("taints") != new_spec.get("taints"):
+        return ClusterEvent(GVK.NODE, ActionType.UPDATE_NODE_TAINT, "NodeTaintChange")
+    if _conditions(old_status) != _conditions(new_status):
+        return ClusterEvent(GVK.NODE, ActionType.UPDATE_NODE_CONDITION, "NodeConditionChange")
+    return None
+
+
+def _conditions(status: Obj) -> list[tuple[str, str]]:
+    return [(c.get("type", ""), c.get("status", "")) for c in status.get("conditions") or ()]
+
+
+@dataclass
+class EventHandlers:
+    queue: SchedulingQueue
+    cache: SchedulerCache
+    scheduler_name: str
+
+    def responsible(self, pod: Obj) -> bool:
+        name = (pod.get("spec") or {}).get("schedulerName") or "default-scheduler"
+        return bool(name == self.scheduler_name)
+
+    def install(
+        self, *, pods: Informer, nodes: Informer, claims: Informer, contexts: Informer
+    ) -> None:
+        pods.add_handler(
+            on_add=self.on_pod_add, on_update=self.on_pod_update, on_delete=self.on_pod_delete
+        )
+        nodes.add_handler(
+            on_add=self.on_node_add,
+            on_update=self.on_node_update,
+            on_delete=lambda obj: self.cache.remove_node(_unwrap(obj)),
+        )
+        claims.add_handler(
+            on_add=lambda obj: self.queue.move_all_to_active_or_backoff(CLAIM_ADD, None, obj),
+            on_update=lambda old, new: self.queue.move_all_to_active_or_backoff(
+                CLAIM_UPDATE, old, new
+            ),
+        )
+        contexts.add_handler(
+            on_add=lambda obj: self.queue.move_all_to_active_or_backoff(PSC_ADD, None, obj),
+            on_update=lambda old, new: self.queue.move_all_to_active_or_backoff(
+                PSC_UPDATE, old, new
+            ),
+        )
+
+    def on_pod_add(self, pod: Obj) -> None:
+        if assigned(pod):
+            if not terminated(pod):
+                self.cache.add_pod(pod)
+        elif self.responsible(pod) and not terminated(pod):
+            self.queue.add(pod)
+
+    def on_pod_update(self, old: Obj, new: Obj) -> None:
+        if assigned(new):
+            if not assigned(old):
+                self.queue.delete(new)
+            if terminated(new):
+                self.cache.remove_pod(new)
+                if not terminated(old):
+                    self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, new, None)
+            else:
+                self.cache.update_pod(new)
+            return
+        if not self.responsible(new) or terminated(new):
+            self.queue.delete(new)
+            return
+        uid = (new.get("metadata") or {}).get("uid") or ""
+        if self.cache.is_assumed(uid):
+            return
+        self.queue.update(old, new)
+
+    def on_pod_delete(self, obj: Any) -> None:
+        pod = _unwrap(obj)
+        if assigned(pod):
+            self.cache.remove_pod(pod)
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
+        else:
+            self.queue.delete(pod)
+
+    def on_node_add(self, node: Obj) -> None:
+        self.cache.add_node(node)
+        self.queue.move_all_to_active_or_backoff(NODE_ADD, None, node)
+
+    def on_node_update(self, old: Obj, new: Obj) -> None:
+        self.cache.update_node(new)
+        event = node_update_event(old, new)
+        if event is not None:
+            self.queue.move_all_to_active_or_backoff(event, old, new)

@@ -1,0 +1,81 @@
+"""The scheduler plugin API: extension-point protocols, Status, CycleState, events, handle.
+
+Plugins depend only on this package (plus api, client, dra, clock), never on the runtime,
+the queue or the scheduler loop.
+"""
+
+from draplane.scheduler.framework.cycle_state import CycleState, StateKey
+from draplane.scheduler.framework.handle import Handle, Lister, lister_get
+from draplane.scheduler.framework.interfaces import (
+    BindPlugin,
+    EnqueueExtensions,
+    FilterPlugin,
+    PermitPlugin,
+    Plugin,
+    PluginArgs,
+    PluginFactory,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    QueueSortPlugin,
+    Registry,
+    ReservePlugin,
+    ScoreExtensions,
+    ScorePlugin,
+)
+from draplane.scheduler.framework.status import SKIP, SUCCESS, Code, Status
+from draplane.scheduler.framework.types import (
+    GVK,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    NodeInfo,
+    PodInfo,
+    QueuedPodInfo,
+    QueueingHint,
+    QueueingHintFn,
+    Resource,
+)
+
+__all__ = [
+    "GVK",
+    "SKIP",
+    "SUCCESS",
+    "ActionType",
+    "BindPlugin",
+    "ClusterEvent",
+    "ClusterEventWithHint",
+    "Code",
+    "CycleState",
+    "EnqueueExtensions",
+    "FilterPlugin",
+    "Handle",
+    "Lister",
+    "NodeInfo",
+    "PermitPlugin",
+    "Plugin",
+    "PluginArgs",
+    "PluginFactory",
+    "PodInfo",
+    "PostBindPlugin",
+    "PostFilterPlugin",
+    "PreBindPlugin",
+    "PreEnqueuePlugin",
+    "PreFilterPlugin",
+    "PreScorePlugin",
+    "QueueSortPlugin",
+    "QueuedPodInfo",
+    "QueueingHint",
+    "QueueingHintFn",
+    "Registry",
+    "ReservePlugin",
+    "Resource",
+    "ScoreExtensions",
+    "ScorePlugin",
+    "StateKey",
+    "Status",
+    "lister_get",
+]

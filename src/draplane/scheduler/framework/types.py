@@ -1,0 +1,234 @@
+"""Shared scheduler vocabulary: cluster events and queueing hints (1.28 names), pod and node info.
+
+`PodInfo` and `NodeInfo` precompute what Filter and Score read on every node (requests,
+allocatable, taints, labels), so the per-node work in a scheduling cycle is plain attribute
+access. Objects they wrap are informer objects: read-only.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from draplane.api.meta import Obj
+from draplane.api.quantity import bytes_value, cpu_millis
+
+
+class ActionType(enum.IntFlag):
+    ADD = 1
+    DELETE = 2
+    UPDATE_NODE_ALLOCATABLE = 4
+    UPDATE_NODE_LABEL = 8
+    UPDATE_NODE_TAINT = 16
+    UPDATE_NODE_CONDITION = 32
+    UPDATE = 60
+    ALL = 63
+
+
+class GVK:
+    """Resource names used in ClusterEvents (framework.GVK in 1.28: no ResourceClass yet)."""
+
+    POD = "Pod"
+    NODE = "Node"
+    POD_SCHEDULING_CONTEXT = "PodSchedulingContext"
+    RESOURCE_CLAIM = "ResourceClaim"
+    WILDCARD = "*"
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterEvent:
+    resource: str
+    action_type: ActionType
+    label: str = ""
+
+    @property
+    def is_wildcard(self) -> bool:
+        return self.resource == GVK.WILDCARD and self.action_type == ActionType.ALL
+
+    def matches(self, registered: ClusterEvent) -> bool:
+        """Whether this incoming event is covered by a registered one."""
+        return registered.is_wildcard or (
+            registered.resource == self.resource and bool(registered.action_type & self.action_type)
+        )
+
+
+UNSCHEDULABLE_TIMEOUT = ClusterEvent(GVK.WILDCARD, ActionType.ALL, "UnschedulableTimeout")
+WILDCARD_EVENT = ClusterEvent(GVK.WILDCARD, ActionType.ALL, "WildCardEvent")
+
+
+class QueueingHint(enum.IntEnum):
+    """1.28 names; ordered so that max() picks the strongest."""
+
+    QUEUE_SKIP = 0
+    QUEUE_AFTER_BACKOFF = 1
+    QUEUE_IMMEDIATELY = 2
+
+
+QueueingHintFn = Callable[[Obj, Any, Any], QueueingHint]
+"""(pod, old object or None on add, new object or None on delete) -> hint."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterEventWithHint:
+    event: ClusterEvent
+    queueing_hint_fn: QueueingHintFn | None = None
+    """None means "always QueueAfterBackoff"."""
+
+
+class Resource:
+    """Scheduling-relevant amounts: CPU in millicores, memory in bytes, pod count."""
+
+    __slots__ = ("memory", "milli_cpu", "pods")
+
+    def __init__(self, milli_cpu: int = 0, memory: int = 0, pods: int = 0) -> None:
+        self.milli_cpu = milli_cpu
+        self.memory = memory
+        self.pods = pods
+
+    @classmethod
+    def from_list(cls, resources: Obj | None) -> Resource:
+        """From a ResourceList (`{"cpu": "4", "memory": "32Gi", "pods": "110"}`)."""
+        if not resources:
+            return cls()
+        cpu = resources.get("cpu")
+        memory = resources.get("memory")
+        pods = resources.get("pods")
+        return cls(
+            cpu_millis(str(cpu)) if cpu is not None else 0,
+            bytes_value(str(memory)) if memory is not None else 0,
+            int(bytes_value(str(pods))) if pods is not None else 0,
+        )
+
+    def __repr__(self) -> str:
+        return f"Resource(milli_cpu={self.milli_cpu}, memory={self.memory}, pods={self.pods})"
+
+
+def pod_requests(pod: Obj) -> Resource:
+    """Effective requests: max(sum over containers, largest init container) plus overhead."""
+    spec = pod.get("spec") or {}
+    total = Resource()
+    for container in spec.get("containers") or ():
+        req = Resource.from_list((container.get("resources") or {}).get("requests"))
+        total.milli_cpu += req.milli_cpu
+        total.memory += req.memory
+    for container in spec.get("initContainers") or ():
+        req = Resource.from_list((container.get("resources") or {}).get("requests"))
+        total.milli_cpu = max(total.milli_cpu, req.milli_cpu)
+        total.memory = max(total.memory, req.memory)
+    overhead = Resource.from_list(spec.get("overhead"))
+    total.milli_cpu += overhead.milli_cpu
+    total.memory += overhead.memory
+    return total
+
+
+# Pods without requests still count when spreading by score (kube-scheduler's non-zero defaults).
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+
+class PodInfo:
+    """A pod plus what the scheduler derives from it once (requests, priority)."""
+
+    __slots__ = ("key", "name", "namespace", "non_zero", "pod", "priority", "requests", "uid")
+
+    def __init__(self, pod: Obj) -> None:
+        self.pod = pod
+        md = pod.get("metadata") or {}
+        self.name: str = md.get("name") or ""
+        self.namespace: str = md.get("namespace") or ""
+        self.uid: str = md.get("uid") or ""
+        self.key = f"{self.namespace}/{self.name}"
+        spec = pod.get("spec") or {}
+        self.priority: int = int(spec.get("priority") or 0)
+        self.requests = pod_requests(pod)
+        self.non_zero = Resource(
+            self.requests.milli_cpu or DEFAULT_MILLI_CPU_REQUEST,
+            self.requests.memory or DEFAULT_MEMORY_REQUEST,
+        )
+
+    @property
+    def spec(self) -> Obj:
+        spec: Obj = self.pod.get("spec") or {}
+        return spec
+
+    def __repr__(self) -> str:
+        return f"PodInfo({self.key})"
+
+
+class NodeInfo:
+    """A node and the pods the scheduler counts against it (bound and assumed)."""
+
+    __slots__ = (
+        "allocatable",
+        "labels",
+        "name",
+        "node",
+        "non_zero_requested",
+        "pods",
+        "requested",
+        "taints",
+        "unschedulable",
+    )
+
+    def __init__(self, node: Obj) -> None:
+        self.pods: dict[str, PodInfo] = {}
+        self.requested = Resource()
+        self.non_zero_requested = Resource()
+        self.set_node(node)
+
+    def set_node(self, node: Obj) -> None:
+        self.node = node
+        md = node.get("metadata") or {}
+        spec = node.get("spec") or {}
+        self.name: str = md.get("name") or ""
+        self.labels: dict[str, str] = md.get("labels") or {}
+        self.taints: list[Obj] = spec.get("taints") or []
+        self.unschedulable = bool(spec.get("unschedulable"))
+        self.allocatable = Resource.from_list((node.get("status") or {}).get("allocatable"))
+
+    def add_pod(self, pod_info: PodInfo) -> None:
+        if pod_info.uid in self.pods:
+            self.remove_pod(pod_info.uid)
+        self.pods[pod_info.uid] = pod_info
+        self.requested.milli_cpu += pod_info.requests.milli_cpu
+        self.requested.memory += pod_info.requests.memory
+        self.requested.pods += 1
+        self.non_zero_requested.milli_cpu += pod_info.non_zero.milli_cpu
+        self.non_zero_requested.memory += pod_info.non_zero.memory
+
+    def remove_pod(self, uid: str) -> None:
+        pod_info = self.pods.pop(uid, None)
+        if pod_info is None:
+            return
+        self.requested.milli_cpu -= pod_info.requests.milli_cpu
+        self.requested.memory -= pod_info.requests.memory
+        self.requested.pods -= 1
+        self.non_zero_requested.milli_cpu -= pod_info.non_zero.milli_cpu
+        self.non_zero_requested.memory -= pod_info.non_zero.memory
+
+    def __repr__(self) -> str:
+        return f"NodeInfo({self.name}, pods={len(self.pods)})"
+
+
+@dataclass(slots=True, eq=False)
+class QueuedPodInfo:
+    """A pod in the scheduling queue with its attempt bookkeeping (times are monotonic)."""
+
+    pod_info: PodInfo
+    timestamp: float
+    """Last time the pod was added or re-added to the queue."""
+    attempts: int = 0
+    initial_attempt_timestamp: float | None = None
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    gated: bool = False
+    """Rejected by a PreEnqueue plugin: never attempted until an event lets it pass."""
+
+    @property
+    def pod(self) -> Obj:
+        return self.pod_info.pod
+
+    @property
+    def key(self) -> str:
+        return self.pod_info.key

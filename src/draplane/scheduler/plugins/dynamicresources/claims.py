@@ -1,0 +1,65 @@
+"""A pod's ResourceClaims as the plugin sees them (spec §4.2 `foreachPodResourceClaim`).
+
+`pod_resource_claims` resolves every pod claim through `dra.name()` and the claim lister and
+fails with the first problem's text: the claim is not created yet, not found, being deleted,
+or not owned by the pod.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from draplane import dra
+from draplane.api import errors
+from draplane.api.kinds import RESOURCE_CLAIMS
+from draplane.api.meta import Obj
+from draplane.scheduler.framework import Lister, lister_get
+
+IMMEDIATE = "Immediate"
+WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
+
+
+class ClaimLookupError(Exception):
+    """The pod's claims cannot all be used now; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class PodClaim:
+    pod_claim_name: str
+    """`pod.spec.resourceClaims[].name`"""
+    claim: Obj
+
+
+def pod_resource_claims(pod: Obj, claims: Lister) -> list[PodClaim]:
+    """The pod's claims in `spec.resourceClaims` order, skipping pod claims that need no
+    claim; raises ClaimLookupError at the first claim that cannot be used."""
+    namespace = (pod.get("metadata") or {}).get("namespace") or ""
+    out: list[PodClaim] = []
+    for pod_claim in (pod.get("spec") or {}).get("resourceClaims") or ():
+        try:
+            claim_name, check_owner = dra.name(pod, pod_claim)
+        except dra.ClaimNameError as err:
+            raise ClaimLookupError(str(err)) from None
+        if claim_name is None:
+            continue
+        try:
+            claim = lister_get(claims, RESOURCE_CLAIMS, name=claim_name, namespace=namespace)
+        except errors.StatusError as err:
+            raise ClaimLookupError(str(err)) from None
+        if (claim.get("metadata") or {}).get("deletionTimestamp"):
+            raise ClaimLookupError(f'resourceclaim "{claim_name}" is being deleted')
+        if check_owner:
+            problem = dra.is_for_pod(pod, claim)
+            if problem is not None:
+                raise ClaimLookupError(problem)
+        out.append(PodClaim(str(pod_claim.get("name") or ""), claim))
+    return out
+
+
+def allocation_mode(claim: Obj) -> str:
+    return str((claim.get("spec") or {}).get("allocationMode") or WAIT_FOR_FIRST_CONSUMER)
+
+
+def claim_status(claim: Obj) -> Obj:
+    status: Obj = claim.get("status") or {}
+    return status

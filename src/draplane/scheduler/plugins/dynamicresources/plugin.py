@@ -1,0 +1,349 @@
+"""The DynamicResources plugin (Kubernetes 1.28 classic DRA, spec §4): one job per phase.
+
+PreEnqueue: all claims exist. PreFilter: claims usable at all. Filter: per-node fit
+(availableOnNodes, class suitableNodes, drivers' unsuitableNodes). PostFilter: ask for
+deallocation of a claim that keeps the pod off every node. PreScore: publishable potential
+nodes. Reserve: reserve allocated claims; for unallocated ones select a node in the
+PodSchedulingContext and wait for the driver. Unreserve: undo reservations. PostBind: delete
+the PodSchedulingContext.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from draplane import dra
+from draplane.api import errors
+from draplane.api.kinds import POD_SCHEDULING_CONTEXTS, RESOURCE_CLAIMS, RESOURCE_CLASSES
+from draplane.api.meta import Obj, deep_copy
+from draplane.api.nodeselector import NodeSelector
+from draplane.scheduler.framework import (
+    GVK,
+    SKIP,
+    SUCCESS,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    CycleState,
+    Handle,
+    NodeInfo,
+    PluginArgs,
+    PodInfo,
+    QueueingHint,
+    Status,
+    lister_get,
+)
+from draplane.scheduler.plugins import names
+from draplane.scheduler.plugins.dynamicresources import hints
+from draplane.scheduler.plugins.dynamicresources.claims import (
+    IMMEDIATE,
+    WAIT_FOR_FIRST_CONSUMER,
+    ClaimLookupError,
+    PodClaim,
+    allocation_mode,
+    claim_status,
+    pod_resource_claims,
+)
+from draplane.scheduler.plugins.dynamicresources.state import (
+    STATE_KEY,
+    SchedulingContextError,
+    StateData,
+    unsuitable_nodes,
+)
+
+log = logging.getLogger(__name__)
+
+
+class DynamicResources:
+    name = names.DYNAMIC_RESOURCES
+
+    def __init__(self, handle: Handle) -> None:
+        self._handle = handle
+        self._client = handle.client
+        self._claims = handle.lister(RESOURCE_CLAIMS)
+        self._classes = handle.lister(RESOURCE_CLASSES)
+        self._contexts = handle.lister(POD_SCHEDULING_CONTEXTS)
+
+    # -- queue ---------------------------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(GVK.RESOURCE_CLAIM, ActionType.ADD | ActionType.UPDATE),
+                self.is_schedulable_after_claim_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(GVK.POD_SCHEDULING_CONTEXT, ActionType.ADD | ActionType.UPDATE),
+                self.is_schedulable_after_scheduling_context_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(GVK.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
+            ),
+        ]
+
+    def is_schedulable_after_claim_change(self, pod: Obj, old: Any, new: Any) -> QueueingHint:
+        return hints.is_schedulable_after_claim_change(
+            pod=pod, old=old, new=new, claims=self._claims
+        )
+
+    def is_schedulable_after_scheduling_context_change(
+        self, pod: Obj, old: Any, new: Any
+    ) -> QueueingHint:
+        return hints.is_schedulable_after_scheduling_context_change(
+            pod=pod, old=old, new=new, claims=self._claims
+        )
+
+    def pre_enqueue(self, pod: Obj) -> Status:
+        try:
+            pod_resource_claims(pod, self._claims)
+        except ClaimLookupError as err:
+            return Status.unresolvable(str(err))
+        return SUCCESS
+
+    # -- scheduling cycle ----------------------------------------------------------------------
+
+    def pre_filter(self, state: CycleState, pod_info: PodInfo) -> Status:
+        data = StateData()
+        state.write(STATE_KEY, data)
+        try:
+            claims = pod_resource_claims(pod_info.pod, self._claims)
+        except ClaimLookupError as err:
+            return Status.unresolvable(str(err))
+        if not claims:
+            return SKIP
+        selectors: list[NodeSelector | None] = []
+        for pod_claim in claims:
+            claim = pod_claim.claim
+            status = claim_status(claim)
+            allocation = status.get("allocation")
+            if allocation_mode(claim) == IMMEDIATE and not allocation:
+                return Status.unresolvable("unallocated immediate resourceclaim")
+            if status.get("deallocationRequested"):
+                return Status.unresolvable("resourceclaim must be reallocated")
+            if (
+                allocation
+                and not dra.can_be_reserved(claim)
+                and not dra.is_reserved_for_pod(pod_info.pod, claim)
+            ):
+                return Status.unresolvable("resourceclaim in use")
+            selector = None
+            if allocation and allocation.get("availableOnNodes"):
+                try:
+                    selector = NodeSelector.parse(allocation["availableOnNodes"])
+                except ValueError as err:
+                    return Status.error(str(err))
+            selectors.append(selector)
+        data.claims = claims
+        data.available_on_nodes = selectors
+        return SUCCESS
+
+    def filter(self, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> Status:
+        data = state.read(STATE_KEY)
+        if not data.claims:
+            return SUCCESS
+        unavailable: list[int] = []
+        for index, pod_claim in enumerate(data.claims):
+            claim = pod_claim.claim
+            status = claim_status(claim)
+            if status.get("allocation"):
+                selector = data.available_on_nodes[index]
+                if selector is not None and not selector.matches(node_info.node):
+                    unavailable.append(index)
+                continue
+            if status.get("deallocationRequested"):
+                return Status.unresolvable("resourceclaim must be reallocated")
+            mode = allocation_mode(claim)
+            if mode != WAIT_FOR_FIRST_CONSUMER:
+                return Status.error(f"internal error, unexpected allocation mode {mode}")
+            rejection = self._filter_delayed(data, pod_info, pod_claim, node_info)
+            if rejection is not None:
+                return rejection
+        if unavailable:
+            # Only delayed-allocation claims may be deallocated later (PostFilter); an
+            # immediate one would be re-allocated at random.
+            data.unavailable_claims.update(
+                i
+                for i in unavailable
+                if allocation_mode(data.claims[i].claim) == WAIT_FOR_FIRST_CONSUMER
+            )
+            return Status.unresolvable("resourceclaim not available on the node")
+        return SUCCESS
+
+    def _filter_delayed(
+        self, data: StateData, pod_info: PodInfo, pod_claim: PodClaim, node_info: NodeInfo
+    ) -> Status | None:
+        class_name = str((pod_claim.claim.get("spec") or {}).get("resourceClassName") or "")
+        if class_name not in data.class_selectors:
+            try:
+                resource_class = lister_get(self._classes, RESOURCE_CLASSES, name=class_name)
+            except errors.StatusError as err:
+                return Status.error(f"look up resource class: {err}")
+            suitable = resource_class.get("suitableNodes")
+            try:
+                data.class_selectors[class_name] = (
+                    NodeSelector.parse(suitable) if suitable else None
+                )
+            except ValueError as err:
+                return Status.error(f"potential node filter: {err}")
+        selector = data.class_selectors[class_name]
+        if selector is not None and not selector.matches(node_info.node):
+            return Status.unresolvable("excluded by resource class node filter")
+        try:
+            psc = data.scheduling_context(pod=pod_info.pod, lister=self._contexts)
+        except SchedulingContextError as err:
+            return Status.error(str(err))
+        unsuitable = unsuitable_nodes(psc, pod_claim.pod_claim_name)
+        if unsuitable and node_info.name in unsuitable:
+            return Status.unresolvable(
+                "resourceclaim cannot be allocated for the node (unsuitable)"
+            )
+        return None
+
+    async def post_filter(
+        self, state: CycleState, pod_info: PodInfo, filtered_node_status: Mapping[str, Status]
+    ) -> Status:
+        data = state.get(STATE_KEY)
+        if data is None or not data.claims:
+            return Status.unschedulable("no new claims to deallocate")
+        candidates = list(data.unavailable_claims)
+        random.shuffle(candidates)
+        for index in candidates:
+            claim = data.claims[index].claim
+            reserved = claim_status(claim).get("reservedFor") or []
+            if reserved and not (len(reserved) == 1 and reserved[0].get("uid") == pod_info.uid):
+                continue
+            changed = deep_copy(claim)
+            changed_status = changed.setdefault("status", {})
+            changed_status["deallocationRequested"] = True
+            changed_status.pop("reservedFor", None)
+            try:
+                updated = await self._client.update(RESOURCE_CLAIMS, changed, subresource="status")
+            except errors.StatusError as err:
+                return Status.error(str(err))
+            data.claims[index] = PodClaim(data.claims[index].pod_claim_name, updated)
+            return SUCCESS
+        return Status.unschedulable("still not schedulable")
+
+    def pre_score(self, state: CycleState, pod_info: PodInfo, nodes: list[NodeInfo]) -> Status:
+        data = state.read(STATE_KEY)
+        if not data.claims:
+            return SUCCESS
+        try:
+            psc = data.scheduling_context(pod=pod_info.pod, lister=self._contexts)
+        except SchedulingContextError as err:
+            return Status.error(str(err))
+        pending = any(not claim_status(pc.claim).get("allocation") for pc in data.claims)
+        if not pending:
+            return SUCCESS
+        potential = set((psc.get("spec") or {}).get("potentialNodes") or ())
+        if all(node.name in potential for node in nodes):
+            return SUCCESS
+        node_names = [node.name for node in nodes]
+        if len(node_names) > dra.POD_SCHEDULING_NODE_LIST_MAX:
+            node_names = random.sample(node_names, dra.POD_SCHEDULING_NODE_LIST_MAX)
+        data.modify()["spec"]["potentialNodes"] = sorted(node_names)
+        return SUCCESS
+
+    async def reserve(self, state: CycleState, pod_info: PodInfo, node_name: str) -> Status:
+        data = state.read(STATE_KEY)
+        if not data.claims:
+            return SUCCESS
+        try:
+            psc = data.scheduling_context(pod=pod_info.pod, lister=self._contexts)
+        except SchedulingContextError as err:
+            return Status.error(str(err))
+        pending = [pc for pc in data.claims if not claim_status(pc.claim).get("allocation")]
+        if pending:
+            # Reservations wait until every claim is allocated (1.29 order): reserving early
+            # and undoing it in Unreserve would requeue the pod with its own claim updates.
+            with_info = sum(
+                1 for pc in pending if unsuitable_nodes(psc, pc.pod_claim_name) is not None
+            )
+            ask_allocation = len(pending) == 1 or with_info == len(pending)
+            return await self._request_allocation(data, psc, node_name, ask_allocation)
+        for index, pod_claim in enumerate(data.claims):
+            if dra.is_reserved_for_pod(pod_info.pod, pod_claim.claim):
+                continue
+            changed = deep_copy(pod_claim.claim)
+            changed.setdefault("status", {}).setdefault("reservedFor", []).append(
+                dra.pod_reference(pod_info.pod)
+            )
+            try:
+                updated = await self._client.update(RESOURCE_CLAIMS, changed, subresource="status")
+            except errors.StatusError as err:
+                return Status.error(str(err))
+            # Kept in state (1.29 behaviour) so that Unreserve undoes this reservation.
+            data.claims[index] = PodClaim(pod_claim.pod_claim_name, updated)
+        return SUCCESS
+
+    async def _request_allocation(
+        self, data: StateData, psc: Obj, node_name: str, ask_allocation: bool
+    ) -> Status:
+        """Ask drivers for information, or for allocation on `node_name`, through the
+        PodSchedulingContext (written only when it changed)."""
+        if not (psc.get("spec") or {}).get("potentialNodes"):
+            data.modify()["spec"]["potentialNodes"] = [node_name]
+        if ask_allocation:
+            current = data.scheduling_ctx or psc
+            if (current.get("spec") or {}).get("selectedNode") != node_name:
+                data.modify()["spec"]["selectedNode"] = node_name
+            try:
+                await data.publish(self._client)
+            except errors.StatusError as err:
+                return Status.error(str(err))
+            return Status.unresolvable("waiting for resource driver to allocate resource")
+        try:
+            await data.publish(self._client)
+        except errors.StatusError as err:
+            return Status.error(str(err))
+        return Status.unresolvable("waiting for resource driver to provide information")
+
+    async def unreserve(self, state: CycleState, pod_info: PodInfo, node_name: str) -> None:
+        data = state.get(STATE_KEY)
+        if data is None:
+            return
+        for index, pod_claim in enumerate(data.claims):
+            claim = pod_claim.claim
+            if not claim_status(claim).get("allocation"):
+                continue
+            if not dra.is_reserved_for_pod(pod_info.pod, claim):
+                continue
+            changed = deep_copy(claim)
+            status = changed.setdefault("status", {})
+            status["reservedFor"] = [
+                e for e in status.get("reservedFor") or () if e.get("uid") != pod_info.uid
+            ]
+            try:
+                updated = await self._client.update(RESOURCE_CLAIMS, changed, subresource="status")
+            except errors.StatusError as err:
+                log.warning(
+                    "Unreserve of claim %s for pod %s failed: %s",
+                    claim["metadata"].get("name"),
+                    pod_info.key,
+                    err,
+                )
+                continue
+            data.claims[index] = PodClaim(pod_claim.pod_claim_name, updated)
+
+    async def post_bind(self, state: CycleState, pod_info: PodInfo, node_name: str) -> None:
+        data = state.get(STATE_KEY)
+        if data is None or not data.claims:
+            return
+        try:
+            await self._client.delete(POD_SCHEDULING_CONTEXTS, pod_info.name, pod_info.namespace)
+        except errors.StatusError as err:
+            if not errors.is_not_found(err):
+                log.warning("Deleting PodSchedulingContext %s failed: %s", pod_info.key, err)
+
+
+def new(args: PluginArgs, handle: Handle) -> DynamicResources:
+    if args:
+        raise errors.invalid_object(
+            "DynamicResourcesArgs",
+            names.DYNAMIC_RESOURCES,
+            [errors.forbidden("args", "DynamicResources takes no arguments")],
+        )
+    return DynamicResources(handle)

@@ -1,0 +1,110 @@
+"""Per-attempt state of DynamicResources and its PodSchedulingContext handling (spec §4.1).
+
+`StateData` is written by PreFilter (an empty one first, so later phases always find one) and
+shared by clones of the CycleState. `claims` are informer snapshots, replaced only by the
+plugin's own successful writes. The PodSchedulingContext is loaded lazily; `modify()` makes a
+private copy before the first change, and `publish()` creates or updates it when dirty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from draplane.api.kinds import POD_SCHEDULING_CONTEXTS
+from draplane.api.meta import Obj, deep_copy
+from draplane.api.nodeselector import NodeSelector
+from draplane.client.interface import Client
+from draplane.scheduler.framework import Lister, StateKey
+from draplane.scheduler.plugins import names
+from draplane.scheduler.plugins.dynamicresources.claims import PodClaim
+
+
+class SchedulingContextError(Exception):
+    """The PodSchedulingContext cannot be used (not owned by the pod)."""
+
+
+@dataclass
+class StateData:
+    claims: list[PodClaim] = field(default_factory=list)
+    available_on_nodes: list[NodeSelector | None] = field(default_factory=list)
+    unavailable_claims: set[int] = field(default_factory=set)
+    """Indices of allocated delayed claims whose availableOnNodes excluded some node."""
+    class_selectors: dict[str, NodeSelector | None] = field(default_factory=dict)
+    """ResourceClass name -> parsed suitableNodes, cached for the attempt."""
+    scheduling_ctx: Obj | None = None
+    scheduling_ctx_dirty: bool = False
+
+    def scheduling_context(self, *, pod: Obj, lister: Lister) -> Obj:
+        """The pod's PodSchedulingContext (from the informer, or a new in-memory object)."""
+        if self.scheduling_ctx is not None:
+            return self.scheduling_ctx
+        md = pod["metadata"]
+        psc = lister.get(md["name"], md.get("namespace") or "")
+        if psc is None:
+            psc = {
+                "apiVersion": POD_SCHEDULING_CONTEXTS.api_version,
+                "kind": POD_SCHEDULING_CONTEXTS.kind,
+                "metadata": {
+                    "name": md["name"],
+                    "namespace": md.get("namespace") or "",
+                    "ownerReferences": [
+                        {
+                            "apiVersion": "v1",
+                            "kind": "Pod",
+                            "name": md["name"],
+                            "uid": md.get("uid") or "",
+                            "controller": True,
+                        }
+                    ],
+                },
+                "spec": {},
+            }
+            self.scheduling_ctx_dirty = False
+        elif not _controlled_by(psc, md.get("uid") or ""):
+            raise SchedulingContextError(
+                f"PodSchedulingContext object with UID {psc['metadata'].get('uid', '')} is not "
+                f"owned by Pod {md.get('namespace', '')}/{md['name']}"
+            )
+        self.scheduling_ctx = psc
+        return psc
+
+    def modify(self) -> Obj:
+        """A private, changeable copy of the loaded PodSchedulingContext (marked dirty)."""
+        assert self.scheduling_ctx is not None, "scheduling_context() must be called first"
+        if not self.scheduling_ctx_dirty:
+            self.scheduling_ctx = deep_copy(self.scheduling_ctx)
+            self.scheduling_ctx_dirty = True
+        self.scheduling_ctx.setdefault("spec", {})
+        return self.scheduling_ctx
+
+    async def publish(self, client: Client) -> None:
+        """Create (no uid yet) or update the PodSchedulingContext; raises StatusError."""
+        psc = self.scheduling_ctx
+        if psc is None or not self.scheduling_ctx_dirty:
+            return
+        namespace = psc["metadata"].get("namespace") or ""
+        if psc["metadata"].get("uid"):
+            result = await client.update(POD_SCHEDULING_CONTEXTS, psc)
+        else:
+            result = await client.create(POD_SCHEDULING_CONTEXTS, psc, namespace)
+        self.scheduling_ctx = result
+        self.scheduling_ctx_dirty = False
+
+
+def _controlled_by(obj: Obj, uid: str) -> bool:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
+        if ref.get("controller"):
+            return bool(ref.get("uid") == uid)
+    return False
+
+
+def unsuitable_nodes(psc: Obj, pod_claim_name: str) -> list[str] | None:
+    """The driver's unsuitable nodes for one pod claim, or None when it has not answered."""
+    for entry in (psc.get("status") or {}).get("resourceClaims") or ():
+        if entry.get("name") == pod_claim_name:
+            nodes: list[str] = entry.get("unsuitableNodes") or []
+            return nodes
+    return None
+
+
+STATE_KEY: StateKey[StateData] = StateKey(names.DYNAMIC_RESOURCES)

@@ -1,0 +1,10 @@
+"""In-tree plugin names (as kube-scheduler spells them)."""
+
+PRIORITY_SORT = "PrioritySort"
+NODE_UNSCHEDULABLE = "NodeUnschedulable"
+NODE_NAME = "NodeName"
+TAINT_TOLERATION = "TaintToleration"
+NODE_AFFINITY = "NodeAffinity"
+NODE_RESOURCES_FIT = "NodeResourcesFit"
+DYNAMIC_RESOURCES = "DynamicResources"
+DEFAULT_BINDER = "DefaultBinder"

@@ -1,0 +1,117 @@
+"""NodeResourcesFit: cpu, memory and pod count must fit; LeastAllocated scoring.
+
+Args (pluginConfig): `scoringStrategy: {type: LeastAllocated, resources: [{name, weight}]}`
+with resources cpu and memory; anything else is rejected.
+"""
+
+from __future__ import annotations
+
+from draplane.api import errors
+from draplane.scheduler.framework import (
+    GVK,
+    SUCCESS,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    CycleState,
+    Handle,
+    NodeInfo,
+    PluginArgs,
+    PodInfo,
+    Status,
+)
+from draplane.scheduler.plugins import names
+
+MAX_NODE_SCORE = 100
+
+
+class NodeResourcesFit:
+    name = names.NODE_RESOURCES_FIT
+
+    def __init__(self, *, cpu_weight: int = 1, memory_weight: int = 1) -> None:
+        self._cpu_weight = cpu_weight
+        self._memory_weight = memory_weight
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(ClusterEvent(GVK.POD, ActionType.DELETE)),
+            ClusterEventWithHint(
+                ClusterEvent(GVK.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE)
+            ),
+        ]
+
+    def filter(self, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> Status:
+        allocatable = node_info.allocatable
+        requested = node_info.requested
+        wanted = pod_info.requests
+        if (
+            requested.pods < allocatable.pods
+            and requested.milli_cpu + wanted.milli_cpu <= allocatable.milli_cpu
+            and requested.memory + wanted.memory <= allocatable.memory
+        ):
+            return SUCCESS
+        reasons = []
+        if requested.pods + 1 > allocatable.pods:
+            reasons.append("Too many pods")
+        if wanted.milli_cpu and requested.milli_cpu + wanted.milli_cpu > allocatable.milli_cpu:
+            reasons.append("Insufficient cpu")
+        if wanted.memory and requested.memory + wanted.memory > allocatable.memory:
+            reasons.append("Insufficient memory")
+        return Status.unschedulable(*reasons) if reasons else SUCCESS
+
+    def score(self, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> int:
+        """LeastAllocated: the share of cpu and memory left free after placing the pod."""
+        total = 0
+        weights = 0
+        pairs = (
+            (
+                node_info.non_zero_requested.milli_cpu,
+                pod_info.non_zero.milli_cpu,
+                node_info.allocatable.milli_cpu,
+                self._cpu_weight,
+            ),
+            (
+                node_info.non_zero_requested.memory,
+                pod_info.non_zero.memory,
+                node_info.allocatable.memory,
+                self._memory_weight,
+            ),
+        )
+        for used, wanted, capacity, weight in pairs:
+            if weight == 0:
+                continue
+            weights += weight
+            requested = used + wanted
+            if capacity and requested <= capacity:
+                total += (capacity - requested) * MAX_NODE_SCORE // capacity * weight
+        return total // weights if weights else 0
+
+
+def new(args: PluginArgs, handle: Handle) -> NodeResourcesFit:
+    if not args:
+        return NodeResourcesFit()
+    strategy = args.get("scoringStrategy") or {}
+    unknown = sorted(set(args) - {"scoringStrategy"})
+    causes = [errors.forbidden(f"args.{k}", "not supported by draplane") for k in unknown]
+    if strategy.get("type", "LeastAllocated") != "LeastAllocated":
+        causes.append(
+            errors.not_supported(
+                "args.scoringStrategy.type", strategy.get("type"), ["LeastAllocated"]
+            )
+        )
+    weights = {"cpu": 1, "memory": 1}
+    if strategy.get("resources") is not None:
+        weights = {"cpu": 0, "memory": 0}
+        for i, resource in enumerate(strategy["resources"]):
+            name = resource.get("name")
+            if name not in weights:
+                causes.append(
+                    errors.not_supported(
+                        f"args.scoringStrategy.resources[{i}].name", name, ["cpu", "memory"]
+                    )
+                )
+                continue
+            weights[name] = int(resource.get("weight") or 1)
+    if causes:
+        raise errors.invalid_object("NodeResourcesFitArgs", names.NODE_RESOURCES_FIT, causes)
+    return NodeResourcesFit(cpu_weight=weights["cpu"], memory_weight=weights["memory"])

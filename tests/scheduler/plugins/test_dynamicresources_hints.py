@@ -1,0 +1,155 @@
+"""Queueing hints of DynamicResources (spec §4.5, §4.6), table-driven with 1.28 hint names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from draplane.api.meta import Obj
+from draplane.scheduler.framework import QueueingHint
+from draplane.scheduler.plugins.dynamicresources.hints import (
+    is_schedulable_after_claim_change,
+    is_schedulable_after_scheduling_context_change,
+)
+from draplane.testing.builders import (
+    from_claim,
+    from_pod,
+    from_scheduling_context,
+    make_claim,
+    make_pod,
+    make_scheduling_context,
+)
+
+SKIP = QueueingHint.QUEUE_SKIP
+AFTER_BACKOFF = QueueingHint.QUEUE_AFTER_BACKOFF
+IMMEDIATELY = QueueingHint.QUEUE_IMMEDIATELY
+
+
+class StaticLister:
+    """The claim lister seam: a fixed set of objects, as an informer cache would hold them."""
+
+    def __init__(self, objs: list[Obj]) -> None:
+        self._objs = {(o["metadata"]["namespace"], o["metadata"]["name"]): o for o in objs}
+
+    def get(self, name: str, namespace: str = "") -> Obj | None:
+        return self._objs.get((namespace, name))
+
+    def list(self, namespace: str | None = None, label_selector: str = "") -> list[Obj]:
+        return list(self._objs.values())
+
+
+@dataclass(frozen=True)
+class Tombstone:
+    key: str
+    obj: Obj
+
+
+POD = make_pod("my-pod").claim_ref("my-resource", "my-claim").obj()
+POD_TWO = from_pod(POD).claim_ref("my-resource-2", "my-claim-2").obj()
+POD_TEMPLATE = make_pod("my-pod").claim_template("my-resource", "tmpl").obj()
+CLAIM = make_claim("my-claim").obj()
+CLAIM_2 = make_claim("my-claim-2").obj()
+OTHER_CLAIM = make_claim("other-claim").obj()
+ALLOCATED = from_claim(CLAIM).allocation().obj()
+WITH_FINALIZER = from_claim(CLAIM).finalizer("driver.example.com/deletion-protection").obj()
+
+PSC = make_scheduling_context(POD).potential_nodes("worker").obj()
+PSC_INFO = from_scheduling_context(PSC).unsuitable_nodes("my-resource").obj()
+PSC_INFO_TWO = from_scheduling_context(PSC_INFO).unsuitable_nodes("my-resource-2").obj()
+PSC_BAD_SELECTED = (
+    from_scheduling_context(PSC)
+    .selected_node("worker")
+    .unsuitable_nodes("my-resource", "worker")
+    .obj()
+)
+PSC_INFO_SELECTED = from_scheduling_context(PSC_INFO).selected_node("worker").obj()
+PSC_INFO_LABELED = from_scheduling_context(PSC_INFO).label("a", "b").obj()
+OTHER_PSC = make_scheduling_context(make_pod("other-pod").obj()).obj()
+
+
+@dataclass(frozen=True)
+class HintCase:
+    pod: Obj
+    old: Any
+    new: Any
+    want: QueueingHint
+    claims: tuple[Obj, ...] = (CLAIM,)
+
+
+CLAIM_CASES = [
+    pytest.param(HintCase(POD, CLAIM, None, SKIP), id="skip-deletes"),
+    pytest.param(HintCase(POD, None, "not-a-claim", AFTER_BACKOFF), id="backoff-wrong-new-object"),
+    pytest.param(HintCase(POD_TEMPLATE, None, CLAIM, SKIP), id="skip-claim-not-recorded-yet"),
+    pytest.param(HintCase(POD, None, CLAIM, SKIP, claims=()), id="skip-own-claim-missing"),
+    pytest.param(
+        HintCase(POD, None, OTHER_CLAIM, SKIP, claims=(CLAIM, OTHER_CLAIM)),
+        id="skip-unrelated-claim",
+    ),
+    pytest.param(HintCase(POD, None, CLAIM, IMMEDIATELY), id="queue-on-add"),
+    pytest.param(HintCase(POD, "not-a-claim", CLAIM, AFTER_BACKOFF), id="backoff-wrong-old-object"),
+    pytest.param(
+        HintCase(POD, CLAIM, WITH_FINALIZER, SKIP, claims=(WITH_FINALIZER,)),
+        id="skip-adding-finalizer",
+    ),
+    pytest.param(
+        HintCase(POD, CLAIM, ALLOCATED, IMMEDIATELY, claims=(ALLOCATED,)),
+        id="queue-on-status-change",
+    ),
+    pytest.param(
+        HintCase(
+            POD, Tombstone("default/my-claim", CLAIM), ALLOCATED, IMMEDIATELY, claims=(ALLOCATED,)
+        ),
+        id="queue-on-status-change-tombstone-old",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CLAIM_CASES)
+def test_claim_change(case: HintCase) -> None:
+    got = is_schedulable_after_claim_change(
+        pod=case.pod, old=case.old, new=case.new, claims=StaticLister(list(case.claims))
+    )
+    assert got is case.want
+
+
+PSC_CASES = [
+    pytest.param(HintCase(POD, PSC, None, SKIP), id="skip-deleted"),
+    pytest.param(
+        HintCase(POD, Tombstone("default/my-pod", PSC), None, SKIP), id="skip-missed-deleted"
+    ),
+    pytest.param(HintCase(POD, "not-a-psc", PSC, AFTER_BACKOFF), id="backoff-wrong-old-object"),
+    pytest.param(HintCase(POD, None, "not-a-psc", AFTER_BACKOFF), id="backoff-wrong-new-object"),
+    pytest.param(HintCase(POD, None, OTHER_PSC, SKIP), id="skip-unrelated-object"),
+    pytest.param(HintCase(POD, None, PSC, SKIP, claims=()), id="skip-pod-claims-missing"),
+    pytest.param(HintCase(POD, None, PSC, SKIP), id="skip-waiting"),
+    pytest.param(
+        HintCase(POD_TWO, None, PSC_INFO, SKIP, claims=(CLAIM, CLAIM_2)), id="skip-partial-info"
+    ),
+    pytest.param(HintCase(POD, None, PSC_INFO, IMMEDIATELY), id="queue-new-info"),
+    pytest.param(HintCase(POD, PSC, PSC_INFO, IMMEDIATELY), id="queue-more-info"),
+    pytest.param(
+        HintCase(POD_TWO, PSC_INFO, PSC_INFO_TWO, IMMEDIATELY, claims=(CLAIM, CLAIM_2)),
+        id="queue-all-info",
+    ),
+    pytest.param(
+        HintCase(POD, PSC_BAD_SELECTED, PSC_BAD_SELECTED, IMMEDIATELY), id="queue-bad-selected-node"
+    ),
+    pytest.param(HintCase(POD, PSC_INFO, PSC_INFO_SELECTED, SKIP), id="skip-spec-changes"),
+    pytest.param(
+        HintCase(POD, PSC_INFO, PSC_INFO_LABELED, AFTER_BACKOFF), id="backoff-other-changes"
+    ),
+    pytest.param(
+        HintCase(POD, PSC, PSC, AFTER_BACKOFF, claims=(ALLOCATED,)),
+        id="allocated-claims-need-no-info",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", PSC_CASES)
+def test_scheduling_context_change(case: HintCase) -> None:
+    got = is_schedulable_after_scheduling_context_change(
+        pod=case.pod, old=case.old, new=case.new, claims=StaticLister(list(case.claims))
+    )
+    assert got is case.want
