@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from typing import Any
 
 DNS1123_LABEL_MAX = 63
@@ -90,6 +91,28 @@ _GENERATE_BASE_MAX = 58
 _rand = random.SystemRandom()
 
 
+_CACHE_MAX = 8192
+
+
+def _memoized(fn: Callable[[Any], list[str]]) -> Callable[[Any], list[str]]:
+    """Remember results per string: the same label keys and values recur on every object."""
+    cache: dict[str, tuple[str, ...]] = {}
+
+    def check(value: Any) -> list[str]:
+        if type(value) is not str:
+            return fn(value)
+        found = cache.get(value)
+        if found is None:
+            if len(cache) >= _CACHE_MAX:
+                cache.clear()
+            found = cache[value] = tuple(fn(value))
+        return list(found)
+
+    check.__doc__ = fn.__doc__
+    check.__name__ = fn.__name__
+    return check
+
+
 def max_len_error(length: int) -> str:
     return f"must be no more than {length} characters"
 
@@ -101,6 +124,7 @@ def generate_name(base: str) -> str:
     return base + "".join(_rand.choice(_GENERATE_ALPHABET) for _ in range(5))
 
 
+@_memoized
 def is_dns1123_label(value: Any) -> list[str]:
     if not isinstance(value, str):
         return ["must be a string"]
@@ -112,6 +136,7 @@ def is_dns1123_label(value: Any) -> list[str]:
     return errs
 
 
+@_memoized
 def is_dns1123_subdomain(value: Any) -> list[str]:
     if not isinstance(value, str):
         return ["must be a string"]
@@ -143,6 +168,7 @@ def name_is_dns_label(value: Any, *, prefix: bool = False) -> list[str]:
     return is_dns1123_label(value)
 
 
+@_memoized
 def is_qualified_name(value: Any) -> list[str]:
     """Label keys, annotation keys, finalizers: `[prefix/]name`."""
     if not isinstance(value, str):
@@ -169,6 +195,7 @@ def is_qualified_name(value: Any) -> list[str]:
     return errs
 
 
+@_memoized
 def is_valid_label_value(value: Any) -> list[str]:
     if not isinstance(value, str):
         return ["must be a string"]

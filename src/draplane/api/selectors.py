@@ -1,4 +1,5 @@
 """Label and field selectors: apimachinery's grammar (`pkg/labels`, `pkg/fields`) and matching.
+Field selectors live in `fieldselector` and are re-exported here.
 
 `LabelSelector.parse("env in (a,b),!canary")`, `FieldSelector.parse("spec.nodeName=n", PODS)`.
 Bad syntax raises a 400 BadRequest StatusError carrying apimachinery's message.
@@ -10,9 +11,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from draplane.api import errors, kinds, names
-from draplane.api.kinds import ResourceType
+from draplane.api import errors, names
+from draplane.api.fieldselector import FieldRequirement, FieldSelector, selectable_fields
 from draplane.api.meta import Obj
+
+__all__ = [
+    "FieldRequirement",
+    "FieldSelector",
+    "LabelSelector",
+    "Requirement",
+    "new_requirement",
+    "requirement_problems",
+    "selectable_fields",
+]
 
 IN, NOT_IN, EQUALS, DOUBLE_EQUALS, NOT_EQUALS = "in", "notin", "=", "==", "!="
 EXISTS, DOES_NOT_EXIST, GREATER_THAN, LESS_THAN = "exists", "!", "gt", "lt"
@@ -68,6 +79,19 @@ def _aggregate(problems: list[str]) -> str:
     return problems[0] if len(problems) == 1 else f"[{', '.join(problems)}]"
 
 
+_ARITY: dict[str, tuple[Callable[[int], bool], str]] = {
+    IN: (lambda n: n > 0, "for 'in', 'notin' operators, values set can't be empty"),
+    NOT_IN: (lambda n: n > 0, "for 'in', 'notin' operators, values set can't be empty"),
+    EQUALS: (lambda n: n == 1, "exact-match compatibility requires one single value"),
+    DOUBLE_EQUALS: (lambda n: n == 1, "exact-match compatibility requires one single value"),
+    NOT_EQUALS: (lambda n: n == 1, "exact-match compatibility requires one single value"),
+    EXISTS: (lambda n: n == 0, "values set must be empty for exists and does not exist"),
+    DOES_NOT_EXIST: (lambda n: n == 0, "values set must be empty for exists and does not exist"),
+    GREATER_THAN: (lambda n: n == 1, "for 'Gt', 'Lt' operators, exactly one value is required"),
+    LESS_THAN: (lambda n: n == 1, "for 'Gt', 'Lt' operators, exactly one value is required"),
+}
+
+
 def requirement_problems(
     key: str, operator: str, values: list[str], *, path: str = ""
 ) -> list[str]:
@@ -78,32 +102,15 @@ def requirement_problems(
     if key_errs:
         problems.append(_invalid(prefix + "key", key, "; ".join(key_errs)))
     values_path = prefix + "values"
-    if operator in (IN, NOT_IN):
-        if not values:
-            problems.append(
-                _invalid(
-                    values_path, values, "for 'in', 'notin' operators, values set can't be empty"
-                )
-            )
-    elif operator in (EQUALS, DOUBLE_EQUALS, NOT_EQUALS):
-        if len(values) != 1:
-            problems.append(
-                _invalid(values_path, values, "exact-match compatibility requires one single value")
-            )
-    elif operator in (EXISTS, DOES_NOT_EXIST):
-        if values:
-            problems.append(
-                _invalid(
-                    values_path, values, "values set must be empty for exists and does not exist"
-                )
-            )
-    elif operator in (GREATER_THAN, LESS_THAN):
-        if len(values) != 1:
-            problems.append(
-                _invalid(
-                    values_path, values, "for 'Gt', 'Lt' operators, exactly one value is required"
-                )
-            )
+    arity = _ARITY.get(operator)
+    if arity is None:
+        problems.append(
+            f'{prefix}operator: Unsupported value: "{operator}": supported values: '
+            + ", ".join(f'"{o}"' for o in (*_BINARY_OPERATORS, EXISTS, DOES_NOT_EXIST))
+        )
+    elif not arity[0](len(values)):
+        problems.append(_invalid(values_path, values, arity[1]))
+    if operator in (GREATER_THAN, LESS_THAN):
         for i, v in enumerate(values):
             if _parse_int64(v) is None:
                 problems.append(
@@ -113,11 +120,6 @@ def requirement_problems(
                         "for 'Gt', 'Lt' operators, the value must be an integer",
                     )
                 )
-    else:
-        problems.append(
-            f'{prefix}operator: Unsupported value: "{operator}": supported values: '
-            + ", ".join(f'"{o}"' for o in (*_BINARY_OPERATORS, EXISTS, DOES_NOT_EXIST))
-        )
     for i, v in enumerate(values):
         value_errs = names.is_valid_label_value(v)
         if value_errs:
@@ -370,189 +372,3 @@ class _LabelParser:
 
 def _syntax(message: str) -> errors.StatusError:
     return errors.bad_request(f"unable to parse requirement: {message}")
-
-
-# Field selectors (apimachinery pkg/fields) -------------------------------------------------------
-
-FieldGetter = Callable[[Obj], str]
-
-
-def _path(*keys: str) -> FieldGetter:
-    def get(obj: Obj) -> str:
-        value: Any = obj
-        for k in keys:
-            if not isinstance(value, dict):
-                return ""
-            value = value.get(k)
-        if value is None:
-            return ""
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        return str(value)
-
-    return get
-
-
-def _pod_ip(obj: Obj) -> str:
-    status = obj.get("status")
-    if not isinstance(status, dict):
-        return ""
-    ips = status.get("podIPs")
-    if isinstance(ips, list) and ips and isinstance(ips[0], dict):
-        return str(ips[0].get("ip") or "")
-    return str(status.get("podIP") or "")
-
-
-_COMMON_FIELDS: dict[str, FieldGetter] = {
-    "metadata.name": _path("metadata", "name"),
-    "metadata.namespace": _path("metadata", "namespace"),
-}
-_POD_FIELDS: dict[str, FieldGetter] = {
-    "spec.nodeName": _path("spec", "nodeName"),
-    "spec.restartPolicy": _path("spec", "restartPolicy"),
-    "spec.schedulerName": _path("spec", "schedulerName"),
-    "spec.serviceAccountName": _path("spec", "serviceAccountName"),
-    "spec.hostNetwork": lambda o: _path("spec", "hostNetwork")(o) or "false",
-    "status.phase": _path("status", "phase"),
-    "status.podIP": _pod_ip,
-    "status.nominatedNodeName": _path("status", "nominatedNodeName"),
-}
-_EVENT_FIELDS: dict[str, FieldGetter] = {
-    **{
-        f"involvedObject.{f}": _path("involvedObject", f)
-        for f in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
-    },
-    "reason": _path("reason"),
-    "reportingComponent": _path("reportingComponent"),
-    "source": _path("source", "component"),
-    "type": _path("type"),
-}
-_NODE_FIELDS: dict[str, FieldGetter] = {
-    "spec.unschedulable": lambda o: _path("spec", "unschedulable")(o) or "false",
-}
-_NAMESPACE_FIELDS: dict[str, FieldGetter] = {"status.phase": _path("status", "phase")}
-_KIND_FIELDS: dict[str, dict[str, FieldGetter]] = {
-    kinds.PODS.key: _POD_FIELDS,
-    kinds.EVENTS.key: _EVENT_FIELDS,
-    kinds.NODES.key: _NODE_FIELDS,
-    kinds.NAMESPACES.key: _NAMESPACE_FIELDS,
-}
-
-
-def selectable_fields(rt: ResourceType) -> dict[str, FieldGetter]:
-    """Field name -> getter for every field a field selector may name on this kind."""
-    return {**_COMMON_FIELDS, **_KIND_FIELDS.get(rt.key, {})}
-
-
-@dataclass(frozen=True)
-class FieldRequirement:
-    field: str
-    value: str
-    equal: bool
-    getter: FieldGetter
-
-    def matches(self, obj: Obj) -> bool:
-        return (self.getter(obj) == self.value) == self.equal
-
-
-class FieldSelector:
-    """A conjunction of `field=value` / `field!=value` terms over an object's selectable fields."""
-
-    __slots__ = ("requirements",)
-
-    def __init__(self, requirements: tuple[FieldRequirement, ...] = ()) -> None:
-        self.requirements = requirements
-
-    @classmethod
-    def everything(cls) -> FieldSelector:
-        return cls()
-
-    @classmethod
-    def parse(cls, text: str, rt: ResourceType) -> FieldSelector:
-        fields = selectable_fields(rt)
-        reqs: list[FieldRequirement] = []
-        for part in sorted(_split_terms(text)):
-            if not part:
-                continue
-            lhs, op, rhs = _split_term(text, part)
-            value = _unescape(rhs)
-            getter = fields.get(lhs)
-            if getter is None:
-                raise errors.bad_request(f"field label not supported: {lhs}")
-            reqs.append(FieldRequirement(lhs, value, op != "!=", getter))
-        return cls(tuple(reqs))
-
-    def matches(self, obj: Obj) -> bool:
-        return all(r.matches(obj) for r in self.requirements)
-
-    def exact(self, field: str) -> str | None:
-        for r in self.requirements:
-            if r.field == field and r.equal:
-                return r.value
-        return None
-
-    def empty(self) -> bool:
-        return not self.requirements
-
-    def __str__(self) -> str:
-        return ",".join(
-            f"{r.field}{'=' if r.equal else '!='}{_escape(r.value)}" for r in self.requirements
-        )
-
-    def __repr__(self) -> str:
-        return f"FieldSelector({str(self)!r})"
-
-
-def _split_terms(text: str) -> list[str]:
-    """Split on commas not preceded by a backslash; escapes stay in the terms."""
-    if not text:
-        return []
-    terms: list[str] = []
-    start, escaped = 0, False
-    for i, ch in enumerate(text):
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == ",":
-            terms.append(text[start:i])
-            start = i + 1
-    terms.append(text[start:])
-    return terms
-
-
-def _split_term(selector: str, term: str) -> tuple[str, str, str]:
-    for i in range(len(term)):
-        for op in ("!=", "==", "="):
-            if term.startswith(op, i):
-                return term[:i], op, term[i + len(op) :]
-    raise errors.bad_request(f"invalid selector: '{selector}'; can't understand '{term}'")
-
-
-def _unescape(value: str) -> str:
-    if "\\" not in value and "," not in value and "=" not in value:
-        return value
-    out: list[str] = []
-    in_slash = False
-    for ch in value:
-        if in_slash:
-            if ch not in "\\,=":
-                raise errors.bad_request(f"invalid field selector: invalid escape sequence: \\{ch}")
-            out.append(ch)
-            in_slash = False
-        elif ch == "\\":
-            in_slash = True
-        elif ch in ",=":
-            # apimachinery prints the rune with %v, i.e. as its code point.
-            raise errors.bad_request(
-                f"invalid field selector: unescaped character in value: {ord(ch)}"
-            )
-        else:
-            out.append(ch)
-    if in_slash:
-        raise errors.bad_request("invalid field selector: invalid escape sequence: \\")
-    return "".join(out)
-
-
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace(",", "\\,").replace("=", "\\=")

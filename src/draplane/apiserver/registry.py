@@ -322,7 +322,6 @@ class Registry:
             causes = []  # the binding strategy sets spec.nodeName, which updates may not
         else:
             causes = validation.validate_update(rt, new, old)
-        causes += writerules.finalizer_causes(new, old)
         if causes:
             raise errors.invalid_object(rt.kind, meta.name(new), causes, rt)
         if strategy.same_content(new, old) or dry_run:

@@ -1,5 +1,5 @@
 """Rules every write applies before storage: kind and namespace checks, merging a write into
-the stored object (main resource, `status`, namespace `finalize`), finalizer additions."""
+the stored object (main resource, `status`, namespace `finalize`)."""
 
 from __future__ import annotations
 
@@ -65,19 +65,3 @@ def merge_for_write(
         raise errors.not_found(rt, f"{name}/{subresource}")
     validation.default(rt, new)
     return strategy.merge_main_update(rt, new, old)
-
-
-def finalizer_causes(new: Obj, old: Obj) -> list[errors.FieldError]:
-    """Once deletion started, finalizers may only be removed."""
-    if not meta.deletion_timestamp(old):
-        return []
-    added = set(meta.finalizers(new)) - set(meta.finalizers(old))
-    if added:
-        return [
-            errors.forbidden(
-                "metadata.finalizers",
-                f"no new finalizers can be added if the object is being "
-                f"deleted, found new finalizers {sorted(added)!r}",
-            )
-        ]
-    return []

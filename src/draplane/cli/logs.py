@@ -46,8 +46,14 @@ class JsonFormatter(logging.Formatter):
 
 
 def add_logging_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-v", "--v", dest="verbosity", type=int, default=0,
-                        help="log verbosity (0: important only, 2: steady state, 4: debug)")
+    parser.add_argument(
+        "-v",
+        "--v",
+        dest="verbosity",
+        type=int,
+        default=0,
+        help="log verbosity (0: important only, 2: steady state, 4: debug)",
+    )
     parser.add_argument("--log-format", choices=("text", "json"), default="text")
 
 
@@ -57,11 +63,10 @@ def setup_logging(args: argparse.Namespace) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     verbosity = int(getattr(args, "verbosity", 0))
-    root.setLevel(logging.DEBUG if verbosity >= 4 else logging.INFO if verbosity >= 1
-                  else logging.WARNING)
-    logging.getLogger("draplane").setLevel(
-        logging.DEBUG if verbosity >= 4 else logging.INFO
+    root.setLevel(
+        logging.DEBUG if verbosity >= 4 else logging.INFO if verbosity >= 1 else logging.WARNING
     )
+    logging.getLogger("draplane").setLevel(logging.DEBUG if verbosity >= 4 else logging.INFO)
     logging.getLogger("aiohttp.access").setLevel(
         logging.INFO if verbosity >= 6 else logging.WARNING
     )

@@ -15,7 +15,14 @@ from collections.abc import Sequence
 # Module names under draplane.cli that provide subcommands; missing ones are skipped so that
 # the command works while components are being added.
 SUBCOMMAND_MODULES = (
-    "apiserver", "kubeconfig", "controller_manager", "scheduler", "driver", "nodes", "up", "bench",
+    "apiserver",
+    "kubeconfig",
+    "controller_manager",
+    "scheduler",
+    "driver",
+    "nodes",
+    "up",
+    "bench",
 )
 
 

@@ -1,10 +1,10 @@
 """An in-process API for tests: the real registry over MemoryStorage, clients per user.
 
-    cluster = await start_cluster()
-    client = cluster.client()            # LocalClient as admin
-    node_client = cluster.client(node_user("node-0"))
-    ...
-    await cluster.stop()
+cluster = await start_cluster()
+client = cluster.client()            # LocalClient as admin
+node_client = cluster.client(node_user("node-0"))
+...
+await cluster.stop()
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from draplane.api.errors import (
     required,
 )
 from draplane.api.quantity import parse_quantity
-from draplane.api.validation.objectmeta import as_dict, as_list, as_str
+from draplane.api.validation.objectmeta import add_invalid, as_dict, as_list, as_str
 
 _PULL_POLICIES = ["Always", "IfNotPresent", "Never"]
 _PROTOCOLS = ["SCTP", "TCP", "UDP"]
@@ -39,7 +39,7 @@ def validate_containers(
         if not name:
             errs.append(required(f"{p}.name"))
         else:
-            errs.extend(invalid(f"{p}.name", name, m) for m in names.is_dns1123_label(name))
+            add_invalid(errs, f"{p}.name", name, names.is_dns1123_label(name))
         if name in seen:
             errs.append(duplicate(f"{p}.name", name))
         seen.add(name)
@@ -95,7 +95,7 @@ def _ports(ports: Any, path: str) -> list[FieldError]:
         if pname:
             msgs = _port_name_errors(pname)
             if msgs:
-                errs.extend(invalid(f"{p}.name", pname, m) for m in msgs)
+                add_invalid(errs, f"{p}.name", pname, msgs)
             elif pname in port_names:
                 errs.append(duplicate(f"{p}.name", pname))
             port_names.add(pname)
@@ -142,7 +142,7 @@ def _env(env: Any, path: str) -> list[FieldError]:
         if not name:
             errs.append(required(f"{p}.name"))
         else:
-            errs.extend(invalid(f"{p}.name", name, m) for m in names.is_env_var_name(name))
+            add_invalid(errs, f"{p}.name", name, names.is_env_var_name(name))
     return errs
 
 
@@ -150,16 +150,28 @@ def _is_native(name: str) -> bool:
     return "/" not in name or "kubernetes.io/" in name
 
 
+_name_error_cache: dict[str, tuple[str, ...]] = {}
+
+
 def _name_errors(name: str, path: str) -> list[FieldError]:
-    errs = [invalid(path, name, m) for m in names.is_qualified_name(name)]
+    msgs = _name_error_cache.get(name)
+    if msgs is None:
+        if len(_name_error_cache) > 4096:
+            _name_error_cache.clear()
+        msgs = _name_error_cache[name] = tuple(_resource_name_messages(name))
+    return [invalid(path, name, m) for m in msgs]
+
+
+def _resource_name_messages(name: str) -> list[str]:
+    msgs = names.is_qualified_name(name)
     if "/" not in name:
         if name not in _STANDARD_CONTAINER_RESOURCES and not name.startswith("hugepages-"):
-            errs.append(invalid(path, name, "must be a standard resource for containers"))
+            msgs.append("must be a standard resource for containers")
     elif not _is_native(name) and (
         name.startswith("requests.") or names.is_qualified_name("requests." + name)
     ):
-        errs.append(invalid(path, name, "doesn't follow extended resource name standard"))
-    return errs
+        msgs.append("doesn't follow extended resource name standard")
+    return msgs
 
 
 def _quantities(values: Any, path: str, errs: list[FieldError]) -> dict[str, Any]:
@@ -167,13 +179,16 @@ def _quantities(values: Any, path: str, errs: list[FieldError]) -> dict[str, Any
     out: dict[str, Any] = {}
     for name, raw in as_dict(values, path, errs).items():
         p = f"{path}[{name}]"
+        if type(name) is not str:
+            errs.append(invalid(p, name, "must be a string"))
+            continue
         errs.extend(_name_errors(name, p))
         try:
             q = parse_quantity(raw)
         except ValueError as exc:
             errs.append(invalid(p, raw, str(exc)))
             continue
-        if q < 0:
+        if q.numerator < 0:
             errs.append(invalid(p, str(raw), "must be greater than or equal to 0"))
         elif not _is_native(name) and q.denominator != 1:
             errs.append(invalid(p, str(raw), "must be an integer"))

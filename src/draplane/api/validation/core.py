@@ -15,6 +15,7 @@ from draplane.api.quantity import parse_quantity
 from draplane.api.validation import nodeaffinity
 from draplane.api.validation.objectmeta import (
     STANDARD_FINALIZERS,
+    add_invalid,
     as_dict,
     as_list,
     field_dict,
@@ -100,7 +101,7 @@ def _taints(taints: Any, path: str) -> list[FieldError]:
         p = f"{path}[{i}]"
         taint = as_dict(taint, p, errs)
         key, value, effect = taint.get("key"), taint.get("value") or "", taint.get("effect")
-        errs.extend(invalid(f"{p}.key", key, m) for m in names.is_qualified_name(key))
+        add_invalid(errs, f"{p}.key", key, names.is_qualified_name(key))
         msgs = names.is_valid_label_value(value)
         if msgs:
             errs.append(invalid(f"{p}.value", value, ";".join(msgs)))
@@ -153,7 +154,7 @@ def validate_namespace(obj: Obj) -> list[FieldError]:
     errs = validate_object_meta(obj["metadata"], namespaced=False, name_fn=names.name_is_dns_label)
     spec = as_dict(obj.get("spec"), "spec", errs)
     for f in as_list(spec.get("finalizers"), "spec.finalizers", errs):
-        errs.extend(invalid("spec.finalizers", f, m) for m in names.is_qualified_name(f))
+        add_invalid(errs, "spec.finalizers", f, names.is_qualified_name(f))
         if isinstance(f, str) and "/" not in f and f not in STANDARD_FINALIZERS:
             errs.append(
                 invalid(
@@ -217,9 +218,7 @@ def validate_event(obj: Obj) -> list[FieldError]:
     component = obj.get("reportingComponent") or ""
     if not component:
         errs.append(required("reportingComponent"))
-    errs.extend(
-        invalid("reportingComponent", component, m) for m in names.is_qualified_name(component)
-    )
+    add_invalid(errs, "reportingComponent", component, names.is_qualified_name(component))
     for key, limit in (("reportingInstance", 128), ("action", 128), ("reason", 128)):
         value = obj.get(key) or ""
         if not value:
@@ -254,7 +253,7 @@ def validate_config_map(obj: Obj) -> list[FieldError]:
     ):
         for key, value in bag.items():
             p = f"{field}[{key}]"
-            errs.extend(invalid(p, key, m) for m in names.is_config_map_key(key))
+            add_invalid(errs, p, key, names.is_config_map_key(key))
             if key in other:
                 errs.append(invalid(p, key, f"duplicate of key present in {other_name}"))
             if not isinstance(value, str):

@@ -6,7 +6,7 @@ from typing import Any
 
 from draplane.api import names
 from draplane.api.errors import FieldError, forbidden, invalid, not_supported, required
-from draplane.api.validation.objectmeta import as_dict, as_list, type_invalid
+from draplane.api.validation.objectmeta import add_invalid, as_dict, as_list, type_invalid
 
 _TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"]
 
@@ -64,7 +64,7 @@ def _label_requirement(req: Any, path: str) -> list[FieldError]:
     else:
         errs.append(invalid(f"{path}.operator", op, "not a valid selector operator"))
     key = req.get("key")
-    errs.extend(invalid(f"{path}.key", key, m) for m in names.is_qualified_name(key))
+    add_invalid(errs, f"{path}.key", key, names.is_qualified_name(key))
     return errs
 
 
@@ -89,7 +89,7 @@ def _field_requirement(req: Any, path: str) -> list[FieldError]:
         errs.append(invalid(f"{path}.key", key, "not a valid field selector key"))
     else:
         for i, v in enumerate(values):
-            errs.extend(invalid(f"{path}.values[{i}]", v, m) for m in names.is_dns1123_subdomain(v))
+            add_invalid(errs, f"{path}.values[{i}]", v, names.is_dns1123_subdomain(v))
     return errs
 
 
@@ -136,7 +136,7 @@ def _toleration(tol: Any, path: str) -> list[FieldError]:
     key, op = tol.get("key") or "", tol.get("operator") or ""
     value, effect = tol.get("value") or "", tol.get("effect") or ""
     if key:
-        errs.extend(invalid(f"{path}.key", key, m) for m in names.is_qualified_name(key))
+        add_invalid(errs, f"{path}.key", key, names.is_qualified_name(key))
     if not key and op != "Exists":
         errs.append(
             invalid(

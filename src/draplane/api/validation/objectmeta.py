@@ -102,6 +102,12 @@ def as_str(value: Any, path: str, errs: list[FieldError]) -> str:
     return ""
 
 
+def add_invalid(errs: list[FieldError], path: str, value: Any, msgs: list[str]) -> None:
+    """One Invalid cause per message, as Kubernetes reports name-rule failures."""
+    for msg in msgs:
+        errs.append(invalid(path, value, msg))
+
+
 def name_errors(path: str, value: str, fn: NameFn) -> list[FieldError]:
     return [invalid(path, value, msg) for msg in fn(value)]
 
@@ -113,15 +119,14 @@ def validate_object_meta(
     errs: list[FieldError] = []
     generate_name = as_str(md.get("generateName"), f"{path}.generateName", errs)
     if generate_name:
-        errs.extend(
-            invalid(f"{path}.generateName", generate_name, m)
-            for m in name_fn(generate_name, prefix=True)
+        add_invalid(
+            errs, f"{path}.generateName", generate_name, name_fn(generate_name, prefix=True)
         )
     name = as_str(md.get("name"), f"{path}.name", errs)
     if not name:
         errs.append(required(f"{path}.name", "name or generateName is required"))
     else:
-        errs.extend(invalid(f"{path}.name", name, m) for m in name_fn(name))
+        add_invalid(errs, f"{path}.name", name, name_fn(name))
     namespace = as_str(md.get("namespace"), f"{path}.namespace", errs)
     if namespaced:
         if not namespace:
@@ -140,21 +145,26 @@ def validate_object_meta(
 def validate_meta_content(md: Obj, *, path: str = "metadata") -> list[FieldError]:
     """Labels, annotations, owner references and finalizers (create and every update)."""
     errs: list[FieldError] = []
-    errs.extend(validate_labels(md.get("labels"), f"{path}.labels"))
-    errs.extend(validate_annotations(md.get("annotations"), f"{path}.annotations"))
-    errs.extend(_validate_owner_references(md.get("ownerReferences"), f"{path}.ownerReferences"))
-    errs.extend(_validate_finalizers(md.get("finalizers"), f"{path}.finalizers"))
+    # Absent fields are the common case on the create hot path: skip their calls.
+    if md.get("labels") is not None:
+        errs.extend(validate_labels(md["labels"], f"{path}.labels"))
+    if md.get("annotations") is not None:
+        errs.extend(validate_annotations(md["annotations"], f"{path}.annotations"))
+    if md.get("ownerReferences") is not None:
+        errs.extend(_validate_owner_references(md["ownerReferences"], f"{path}.ownerReferences"))
+    if md.get("finalizers") is not None:
+        errs.extend(_validate_finalizers(md["finalizers"], f"{path}.finalizers"))
     return errs
 
 
 def validate_labels(labels: Any, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for k, v in as_dict(labels, path, errs).items():
-        errs.extend(invalid(path, k, m) for m in names.is_qualified_name(k))
+        add_invalid(errs, path, k, names.is_qualified_name(k))
         if not isinstance(v, str):
             errs.append(type_invalid(path, v, "label values must be strings"))
             continue
-        errs.extend(invalid(path, v, m) for m in names.is_valid_label_value(v))
+        add_invalid(errs, path, v, names.is_valid_label_value(v))
     return errs
 
 
@@ -162,7 +172,7 @@ def validate_annotations(annotations: Any, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     total = 0
     for k, v in as_dict(annotations, path, errs).items():
-        errs.extend(invalid(path, k, m) for m in names.is_qualified_name(k.lower()))
+        add_invalid(errs, path, k, names.is_qualified_name(k.lower()))
         if not isinstance(v, str):
             errs.append(type_invalid(path, v, "annotation values must be strings"))
             continue
@@ -208,7 +218,7 @@ def _validate_finalizers(finalizers: Any, path: str) -> list[FieldError]:
         if not isinstance(f, str):
             errs.append(type_invalid(f"{path}[{i}]", f, "must be a string"))
             continue
-        errs.extend(invalid(path, f, m) for m in names.is_qualified_name(f))
+        add_invalid(errs, path, f, names.is_qualified_name(f))
         if "/" not in f and f not in STANDARD_FINALIZERS:
             errs.append(
                 invalid(

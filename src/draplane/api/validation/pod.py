@@ -14,6 +14,7 @@ from draplane.api.meta import Obj
 from draplane.api.validation import nodeaffinity
 from draplane.api.validation.containers import validate_containers
 from draplane.api.validation.objectmeta import (
+    add_invalid,
     as_dict,
     as_list,
     as_str,
@@ -132,7 +133,7 @@ def _optional_names(spec: Obj) -> list[FieldError]:
     for key, fn in checks:
         value = spec.get(key)
         if value:
-            errs.extend(invalid(f"spec.{key}", value, m) for m in fn(value))
+            add_invalid(errs, f"spec.{key}", value, fn(value))
     return errs
 
 
@@ -148,7 +149,7 @@ def _pod_resource_claims(claims: Any, path: str) -> list[FieldError]:
         elif name in seen:
             errs.append(duplicate(f"{p}.name", name))
         else:
-            errs.extend(invalid(f"{p}.name", name, m) for m in names.is_dns1123_label(name))
+            add_invalid(errs, f"{p}.name", name, names.is_dns1123_label(name))
             seen.add(name)
         errs.extend(_claim_source(claim.get("source"), f"{p}.source"))
     return errs
@@ -181,9 +182,7 @@ def _claim_source(source: Any, path: str) -> list[FieldError]:
         ("resourceClaimTemplateName", template_name),
     ):
         if value is not None:
-            errs.extend(
-                invalid(f"{path}.{key}", value, m) for m in names.is_dns1123_subdomain(value)
-            )
+            add_invalid(errs, f"{path}.{key}", value, names.is_dns1123_subdomain(value))
     return errs
 
 
@@ -193,7 +192,7 @@ def _scheduling_gates(gates: Any, path: str) -> list[FieldError]:
     for i, gate in enumerate(as_list(gates, path, errs)):
         p = f"{path}[{i}]"
         name = as_dict(gate, p, errs).get("name")
-        errs.extend(invalid(p, name, m) for m in names.is_qualified_name(name))
+        add_invalid(errs, p, name, names.is_qualified_name(name))
         if isinstance(name, str):
             if name in seen:
                 errs.append(duplicate(p, name))

@@ -13,6 +13,7 @@ from draplane.api import names
 from draplane.api.errors import FieldError, duplicate, forbidden, invalid
 from draplane.api.meta import Obj
 from draplane.api.validation.objectmeta import (
+    add_invalid,
     as_dict,
     as_list,
     field_dict,
@@ -39,9 +40,8 @@ def validate_pod_status_update(obj: Obj, old: Obj) -> list[FieldError]:
     nominated = status.get("nominatedNodeName")
     old_nominated = field_dict(old, "status").get("nominatedNodeName")
     if nominated and nominated != old_nominated:
-        errs.extend(
-            invalid("status.nominatedNodeName", nominated, m)
-            for m in names.is_dns1123_subdomain(nominated)
+        add_invalid(
+            errs, "status.nominatedNodeName", nominated, names.is_dns1123_subdomain(nominated)
         )
     errs.extend(_pod_ips(status))
     errs.extend(
@@ -60,7 +60,7 @@ def _conditions(conditions: Any, path: str) -> list[FieldError]:
         kind = as_dict(cond, f"{path}[{i}]", errs).get("type")
         if kind in _SYSTEM_CONDITIONS:
             continue
-        errs.extend(invalid(f"{path}[{i}].type", kind, m) for m in names.is_qualified_name(kind))
+        add_invalid(errs, f"{path}[{i}].type", kind, names.is_qualified_name(kind))
     return errs
 
 
@@ -113,8 +113,5 @@ def _claim_statuses(statuses: Any, claim_names: set[str], path: str) -> list[Fie
         claim = entry.get("resourceClaimName")
         if claim is not None:
             # Upstream reports this at `.name` [QUIRK]; the field at fault is clearer.
-            errs.extend(
-                invalid(f"{p}.resourceClaimName", claim, m)
-                for m in names.is_dns1123_subdomain(claim)
-            )
+            add_invalid(errs, f"{p}.resourceClaimName", claim, names.is_dns1123_subdomain(claim))
     return errs

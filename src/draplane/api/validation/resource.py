@@ -11,6 +11,7 @@ from draplane.api.errors import FieldError, duplicate, forbidden, invalid, not_s
 from draplane.api.meta import Obj
 from draplane.api.validation import nodeaffinity
 from draplane.api.validation.objectmeta import (
+    add_invalid,
     as_dict,
     as_list,
     immutable,
@@ -41,7 +42,7 @@ def validate_driver_name(value: Any, path: str) -> list[FieldError]:
         errs.append(required(path))
     if len(value) > DRIVER_NAME_MAX:
         errs.append(too_long(path, value, DRIVER_NAME_MAX))
-    errs.extend(invalid(path, value, m) for m in names.is_dns1123_subdomain(value.lower()))
+    add_invalid(errs, path, value, names.is_dns1123_subdomain(value.lower()))
     return errs
 
 
@@ -49,9 +50,8 @@ def _claim_spec(spec: Any, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     spec = as_dict(spec, path, errs)
     class_name = spec.get("resourceClassName") or ""
-    errs.extend(
-        invalid(f"{path}.resourceClassName", class_name, m)
-        for m in names.is_dns1123_subdomain(class_name)
+    add_invalid(
+        errs, f"{path}.resourceClassName", class_name, names.is_dns1123_subdomain(class_name)
     )
     ref = spec.get("parametersRef")
     if ref is not None:
@@ -122,9 +122,8 @@ def validate_class(obj: Obj) -> list[FieldError]:
                 errs.append(required(f"parametersRef.{key}"))
         namespace = ref.get("namespace")
         if namespace:
-            errs.extend(
-                invalid("parametersRef.namespace", namespace, m)
-                for m in names.is_dns1123_label(namespace)
+            add_invalid(
+                errs, "parametersRef.namespace", namespace, names.is_dns1123_label(namespace)
             )
     if obj.get("suitableNodes") is not None:
         errs.extend(nodeaffinity.validate_node_selector(obj["suitableNodes"], "suitableNodes"))
@@ -144,7 +143,7 @@ def _node_name_set(values: Any, path: str) -> list[FieldError]:
     seen: set[str] = set()
     for i, value in enumerate(items):
         p = f"{path}[{i}]"
-        errs.extend(invalid(p, value, m) for m in names.is_dns1123_subdomain(value))
+        add_invalid(errs, p, value, names.is_dns1123_subdomain(value))
         if isinstance(value, str):
             if value in seen:
                 errs.append(duplicate(p, value))
@@ -166,9 +165,7 @@ def validate_scheduling_context(obj: Obj) -> list[FieldError]:
     errs.extend(_node_name_set(spec.get("potentialNodes"), "spec.potentialNodes"))
     selected = spec.get("selectedNode")
     if selected:
-        errs.extend(
-            invalid("spec.selectedNode", selected, m) for m in names.is_dns1123_subdomain(selected)
-        )
+        add_invalid(errs, "spec.selectedNode", selected, names.is_dns1123_subdomain(selected))
     return errs
 
 
