@@ -1,0 +1,133 @@
+"""The benchmark workloads (scheduler_perf's DRA shapes) and the objects they create.
+
+A `Workload` is pure data: node count, init and measured pods, the drivers and the claim
+templates each pod uses. `--scale small` divides the counts by ten; devices per node stay, so
+the cluster fills exactly as at full scale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from draplane.api.meta import Obj
+from draplane.controlplane import DriverSpec
+
+NAMESPACE = "bench"
+PHASE_LABEL = "bench.draplane.io/phase"
+PAUSE_IMAGE = "registry.k8s.io/pause:3.9"
+SCALES = ("small", "full")
+SMALL_DIVISOR = 10
+
+
+@dataclass(frozen=True)
+class ClaimTemplate:
+    """A ResourceClaimTemplate and the pod claims (by name) every pod draws from it."""
+
+    name: str
+    resource_class: str
+    pod_claims: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    nodes: int
+    init_pods: int
+    measured_pods: int
+    drivers: tuple[DriverSpec, ...] = ()
+    templates: tuple[ClaimTemplate, ...] = ()
+    attempts_floor: float = 1.0
+    """Scheduling attempts per pod when nothing is wasted (classic DRA: 2, 4 claims: 3)."""
+
+    @property
+    def claims_per_pod(self) -> int:
+        return sum(len(t.pod_claims) for t in self.templates)
+
+    def shrunk(self, divisor: int) -> Workload:
+        """The same shape with node and pod counts divided by `divisor` (at least 1 each)."""
+        return replace(
+            self,
+            nodes=max(1, self.nodes // divisor),
+            init_pods=max(1, self.init_pods // divisor),
+            measured_pods=max(1, self.measured_pods // divisor),
+        )
+
+
+_DRIVER = DriverSpec(name="driver.example.com", resource_class="example")
+_DRIVER2 = DriverSpec(name="driver2.example.com", resource_class="example2")
+
+WORKLOADS: dict[str, Workload] = {
+    "classic-template": Workload(
+        name="classic-template",
+        nodes=100,
+        init_pods=1000,
+        measured_pods=1000,
+        drivers=(replace(_DRIVER, devices_per_node=20),),
+        templates=(ClaimTemplate("test-claim-template", "example", ("resource",)),),
+        attempts_floor=2.0,
+    ),
+    "classic-multi-claim": Workload(
+        name="classic-multi-claim",
+        nodes=100,
+        init_pods=1000,
+        measured_pods=1000,
+        drivers=(replace(_DRIVER, devices_per_node=40), replace(_DRIVER2, devices_per_node=40)),
+        templates=(
+            ClaimTemplate("test-claim-template", "example", ("resource-1a", "resource-1b")),
+            ClaimTemplate(
+                "another-test-claim-template", "example2", ("resource-2a", "resource-2b")
+            ),
+        ),
+        attempts_floor=3.0,
+    ),
+    "basic": Workload(name="basic", nodes=500, init_pods=500, measured_pods=1000),
+}
+
+
+def workload(name: str, scale: str) -> Workload:
+    """The named workload at `scale` ("small" or "full"); ValueError for unknown names."""
+    if name not in WORKLOADS:
+        raise ValueError(f"unknown workload {name!r}: one of {', '.join(WORKLOADS)}")
+    if scale not in SCALES:
+        raise ValueError(f"unknown scale {scale!r}: one of {', '.join(SCALES)}")
+    found = WORKLOADS[name]
+    return found.shrunk(SMALL_DIVISOR) if scale == "small" else found
+
+
+def claim_template(template: ClaimTemplate, *, namespace: str = NAMESPACE) -> Obj:
+    """A classic ResourceClaimTemplate with delayed (WaitForFirstConsumer) allocation."""
+    return {
+        "apiVersion": "resource.k8s.io/v1alpha2",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": template.name, "namespace": namespace},
+        "spec": {
+            "spec": {
+                "resourceClassName": template.resource_class,
+                "allocationMode": "WaitForFirstConsumer",
+            }
+        },
+    }
+
+
+def pod(wl: Workload, *, name: str, phase: str, namespace: str = NAMESPACE) -> Obj:
+    """One pause container requesting nothing but the workload's claims."""
+    pod_claims = [
+        {"name": claim, "source": {"resourceClaimTemplateName": t.name}}
+        for t in wl.templates
+        for claim in t.pod_claims
+    ]
+    container: Obj = {"name": "pause", "image": PAUSE_IMAGE}
+    spec: Obj = {"containers": [container]}
+    if pod_claims:
+        container["resources"] = {"claims": [{"name": c["name"]} for c in pod_claims]}
+        spec["resourceClaims"] = pod_claims
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "labels": {PHASE_LABEL: phase}},
+        "spec": spec,
+    }
+
+
+def pod_names(phase: str, count: int) -> list[str]:
+    return [f"{phase}-{i:05d}" for i in range(count)]

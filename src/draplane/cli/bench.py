@@ -1,0 +1,132 @@
+"""`draplane bench WORKLOAD`: scheduler_perf's DRA workloads against the whole control plane in
+this process; progress on stderr, a summary table on stdout, result.json / summary.json /
+report.png (and profile.html / profile.txt with --profile) in the output directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from draplane.bench.progress import progress_for
+from draplane.bench.report import print_summary
+from draplane.bench.runner import BenchError
+from draplane.bench.session import BenchOptions, run_bench
+from draplane.bench.workloads import SCALES, WORKLOADS, workload
+from draplane.cli.logs import add_logging_flags, setup_logging
+
+log = logging.getLogger(__name__)
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "bench",
+        help="benchmark scheduling with scheduler_perf's DRA workloads",
+        description="Runs the whole control plane in this process against one workload and "
+        "reports throughput, attempts, latency, API writes and cost per pod.",
+    )
+    parser.add_argument("workload", choices=sorted(WORKLOADS))
+    parser.add_argument(
+        "--scale",
+        choices=SCALES,
+        default="full",
+        help="full: scheduler_perf's sizes; small: a tenth",
+    )
+    parser.add_argument(
+        "--hints",
+        choices=("on", "off", "compare"),
+        default="compare",
+        help="queueing hints; compare runs both and prints on/off ratios",
+    )
+    parser.add_argument("--pre-enqueue", choices=("on", "off"), default="on")
+    parser.add_argument(
+        "--store",
+        default="sqlite",
+        help='"sqlite" (fresh temporary database, default), "memory" or a '
+        "sqlite:///FILE URL (one run only)",
+    )
+    parser.add_argument("--transport", choices=("local", "http"), default="local")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=Path("bench-out"),
+        help="directory for result.json, summary.json, report.png",
+    )
+    parser.add_argument("--runs", type=int, default=1, help="runs per mode; figures are medians")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="profile the whole process with pyinstrument (profile.html/.txt)",
+    )
+    # Divides the chosen scale's counts further; for the test suite, not for figures.
+    parser.add_argument("--shrink", type=int, default=1, help=argparse.SUPPRESS)
+    add_logging_flags(parser)
+    parser.set_defaults(func=async_main)
+
+
+def options_from_args(args: argparse.Namespace) -> BenchOptions:
+    options = BenchOptions(
+        workload=args.workload,
+        scale=args.scale,
+        hints=args.hints,
+        pre_enqueue=args.pre_enqueue == "on",
+        store=args.store,
+        transport=args.transport,
+        output=args.output,
+        runs=args.runs,
+    )
+    if args.shrink > 1:
+        options = replace(options, shape=workload(args.workload, args.scale).shrunk(args.shrink))
+    return options
+
+
+@contextlib.contextmanager
+def _profiled(enabled: bool, output: Path) -> Iterator[None]:
+    if not enabled:
+        yield
+        return
+    from pyinstrument import Profiler
+
+    # async_mode "disabled": sample the loop's thread as it is, every component included.
+    profiler = Profiler(interval=0.001, async_mode="disabled")
+    profiler.start()
+    try:
+        yield
+    finally:
+        profiler.stop()
+        output.mkdir(parents=True, exist_ok=True)
+        (output / "profile.html").write_text(profiler.output_html())
+        (output / "profile.txt").write_text(profiler.output_text(unicode=True, show_all=False))
+
+
+async def async_main(args: argparse.Namespace) -> int:
+    setup_logging(args)
+    if args.verbosity < 1:
+        # Per-object INFO lines (claims created, pods unschedulable) would cost the figures
+        # their formatting and terminal time; -v 1 and up bring them back.
+        logging.getLogger("draplane").setLevel(logging.WARNING)
+    try:
+        options = options_from_args(args)
+        options.resolve()
+    except ValueError as err:
+        print(f"draplane bench: {err}", file=sys.stderr)
+        return 2
+    progress = progress_for(Console(stderr=True))
+    try:
+        with _profiled(args.profile, options.output):
+            outcome = await run_bench(options, progress=progress)
+    except BenchError as err:
+        progress.close()
+        print(f"draplane bench: {err}", file=sys.stderr)
+        return 1
+    print_summary(Console(), outcome.medians, ratios=outcome.ratios)
+    print(f"results: {options.output / 'result.json'}, plot: {options.output / 'report.png'}")
+    return 0
