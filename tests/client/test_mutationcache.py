@@ -105,3 +105,68 @@ def test_explicit_indexers_override_the_informers() -> None:
     cache = MutationCache(Lister(store), indexers={"namespace": lambda o: ["everywhere"]})
     cache.mutation(claim("a", "1"))
     assert [o["metadata"]["name"] for o in cache.by_index("namespace", "everywhere")] == ["a"]
+
+
+def test_by_index_reads_an_index_not_every_entry() -> None:
+    """Under load the cache holds thousands of claims; a lookup must not re-index them all."""
+    calls: list[str] = []
+
+    def counting(obj: Obj) -> list[str]:
+        calls.append(obj["metadata"]["name"])
+        return by_owner(obj)
+
+    store = IndexedStore({"owner": by_owner})
+    cache = MutationCache(Lister(store), indexers={"owner": counting}, max_entries=1000)
+    for i in range(500):
+        cache.mutation(claim(f"c{i}", "1", owner=f"pod-{i}"))
+    assert len(calls) == 500
+    for i in range(500):
+        assert [o["metadata"]["name"] for o in cache.by_index("owner", f"pod-{i}")] == [f"c{i}"]
+    assert len(calls) == 500
+
+
+def test_informer_index_function_is_used_for_cached_objects() -> None:
+    _, cache = setup()
+    cache.mutation(claim("a", "1", owner="x"))
+    assert [o["metadata"]["name"] for o in cache.by_index("owner", "x")] == ["a"]
+    cache.mutation(claim("b", "2", owner="x"))
+    assert [o["metadata"]["name"] for o in cache.by_index("owner", "x")] == ["a", "b"]
+
+
+def test_unknown_index_is_an_error() -> None:
+    _, cache = setup()
+    with pytest.raises(KeyError):
+        cache.by_index("nope", "x")
+
+
+def with_uid(obj: Obj, uid: str) -> Obj:
+    obj["metadata"]["uid"] = uid
+    return obj
+
+
+@pytest.mark.parametrize(
+    ("cached_uid", "forgotten_uid", "left"),
+    [
+        pytest.param("u1", "u1", [], id="deleted-object-is-forgotten"),
+        pytest.param("u2", "u1", ["a"], id="recreated-object-with-same-name-stays"),
+        pytest.param("u1", "", [], id="tombstone-without-uid-drops-the-key"),
+    ],
+)
+def test_forget(cached_uid: str, forgotten_uid: str, left: list[str]) -> None:
+    _, cache = setup()
+    cache.mutation(with_uid(claim("a", "3"), cached_uid))
+    cache.forget(with_uid(claim("a", "3"), forgotten_uid))
+    assert [o["metadata"]["name"] for o in cache.by_index("owner", "pod-uid")] == left
+    assert (cache.get("a", "default") is not None) is bool(left)
+    assert len(cache) == len(left)
+
+
+def test_write_returning_after_the_delete_does_not_resurrect_the_object() -> None:
+    _, cache = setup()
+    cache.forget(with_uid(claim("a", "3"), "u1"))
+    cache.mutation(with_uid(claim("a", "2"), "u1"))
+    assert cache.get("a", "default") is None
+    cache.mutation(with_uid(claim("a", "4"), "u2"))
+    got = cache.get("a", "default")
+    assert got is not None
+    assert got["metadata"]["uid"] == "u2"

@@ -22,6 +22,7 @@ from draplane.testing.builders import make_pod, make_template
         pytest.param(
             "a" * 32 + "." + "b" * 25, "c" * 40, "a" * 32 + "-" + "c" * 22, id="no-dot-at-cut"
         ),
+        pytest.param("p", "c" * 63, "p-" + "c" * 54, id="pod-part-never-cut-to-nothing"),
     ],
 )
 def test_generate_name(pod_name: str, claim_name: str, expected: str) -> None:

@@ -27,6 +27,8 @@ class FakeDriver:
 
     unsuitable: set[str] = field(default_factory=set)
     allocate_error: str | None = None
+    omit_allocation: bool = False
+    """Return from `allocate` without setting anything (a broken driver)."""
     fail_in: str = ""
     """`class`, `claim`, `allocate`, `deallocate` or `unsuitable`: raise there."""
     deallocated: list[str] = field(default_factory=list)
@@ -49,6 +51,8 @@ class FakeDriver:
     async def allocate(self, claims: list[ClaimAllocation], *, selected_node: str | None) -> None:
         self._maybe_fail("allocate")
         for item in claims:
+            if self.omit_allocation:
+                continue
             if self.allocate_error is not None:
                 item.error = self.allocate_error
                 continue
@@ -96,13 +100,17 @@ def driver_user(name: str = DRIVER) -> UserInfo:
     return UserInfo(DRIVER_PREFIX + name, "", (SYSTEM_AUTHENTICATED,))
 
 
-@pytest.fixture
-async def env() -> AsyncIterator[Env]:
+async def _start_env(*, set_reserved_for: bool) -> AsyncIterator[Env]:
     clock = FakeClock()
     cluster = await start_cluster(clock=clock)
     driver = FakeDriver()
     controller = DriverController(
-        cluster.client(driver_user()), DRIVER, driver, clock=clock, workers=2
+        cluster.client(driver_user()),
+        DRIVER,
+        driver,
+        clock=clock,
+        workers=2,
+        set_reserved_for=set_reserved_for,
     )
     task = asyncio.create_task(controller.run())
     try:
@@ -112,6 +120,19 @@ async def env() -> AsyncIterator[Env]:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         await cluster.stop()
+
+
+@pytest.fixture
+async def env() -> AsyncIterator[Env]:
+    async for started in _start_env(set_reserved_for=True):
+        yield started
+
+
+@pytest.fixture
+async def env_without_reserved_for() -> AsyncIterator[Env]:
+    """The controller with `SetReservedFor(false)`: the scheduler reserves, not the driver."""
+    async for started in _start_env(set_reserved_for=False):
+        yield started
 
 
 async def _synced(controller: DriverController) -> bool:

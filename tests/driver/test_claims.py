@@ -208,3 +208,83 @@ async def test_claim_in_use_is_not_deallocated(env: Env) -> None:
     assert current is not None
     assert meta.finalizers(current) == [FINALIZER]
     assert env.driver.deallocated == []
+
+
+async def test_class_changed_to_this_driver_is_picked_up_by_the_requeue(env: Env) -> None:
+    """§6.4 row 5: a class of another driver is not final; the claim is requeued with backoff
+    (classes are not watched), so a later change of the class is noticed."""
+    [resource_class, _] = await seed_objects(
+        env.admin, make_class(driver="other.example.com").obj(), immediate_claim.obj()
+    )
+    await probe_queue_worked(env)
+    changed = meta.deep_copy(resource_class)
+    changed["driverName"] = DRIVER
+    await env.admin.update(kinds.RESOURCE_CLASSES, changed)
+
+    async def allocated_after_backoff() -> Obj | None:
+        env.clock.step(1)
+        return await allocated(env)
+
+    claim = await wait_for(allocated_after_backoff, what="allocation after the class change")
+    assert meta.finalizers(claim) == [FINALIZER]
+
+
+async def test_missing_class_is_reported(env: Env) -> None:
+    [claim] = await seed_objects(env.admin, immediate_claim.obj())
+    events = await wait_for(
+        lambda: events_for(env.admin, claim, reason="Failed"), what="Failed event"
+    )
+    assert events[0]["message"] == 'resourceclasses.resource.k8s.io "example" not found'
+
+
+async def test_driver_without_result_is_an_error(env: Env) -> None:
+    env.driver.omit_allocation = True
+    [_, claim] = await seed_objects(env.admin, make_class().obj(), immediate_claim.obj())
+    events = await wait_for(
+        lambda: events_for(env.admin, claim, reason="Failed"), what="Failed event"
+    )
+    assert events[0]["message"] == "allocate: allocating claim: missing allocation from driver"
+    current = await claim_now(env)
+    assert current is not None
+    assert not (current.get("status") or {}).get("allocation")
+
+
+async def test_deallocation_of_a_claim_without_our_finalizer_is_left_alone(env: Env) -> None:
+    """§6.4 row 2: another driver's (or an already released) claim is not ours to free."""
+    await seed_objects(
+        env.admin,
+        make_class().obj(),
+        make_claim().allocation(node="node-0").deallocation_requested().obj(),
+    )
+    await probe_queue_worked(env)
+    current = await claim_now(env)
+    assert current is not None
+    assert current["status"]["deallocationRequested"] is True
+    assert current["status"]["allocation"]
+    assert env.driver.deallocated == []
+
+
+async def test_deleted_unallocated_claim_stops_allocation_then_goes_away(env: Env) -> None:
+    """§6.4 row 2, not allocated: Deallocate aborts an allocation in flight, then the finalizer
+    goes."""
+    await seed_objects(env.admin, make_class().obj(), make_claim().finalizer(FINALIZER).obj())
+    await env.admin.delete(kinds.RESOURCE_CLAIMS, "my-claim", "default")
+
+    async def gone() -> bool:
+        return await claim_now(env) is None
+
+    await wait_for(gone, what="claim deletion")
+    assert set(env.driver.deallocated) == {"my-claim"}
+
+
+async def test_failed_stop_of_allocation_is_reported(env: Env) -> None:
+    env.driver.fail_in = "deallocate"
+    await seed_objects(env.admin, make_class().obj(), make_claim().finalizer(FINALIZER).obj())
+    claim = await env.admin.delete(kinds.RESOURCE_CLAIMS, "my-claim", "default")
+    events = await wait_for(
+        lambda: events_for(env.admin, claim, reason="Failed"), what="Failed event"
+    )
+    assert events[0]["message"] == "stop allocation: deallocate failed"
+    current = await claim_now(env)
+    assert current is not None
+    assert meta.finalizers(current) == [FINALIZER]

@@ -188,3 +188,84 @@ async def test_template_claim_of_another_pod_is_an_error(env: Env) -> None:
         "default/my-pod (pod is not owner)"
     )
     assert await psc_status(env) is None
+
+
+async def test_unsuitable_nodes_are_rechecked_every_30_seconds(env: Env) -> None:
+    """§6.6 step 9 ("periodic"): nothing watches the driver's own capacity, so the answer is
+    recomputed on a fixed 30 s delay for as long as the PodSchedulingContext exists."""
+    env.driver.unsuitable = {"node-1"}
+    pod = await seed_pod_with_claim(env)
+    await seed_objects(env.admin, make_psc(pod).potential_nodes("node-0", "node-1").obj())
+    first = [{"name": "gpu", "unsuitableNodes": ["node-1"]}]
+    assert await wait_for(lambda: psc_status(env), what="PSC status") == first
+
+    async def quiet() -> bool:
+        # The add event and the status write's update event have both been synced.
+        return len(env.driver.unsuitable_calls) >= 2
+
+    await wait_for(quiet, what="both syncs")
+    env.driver.unsuitable = {"node-0"}
+    env.clock.step(29)
+    assert await psc_status(env) == first
+    env.clock.step(1)
+    second = [{"name": "gpu", "unsuitableNodes": ["node-0"]}]
+
+    async def rechecked() -> bool:
+        return await psc_status(env) == second
+
+    await wait_for(rechecked, what="periodic recheck")
+
+
+async def test_only_pending_delayed_claims_of_this_driver_are_negotiated(env: Env) -> None:
+    """§6.6 step 4: a pod claim that needs no claim (status entry without a name), an
+    Immediate claim and a claim of another driver's class are skipped."""
+    _, _, pod, _, _, _ = await seed_objects(
+        env.admin,
+        make_class().obj(),
+        make_class("other", driver="other.example.com").obj(),
+        make_pod()
+        .claim_template("none", "tmpl")
+        .claim_status("none", None)
+        .claim_ref("immediate", "immediate")
+        .claim_ref("foreign", "foreign")
+        .claim_ref("gpu", "my-claim")
+        .obj(),
+        make_claim("immediate").allocation_mode("Immediate").resource_class("missing").obj(),
+        make_claim("foreign").resource_class("other").obj(),
+        make_claim().obj(),
+    )
+    await seed_objects(
+        env.admin, make_psc(pod).potential_nodes("node-0").selected_node("node-0").obj()
+    )
+    entries = await wait_for(lambda: psc_status(env), what="PSC status")
+    assert entries == [{"name": "gpu", "unsuitableNodes": []}]
+    assert {tuple(call) for call in env.driver.unsuitable_calls} == {("my-claim",)}
+    claims = {
+        meta.name(c): c for c in (await env.admin.list(kinds.RESOURCE_CLAIMS, "default"))["items"]
+    }
+    assert claims["my-claim"]["status"]["allocation"]
+    assert not (claims["foreign"].get("status") or {}).get("allocation")
+    assert not (claims["immediate"].get("status") or {}).get("allocation")
+
+
+async def test_failing_unsuitable_nodes_is_reported(env: Env) -> None:
+    env.driver.fail_in = "unsuitable"
+    pod = await seed_pod_with_claim(env)
+    [psc] = await seed_objects(env.admin, make_psc(pod).potential_nodes("node-0").obj())
+    events = await wait_for(
+        lambda: events_for(env.admin, psc, reason="Failed"), what="Failed event"
+    )
+    assert events[0]["message"] == "checking potential nodes: unsuitable failed"
+    assert await psc_status(env) is None
+
+
+async def test_without_set_reserved_for_the_allocation_is_not_reserved(
+    env_without_reserved_for: Env,
+) -> None:
+    env = env_without_reserved_for
+    pod = await seed_pod_with_claim(env)
+    await seed_objects(env.admin, make_psc(pod).selected_node("node-0").obj())
+    await wait_for(lambda: psc_status(env), what="PSC status")
+    claim = await env.admin.get(kinds.RESOURCE_CLAIMS, "my-claim", "default")
+    assert claim["status"]["allocation"]["resourceHandles"][0]["data"] == "node-0"
+    assert not claim["status"].get("reservedFor")

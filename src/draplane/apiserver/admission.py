@@ -60,9 +60,7 @@ def node_may_write(
                 raise errors.forbidden_message(
                     f'node "{node}" cannot update labels through pod status', rt
                 )
-            new_claims = (obj.get("status") or {}).get("resourceClaimStatuses")
-            old_claims = (old.get("status") or {}).get("resourceClaimStatuses")
-            if (new_claims or None) != (old_claims or None):
+            if _claim_statuses(obj) != _claim_statuses(old):
                 raise errors.forbidden_message(
                     f'node "{node}" cannot update resource claim statues', rt
                 )
@@ -72,6 +70,13 @@ def node_may_write(
     raise errors.forbidden_message(
         f'User "{user.name}" cannot modify resource "{rt.resource}" in API group "{rt.group}"', rt
     )
+
+
+def _claim_statuses(pod: Obj) -> list[tuple[object, object]]:
+    """`status.resourceClaimStatuses` as NodeRestriction compares it: name, and the claim name
+    or None (an omitted and an explicit null `resourceClaimName` are the same)."""
+    entries = (pod.get("status") or {}).get("resourceClaimStatuses") or []
+    return [(e.get("name"), e.get("resourceClaimName") or None) for e in entries]
 
 
 async def node_may_read_claim(storage: Storage, user: UserInfo, namespace: str, name: str) -> None:

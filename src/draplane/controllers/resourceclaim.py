@@ -40,7 +40,6 @@ from draplane.controllers.resourceclaim_context import (
     POD_TEMPLATE_INDEX,
     RESOURCE_CLAIM,
     ClaimControllerContext,
-    CreatedClaims,
     SyncError,
     claim_pod_owner_index,
     pod_claims,
@@ -106,8 +105,6 @@ class ResourceClaimController:
                 clock=clock,
             ),
             deleted_pods=UIDCache(DELETED_POD_MEMORY),
-            deleted_claims=UIDCache(MUTATION_CACHE_ENTRIES),
-            created_claims=CreatedClaims(MUTATION_CACHE_ENTRIES),
             recorder=self.recorder,
             metrics=self.metrics,
         )
@@ -189,7 +186,9 @@ class ResourceClaimController:
     def _enqueue_claim(self, claim: Obj, *, deleted: bool) -> None:
         namespace, name = meta.namespace(claim), meta.name(claim)
         if deleted:
-            self.ctx.deleted_claims.add(meta.uid(claim))
+            # The mutation cache only learns of newer versions; a deleted claim must not be
+            # found again by the recovery lookup.
+            self.ctx.claim_cache.forget(claim)
         else:
             self.queue.add(ObjectKey(RESOURCE_CLAIM, namespace, name))
         # A deleted claim re-evaluates its pods, which recreates a generated claim deleted by

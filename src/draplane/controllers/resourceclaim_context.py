@@ -1,12 +1,12 @@
 """What the resource claim controller's sync functions work with, plus shared predicates.
 
-`ClaimControllerContext` bundles the listers, the claim mutation cache, the API client, the
-event recorder, the deleted-pod memory and the metrics, so sync functions take one argument.
+`ClaimControllerContext` bundles the listers, the claim mutation cache (claims this controller
+created, before the informer has them; deleted claims are forgotten), the API client, the event
+recorder, the deleted-pod memory and the metrics, so sync functions take one argument.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -35,28 +35,6 @@ POD = "Pod"
 RESOURCE_CLAIM = "ResourceClaim"
 
 
-class CreatedClaims:
-    """Keys of the claims this controller created, by owning pod UID; the oldest pods are
-    forgotten beyond `max_pods`. Together with the mutation cache they give the claims the
-    informer may not have delivered yet, without scanning the whole cache per lookup."""
-
-    def __init__(self, max_pods: int) -> None:
-        self._max_pods = max_pods
-        self._keys: OrderedDict[str, list[str]] = OrderedDict()
-
-    def add(self, pod_uid: str, claim: Obj) -> None:
-        keys = self._keys.setdefault(pod_uid, [])
-        key = meta.key(claim)
-        if key not in keys:
-            keys.append(key)
-        self._keys.move_to_end(pod_uid)
-        while len(self._keys) > self._max_pods:
-            self._keys.popitem(last=False)
-
-    def keys(self, pod_uid: str) -> list[str]:
-        return self._keys.get(pod_uid) or []
-
-
 class SyncError(Exception):
     """A failed sync; the key is retried with backoff. The message says what and why."""
 
@@ -70,10 +48,6 @@ class ClaimControllerContext:
     scheduling_contexts: Lister
     claim_cache: MutationCache
     deleted_pods: UIDCache
-    # Claims seen deleted: the mutation cache may still hold them (it only learns of newer
-    # versions, not of deletes), and a deleted claim must not be found again.
-    deleted_claims: UIDCache
-    created_claims: CreatedClaims
     recorder: EventRecorder
     metrics: ResourceClaimMetrics
     # UIDs of pods whose last claim create failed without a clear answer (a 5xx, a timeout):

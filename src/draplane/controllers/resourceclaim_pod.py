@@ -36,14 +36,16 @@ def generate_name(pod_name: str, pod_claim_name: str) -> str:
     """The generateName of a pod's claim: `<pod>-<pod claim>-` (the 1.29+ form).
 
     Longer than 57 characters: both parts shrink in proportion and the trailing hyphen goes,
-    as upstream does. A pod part cut so that it ends in "." would make an invalid name (".-")
-    that fails forever, so such dots are dropped.
+    as upstream does. Two cuts would make an invalid name that fails forever, so they are
+    avoided: a pod part ending in "." (".-") drops the dot, and a pod part cut to nothing (a
+    one-character pod name with a long pod claim name gives "-...") keeps the pod name's first
+    character.
     """
     base = f"{pod_name}-{pod_claim_name}-"
     if len(base) <= GENERATE_NAME_LIMIT:
         return base
     total = len(base)
-    pod_part = pod_name[: len(pod_name) * GENERATE_NAME_LIMIT // total].rstrip(".")
+    pod_part = pod_name[: max(1, len(pod_name) * GENERATE_NAME_LIMIT // total)].rstrip(".")
     claim_part = pod_claim_name[: len(pod_claim_name) * GENERATE_NAME_LIMIT // total]
     return f"{pod_part}-{claim_part}"
 
@@ -108,11 +110,17 @@ async def _handle_claim(ctx: ClaimControllerContext, pod: Obj, pod_claim: Obj) -
 
 def find_pod_resource_claim(ctx: ClaimControllerContext, pod: Obj, pod_claim: Obj) -> Obj | None:
     """A claim this pod controls that was made for this pod claim (§5.4): recorded by its
-    annotation, or (claims made by <= 1.27) named exactly `<pod>-<pod claim>` without one."""
+    annotation, or (claims made by <= 1.27) named exactly `<pod>-<pod claim>` without one.
+
+    Candidates are the informer's claims plus those this controller created that the informer
+    has not delivered yet (the mutation cache). Unlike 1.28 ([QUIRK] §5.4, §10.9), a claim
+    that is being deleted is not adopted: its name would only hold the pod back until the claim
+    is gone and a replacement is created anyway.
+    """
     pod_claim_name = pod_claim.get("name")
     legacy_name = f"{meta.name(pod)}-{pod_claim_name}"
-    for claim in _owned_claims(ctx, meta.uid(pod)):
-        if meta.uid(claim) in ctx.deleted_claims:
+    for claim in ctx.claim_cache.by_index(CLAIM_POD_OWNER_INDEX, meta.uid(pod)):
+        if meta.deletion_timestamp(claim):
             continue
         recorded = meta.annotations(claim).get(dra.ANNOTATION_POD_CLAIM_NAME)
         if recorded is None:
@@ -123,20 +131,6 @@ def find_pod_resource_claim(ctx: ClaimControllerContext, pod: Obj, pod_claim: Ob
     return None
 
 
-def _owned_claims(ctx: ClaimControllerContext, pod_uid: str) -> list[Obj]:
-    """Claims controlled by the pod: the informer's, plus those this controller created that
-    the informer has not delivered yet (from the mutation cache)."""
-    claims = list(ctx.claims.by_index(CLAIM_POD_OWNER_INDEX, pod_uid))
-    known = {meta.key(claim) for claim in claims}
-    for key in ctx.created_claims.keys(pod_uid):
-        if key not in known:
-            namespace, name = meta.split_key(key)
-            cached = ctx.claim_cache.get(name, namespace)
-            if cached is not None:
-                claims.append(cached)
-    return claims
-
-
 async def _learn_uncertain_creates(ctx: ClaimControllerContext, pod: Obj) -> None:
     """After a create whose outcome is unknown, find the pod's claims on the API server (the
     informer may not have them yet) so that the retry does not create a second claim."""
@@ -145,7 +139,6 @@ async def _learn_uncertain_creates(ctx: ClaimControllerContext, pod: Obj) -> Non
     for claim in listed.get("items") or []:
         if pod_uid in claim_pod_owner_index(claim):
             ctx.claim_cache.mutation(claim)
-            ctx.created_claims.add(pod_uid, claim)
     ctx.uncertain_creates.discard(pod_uid)
 
 
@@ -167,7 +160,6 @@ async def _create_claim(
             ctx.uncertain_creates.add(meta.uid(pod))
         raise SyncError(f"create ResourceClaim {claim['metadata']['generateName']}: {err}") from err
     ctx.claim_cache.mutation(created)
-    ctx.created_claims.add(meta.uid(pod), created)
     log.info(
         "Created ResourceClaim %s/%s for pod %s/%s",
         namespace,

@@ -36,7 +36,7 @@ async def help_scheduled_pod(ctx: ClaimControllerContext, pod: Obj) -> None:
             continue
         # The mutation cache also knows a claim created earlier in this pass.
         claim = ctx.claim_cache.get(claim_name, namespace)
-        if claim is None or meta.uid(claim) in ctx.deleted_claims:
+        if claim is None:
             return
         if must_check_owner and (problem := dra.is_for_pod(pod, claim)) is not None:
             raise SyncError(problem)

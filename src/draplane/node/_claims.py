@@ -49,15 +49,18 @@ class NodeContext:
 
 
 async def prepare_claims(ctx: NodeContext, pod: Obj) -> list[PreparedClaim]:
-    """Prepare every claim the pod's containers use, in spec order."""
+    """Prepare every claim the pod's containers use, in spec order.
+
+    As kubelet does, a claim no container uses is still resolved, fetched and checked for
+    ownership and reservation (any failure holds the pod back), but not prepared.
+    """
     prepared: list[PreparedClaim] = []
     used = _claims_used_by_containers(pod)
     for pod_claim in (pod.get("spec") or {}).get("resourceClaims") or []:
-        if pod_claim.get("name") not in used:
+        claim = await _reserved_claim(ctx, pod, pod_claim)
+        if claim is None or pod_claim.get("name") not in used:
             continue
-        claim = await _ready_claim(ctx, pod, pod_claim)
-        if claim is None:
-            continue
+        _check_available(ctx, claim)
         driver_name = str((claim.get("status") or {}).get("driverName") or "")
         plugin = ctx.plugins.plugin(driver_name, ctx.node_name)
         if plugin is None:
@@ -113,7 +116,9 @@ async def find_claims(ctx: NodeContext, pod: Obj) -> list[PreparedClaim]:
     return found
 
 
-async def _ready_claim(ctx: NodeContext, pod: Obj, pod_claim: Obj) -> Obj | None:
+async def _reserved_claim(ctx: NodeContext, pod: Obj, pod_claim: Obj) -> Obj | None:
+    """The claim behind a pod claim, checked as kubelet checks it (§8.1 steps 1-5); None when
+    the pod status says no claim is needed."""
     pod_ref = f"{meta.namespace(pod)}/{meta.name(pod)}"
     try:
         claim_name, must_check_owner = dra.name(pod, pod_claim)
@@ -140,7 +145,6 @@ async def _ready_claim(ctx: NodeContext, pod: Obj, pod_claim: Obj) -> Obj | None
             f"pod {pod_ref}({meta.uid(pod)}) is not allowed to use resource claim "
             f"{claim_name}({meta.uid(claim)})",
         )
-    _check_available(ctx, claim)
     return claim
 
 
