@@ -81,6 +81,11 @@ BASE = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerCo
             id="max-backoff-below-initial",
         ),
         pytest.param([], [""], id="not-an-object"),
+        pytest.param(
+            {**BASE, "profiles": [{"pluginConfig": [{"name": "NodeResourcesFit", "args": "x"}]}]},
+            ["profiles[0].pluginConfig[0].args"],
+            id="plugin-args-not-an-object",
+        ),
     ],
 )
 def test_invalid_configs(doc: object, fields: list[str]) -> None:

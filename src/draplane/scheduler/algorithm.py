@@ -1,9 +1,9 @@
 """The scheduling algorithm of one attempt: PreFilter, Filter over nodes, PreScore, Score.
 
 `schedule_pod` returns the chosen node, raises `FitError` when no node fits (with the
-diagnosis kube-scheduler reports) and `SchedulingFailure` on an Error status. Filter runs as a
-plain loop of synchronous calls, starting at a rotating node index and stopping once enough
-feasible nodes are found (percentageOfNodesToScore, adaptive by default).
+diagnosis kube-scheduler reports) and `SchedulingFailure` otherwise (an Error, or no nodes).
+Filter runs as a plain loop of synchronous calls, starting at a rotating node index and
+stopping once enough feasible nodes are found (percentageOfNodesToScore, adaptive by default).
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from draplane.scheduler.framework.cycle_state import CycleState
-from draplane.scheduler.framework.status import Code, Status
+from draplane.scheduler.framework.status import Status
 from draplane.scheduler.framework.types import NodeInfo, PodInfo
 from draplane.scheduler.runtime.framework import Framework
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 
 
 @dataclass
@@ -73,7 +74,8 @@ class SchedulingAlgorithm:
 
     def schedule_pod(self, state: CycleState, pod_info: PodInfo, nodes: list[NodeInfo]) -> str:
         if not nodes:
-            raise FitError(pod_info=pod_info, num_all_nodes=0, diagnosis=Diagnosis())
+            # Not a FitError: no plugin rejected the pod, so no event of a plugin requeues it.
+            raise SchedulingFailure(Status.unresolvable(NO_NODES_AVAILABLE))
         feasible = self._find_nodes_that_fit(state, pod_info, nodes)
         if len(feasible) == 1:
             return feasible[0].name
@@ -121,8 +123,9 @@ class SchedulingAlgorithm:
                 for name, fn in filters:
                     status = fn(state, pod_info, node)
                     if status.code:
-                        if status.code is Code.ERROR:
-                            raise SchedulingFailure(status.with_plugin(name))
+                        if not status.is_rejected:
+                            # Filter may only reject; anything else aborts the attempt.
+                            raise SchedulingFailure(_filter_error(name, status.message))
                         statuses[node.name] = status.with_plugin(name)
                         diagnosis.unschedulable_plugins.add(name)
                         break
@@ -133,11 +136,13 @@ class SchedulingAlgorithm:
         except SchedulingFailure:
             raise
         except Exception as err:
-            raise SchedulingFailure(
-                Status.error(f"running Filter plugin {name!r}: {err}").with_plugin(name)
-            ) from err
+            raise SchedulingFailure(_filter_error(name, str(err) or type(err).__name__)) from err
         self._next_start = (start + processed) % count
         return feasible
+
+
+def _filter_error(plugin: str, message: str) -> Status:
+    return Status.error(f'running "{plugin}" filter plugin: {message}').with_plugin(plugin)
 
 
 def _select_host(scores: dict[str, int]) -> str:

@@ -184,7 +184,11 @@ def _parse_profile(raw: Any, path: str, causes: list[FieldError]) -> Profile:
             continue
         if entry["name"] in config:
             causes.append(errors.duplicate(f"{entry_path}.name", entry["name"]))
-        config[entry["name"]] = dict(entry.get("args") or {})
+        args = entry.get("args") or {}
+        if not isinstance(args, dict):
+            causes.append(errors.invalid(f"{entry_path}.args", args, "must be an object"))
+            continue
+        config[entry["name"]] = dict(args)
     return Profile(str(name), plugins, config)
 
 

@@ -44,7 +44,8 @@ def node_update_event(old: Obj, new: Obj) -> ClusterEvent | None:
     """The first changed property, in kube-scheduler's order; None if nothing relevant."""
     old_spec, new_spec = old.get("spec") or {}, new.get("spec") or {}
     old_status, new_status = old.get("status") or {}, new.get("status") or {}
-    if bool(old_spec.get("unschedulable")) != bool(new_spec.get("unschedulable")):
+    # Only a node that became schedulable can help (cordoning never does).
+    if old_spec.get("unschedulable") and not new_spec.get("unschedulable"):
         return ClusterEvent(GVK.NODE, ActionType.UPDATE_NODE_TAINT, "NodeSpecUnschedulableChange")
     if old_status.get("allocatable") != new_status.get("allocatable"):
         return ClusterEvent(GVK.NODE, ActionType.UPDATE_NODE_ALLOCATABLE, "NodeAllocatableChange")

@@ -122,7 +122,15 @@ class Scheduler:
     async def run(self) -> None:
         """Schedule pods until cancelled."""
         await self._informers.start()
-        await self._informers.wait_synced()
+        try:
+            await self._informers.wait_synced()
+            await self._schedule_until_cancelled()
+        finally:
+            # Informers outliving run() keep re-listing a stopped API server and reopen the
+            # closed client's session.
+            await self._informers.stop()
+
+    async def _schedule_until_cancelled(self) -> None:
         flushes = asyncio.create_task(self.queue.run(), name="scheduling-queue-flush")
         try:
             while True:
@@ -189,12 +197,9 @@ class Scheduler:
             if status.is_success:
                 status = await self.framework.run_bind_plugins(state, pod_info, node_name)
             if not status.is_success:
-                await self.framework.run_reserve_plugins_unreserve(state, pod_info, node_name)
-                self.cache.forget_pod(pod_info)
-                # The node's capacity is free again for pods that NodeResourcesFit rejected.
-                self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod_info.pod, None)
-                failure = _failure_on_node(pod_info, node_name, status)
-                self._handle_failure(qpi, failure, cycle=cycle, start=start)
+                await self._handle_binding_cycle_error(
+                    state, qpi, node_name=node_name, status=status, cycle=cycle, start=start
+                )
                 return
             self.metrics.observe_attempt("scheduled", time.perf_counter() - start)
             self.recorder.event(
@@ -206,6 +211,32 @@ class Scheduler:
             await self.framework.run_post_bind_plugins(state, pod_info, node_name)
         finally:
             self.queue.done(pod_info.uid)
+
+    async def _handle_binding_cycle_error(
+        self,
+        state: CycleState,
+        qpi: QueuedPodInfo,
+        *,
+        node_name: str,
+        status: Status,
+        cycle: int,
+        start: float,
+    ) -> None:
+        pod_info = qpi.pod_info
+        await self.framework.run_reserve_plugins_unreserve(state, pod_info, node_name)
+        self.cache.forget_pod(pod_info)
+        self._handle_failure(
+            qpi, _failure_on_node(pod_info, node_name, status), cycle=cycle, start=start
+        )
+        # Forgetting the assumed pod frees its node like an assigned-pod delete. Sent after the
+        # pod is requeued (and excluding it), so the pod's own event is not replayed for it.
+        uid = pod_info.uid
+        self.queue.move_all_to_active_or_backoff(
+            ASSIGNED_POD_DELETE,
+            pod_info.pod,
+            None,
+            pre_check=lambda pod: (pod.get("metadata") or {}).get("uid") != uid,
+        )
 
     def _handle_failure(
         self, qpi: QueuedPodInfo, failure: _Failure, *, cycle: int, start: float

@@ -3,7 +3,8 @@
 Builders invent uids; the API server assigns its own. `ObjectSeeder.create()` writes objects
 (status through the status subresource) and rewrites every builder uid it has seen into the
 server's uid; `normalize()` maps them back and drops server-managed metadata, so a test can
-compare the listed API state with objects from the builders, element by element.
+compare the listed API state with objects from the builders. `StaticLister` is the lister seam
+without an API: a fixed set of objects, as an informer cache would hold them.
 """
 
 from __future__ import annotations
@@ -92,3 +93,18 @@ def normalize_expected(obj: Obj) -> Obj:
     obj["metadata"] = {k: v for k, v in md.items() if k not in _SERVER_METADATA}
     result: Obj = _drop_empty(obj)
     return result
+
+
+class StaticLister:
+    """A read-only lister over fixed objects (namespaced or cluster-scoped by their metadata)."""
+
+    def __init__(self, objs: list[Obj]) -> None:
+        self._objs = {
+            ((o["metadata"].get("namespace") or ""), o["metadata"]["name"]): o for o in objs
+        }
+
+    def get(self, name: str, namespace: str = "") -> Obj | None:
+        return self._objs.get((namespace, name))
+
+    def list(self, namespace: str | None = None, label_selector: str = "") -> list[Obj]:
+        return [o for (ns, _), o in self._objs.items() if namespace is None or ns == namespace]

@@ -81,6 +81,34 @@ WRONG_TOPOLOGY_DELAYED = (
 WRONG_TOPOLOGY_IMMEDIATE = from_claim(WRONG_TOPOLOGY_DELAYED).allocation_mode("Immediate").obj()
 GOOD_TOPOLOGY = make_claim(CLAIM_NAME).resource_class(CLASS_NAME).allocation(node="worker").obj()
 OTHER_CLAIM = make_claim("not-my-claim").resource_class(CLASS_NAME).obj()
+WRONG_TOPOLOGY_DELAYED_2 = (
+    from_claim(WRONG_TOPOLOGY_DELAYED).name(CLAIM_NAME + "-2").uid("claim-2-uid").obj()
+)
+WRONG_TOPOLOGY_IMMEDIATE_2 = (
+    from_claim(WRONG_TOPOLOGY_IMMEDIATE).name(CLAIM_NAME + "-2").uid("claim-2-uid").obj()
+)
+SHARED_WRONG_TOPOLOGY = (
+    make_claim(CLAIM_NAME)
+    .resource_class(CLASS_NAME)
+    .allocation(node="other", shareable=True)
+    .reserved_for(POD_WITH_CLAIM_NAME, OTHER_POD)
+    .obj()
+)
+UNRESTRICTED_CLAIM = make_claim(CLAIM_NAME).resource_class(CLASS_NAME).allocation().obj()
+UNRESTRICTED_CLAIM_2 = (
+    from_claim(UNRESTRICTED_CLAIM).name(CLAIM_NAME + "-2").uid("claim-2-uid").obj()
+)
+# A "no claim needed" pod claim first: positions in the plugin's claim list and in
+# pod.spec.resourceClaims differ (the positional [QUIRK] of spec §4.8/§4.11 is not copied).
+POD_SKIPPED_CLAIM_FIRST = (
+    make_pod("my-pod")
+    .uid(POD_WITH_CLAIM_NAME["metadata"]["uid"])
+    .claim_template("skipped", "my-template")
+    .claim_ref("my-resource", CLAIM_NAME)
+    .claim_ref("my-resource-2", CLAIM_NAME + "-2")
+    .claim_status("skipped", None)
+    .obj()
+)
 
 
 def reserved(claim: Obj, *pods: Obj) -> Obj:
@@ -108,6 +136,12 @@ SCHEDULING_INFO_SELECTED = from_scheduling_context(SCHEDULING_INFO).selected_nod
 SCHEDULING_UNSUITABLE = (
     from_scheduling_context(SCHEDULING_POTENTIAL).unsuitable_nodes("my-resource", "worker").obj()
 )
+SCHEDULING_PARTIAL_INFO = (
+    from_scheduling_context(SCHEDULING_POTENTIAL).unsuitable_nodes("my-resource").obj()
+)
+SCHEDULING_BOTH_NODES = (
+    from_scheduling_context(SCHEDULING).potential_nodes("worker", "worker-2").obj()
+)
 SCHEDULING_NOT_OWNED = from_scheduling_context(SCHEDULING).obj()
 SCHEDULING_NOT_OWNED["metadata"]["ownerReferences"][0]["uid"] = OTHER_POD["metadata"]["uid"]
 
@@ -119,6 +153,19 @@ async def label_scheduling_context(client: Client, seeder: ObjectSeeder) -> None
     psc = deep_copy(await client.get(POD_SCHEDULING_CONTEXTS, "my-pod", "default"))
     psc["metadata"].setdefault("labels", {})["foo"] = "bar"
     await client.update(POD_SCHEDULING_CONTEXTS, psc)
+
+
+async def label_claim(client: Client, seeder: ObjectSeeder) -> None:
+    """A concurrent writer touches the claim after PreFilter read it (stale snapshot)."""
+    claim = deep_copy(await client.get(RESOURCE_CLAIMS, CLAIM_NAME, "default"))
+    claim["metadata"].setdefault("labels", {})["foo"] = "bar"
+    await client.update(RESOURCE_CLAIMS, claim)
+
+
+CONFLICT = (
+    'Operation cannot be fulfilled on {resource}.resource.k8s.io "{name}": the object has '
+    "been modified; please apply your changes to the latest version and try again"
+)
 
 
 @dataclass(frozen=True)
@@ -144,8 +191,11 @@ class Case:
     nodes: tuple[Obj, ...] = (WORKER,)
     other_pods: tuple[Obj, ...] = ()
     prepare_reserve: Prepare | None = None
+    prepare_post_filter: Prepare | None = None
     unreserve_after_reserve: bool = False
     """Simulate a failure after Reserve (e.g. in Bind): Unreserve instead of PostBind."""
+    pre_enqueue_off: bool = False
+    """Start at PreFilter, as the scheduler does with --pre-enqueue off."""
 
 
 def UAU(msg: str) -> Status:
@@ -450,6 +500,203 @@ CASES = [
         ),
         id="prescore-sets-potential-nodes",
     ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_CLAIM_NAME,
+            claims=(UNRESTRICTED_CLAIM,),
+            nodes=(WORKER, WORKER_2),
+            want=Want(claims=(reserved(UNRESTRICTED_CLAIM, POD_WITH_CLAIM_NAME),)),
+        ),
+        id="prescore-nothing-pending",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_TWO_CLAIM_NAMES,
+            claims=(PENDING_DELAYED_CLAIM, PENDING_DELAYED_CLAIM_2),
+            contexts=(SCHEDULING_BOTH_NODES,),
+            nodes=(WORKER, WORKER_2),
+            want=Want(reserve=UAU("waiting for resource driver to provide information")),
+        ),
+        id="prescore-potential-nodes-already-listed",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_TWO_CLAIM_NAMES,
+            claims=(PENDING_DELAYED_CLAIM, PENDING_DELAYED_CLAIM_2),
+            contexts=(SCHEDULING_PARTIAL_INFO,),
+            want=Want(reserve=UAU("waiting for resource driver to provide information")),
+        ),
+        id="delayed-allocation-scheduling-ask-again-unchanged",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_SKIPPED_CLAIM_FIRST,
+            claims=(PENDING_DELAYED_CLAIM, PENDING_DELAYED_CLAIM_2),
+            contexts=(SCHEDULING_INFO,),
+            want=Want(
+                reserve=UAU("waiting for resource driver to allocate resource"),
+                contexts=(SCHEDULING_INFO_SELECTED,),
+            ),
+        ),
+        id="reserve-finds-driver-info-by-pod-claim-name",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_SKIPPED_CLAIM_FIRST,
+            claims=(
+                PENDING_DELAYED_CLAIM,
+                reserved(UNRESTRICTED_CLAIM_2, POD_WITH_CLAIM_NAME),
+            ),
+            contexts=(SCHEDULING_UNSUITABLE,),
+            want=Want(
+                filter={
+                    "worker": UAU("resourceclaim cannot be allocated for the node (unsuitable)")
+                },
+                post_filter=Status.unschedulable("still not schedulable"),
+            ),
+        ),
+        id="filter-finds-unsuitable-nodes-by-pod-claim-name",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_CLAIM_NAME,
+            claims=(IN_USE_CLAIM,),
+            unreserve_after_reserve=True,
+            want=Want(claims=(ALLOCATED_CLAIM,)),
+        ),
+        id="bind-failure-undoes-earlier-reservation",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_TWO_CLAIM_NAMES,
+            claims=(IN_USE_CLAIM, PENDING_DELAYED_CLAIM_2),
+            want=Want(
+                reserve=UAU("waiting for resource driver to allocate resource"),
+                claims=(ALLOCATED_CLAIM, PENDING_DELAYED_CLAIM_2),
+                contexts=(SCHEDULING_SELECTED_POTENTIAL,),
+            ),
+        ),
+        id="unreserve-after-waiting-undoes-earlier-reservation",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_CLAIM_NAME,
+            claims=(GOOD_TOPOLOGY,),
+            prepare_reserve=label_claim,
+            want=Want(
+                reserve=Status.error(CONFLICT.format(resource="resourceclaims", name=CLAIM_NAME)),
+                claims=(from_claim(GOOD_TOPOLOGY).label("foo", "bar").obj(),),
+            ),
+        ),
+        id="reserve-conflict",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_CLAIM_NAME,
+            claims=(reserved(WRONG_TOPOLOGY_DELAYED, POD_WITH_CLAIM_NAME),),
+            prepare_post_filter=label_claim,
+            want=Want(
+                filter={"worker": UAU("resourceclaim not available on the node")},
+                post_filter=Status.error(
+                    CONFLICT.format(resource="resourceclaims", name=CLAIM_NAME)
+                ),
+                claims=(
+                    from_claim(reserved(WRONG_TOPOLOGY_DELAYED, POD_WITH_CLAIM_NAME))
+                    .label("foo", "bar")
+                    .obj(),
+                ),
+            ),
+        ),
+        id="postfilter-conflict",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_CLAIM_NAME,
+            claims=(SHARED_WRONG_TOPOLOGY,),
+            other_pods=(OTHER_POD,),
+            want=Want(
+                filter={"worker": UAU("resourceclaim not available on the node")},
+                post_filter=Status.unschedulable("still not schedulable"),
+            ),
+        ),
+        id="postfilter-keeps-claim-used-by-other-pod",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_TWO_CLAIM_NAMES,
+            claims=(
+                WRONG_TOPOLOGY_IMMEDIATE,
+                reserved(WRONG_TOPOLOGY_DELAYED_2, POD_WITH_CLAIM_NAME),
+            ),
+            want=Want(
+                filter={"worker": UAU("resourceclaim not available on the node")},
+                post_filter=SUCCESS,
+                claims=(WRONG_TOPOLOGY_IMMEDIATE, deallocation_requested(WRONG_TOPOLOGY_DELAYED_2)),
+            ),
+        ),
+        id="postfilter-deallocates-only-the-delayed-claim",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_TWO_CLAIM_NAMES,
+            claims=(GOOD_TOPOLOGY, WRONG_TOPOLOGY_IMMEDIATE_2),
+            want=Want(
+                filter={"worker": UAU("resourceclaim not available on the node")},
+                post_filter=Status.unschedulable("still not schedulable"),
+            ),
+        ),
+        id="postfilter-never-deallocates-an-immediate-claim",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_CLAIM_NAME,
+            pre_enqueue_off=True,
+            want=Want(
+                pre_filter=UAU(f'resourceclaim.resource.k8s.io "{CLAIM_NAME}" not found'),
+                post_filter=Status.unschedulable("no new claims to deallocate"),
+            ),
+        ),
+        id="prefilter-missing-claim",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_CLAIM_TEMPLATE,
+            pre_enqueue_off=True,
+            want=Want(
+                pre_filter=UAU('pod "default/my-pod": ResourceClaim not created yet'),
+                post_filter=Status.unschedulable("no new claims to deallocate"),
+            ),
+        ),
+        id="prefilter-template-claim-not-created",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_CLAIM_NAME,
+            claims=(DELETED_CLAIM,),
+            pre_enqueue_off=True,
+            want=Want(
+                pre_filter=UAU(f'resourceclaim "{CLAIM_NAME}" is being deleted'),
+                post_filter=Status.unschedulable("no new claims to deallocate"),
+            ),
+        ),
+        id="prefilter-deleted-claim",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_CLAIM_TEMPLATE_IN_STATUS,
+            claims=(NOT_OWNED_CLAIM,),
+            other_pods=(OTHER_POD,),
+            pre_enqueue_off=True,
+            want=Want(
+                pre_filter=UAU(
+                    f"ResourceClaim default/{CLAIM_NAME} was not created for pod default/my-pod "
+                    "(pod is not owner)"
+                ),
+                post_filter=Status.unschedulable("no new claims to deallocate"),
+            ),
+        ),
+        id="prefilter-wrong-claim",
+    ),
 ]
 
 
@@ -489,9 +736,11 @@ async def seed(cluster: Cluster, case: Case) -> tuple[ObjectSeeder, Obj, Informe
 async def run_plugin(
     plugin: DynamicResources, case: Case, pod: Obj, client: Client, seeder: ObjectSeeder
 ) -> dict[str, Status | None]:
-    got: dict[str, Status | None] = {"pre_enqueue": plugin.pre_enqueue(pod)}
-    if not got["pre_enqueue"].is_success:  # type: ignore[union-attr]
-        return got
+    got: dict[str, Status | None] = {}
+    if not case.pre_enqueue_off:
+        pre_enqueue = got["pre_enqueue"] = plugin.pre_enqueue(pod)
+        if not pre_enqueue.is_success:
+            return got
     state, pod_info = CycleState(), PodInfo(pod)
     pre_filter = got["pre_filter"] = plugin.pre_filter(state, pod_info)
     feasible: list[NodeInfo] = []
@@ -503,6 +752,8 @@ async def run_plugin(
             if status.is_success:
                 feasible.append(info)
     if not feasible:
+        if case.prepare_post_filter is not None:
+            await case.prepare_post_filter(client, seeder)
         got["post_filter"] = await plugin.post_filter(state, pod_info, {})
         return got
     if len(feasible) > 1:
@@ -520,9 +771,11 @@ async def run_plugin(
 
 def expected_statuses(case: Case, got: dict[str, Status | None], psc_uid: str) -> dict:
     want = case.want
-    expected: dict[str, Status | None] = {"pre_enqueue": want.pre_enqueue}
-    if not want.pre_enqueue.is_success:
-        return expected
+    expected: dict[str, Status | None] = {}
+    if not case.pre_enqueue_off:
+        expected["pre_enqueue"] = want.pre_enqueue
+        if not want.pre_enqueue.is_success:
+            return expected
     expected["pre_filter"] = want.pre_filter
     for key in got:
         if key.startswith("filter/"):
@@ -543,6 +796,7 @@ def expected_statuses(case: Case, got: dict[str, Status | None], psc_uid: str) -
 async def test_plugin(cluster: Cluster, case: Case) -> None:
     seeder, pod, informers = await seed(cluster, case)
     client = cluster.client()
+    seeded = await versions(client)
     try:
         handle = Handle(
             client,
@@ -567,6 +821,25 @@ async def test_plugin(cluster: Cluster, case: Case) -> None:
         (normalize_expected(c) for c in want_claims), key=_name
     )
     assert [seeder.normalize(c) for c in contexts] == [normalize_expected(c) for c in want_contexts]
+    # "Unchanged" means not written at all (no needless writes, no conflicts with drivers),
+    # unless a prepare step wrote on purpose.
+    if case.prepare_reserve is None and case.prepare_post_filter is None:
+        after = await versions(client)
+        for rt, unchanged in (
+            (RESOURCE_CLAIMS, case.want.claims),
+            (POD_SCHEDULING_CONTEXTS, case.want.contexts),
+        ):
+            if unchanged is None:
+                assert after[rt.resource] == seeded[rt.resource]
+
+
+async def versions(client: Client) -> dict[str, dict[str, str]]:
+    """resourceVersion of every claim and PodSchedulingContext, by resource and name."""
+    out: dict[str, dict[str, str]] = {}
+    for rt in (RESOURCE_CLAIMS, POD_SCHEDULING_CONTEXTS):
+        items = (await client.list(rt, "default"))["items"]
+        out[rt.resource] = {o["metadata"]["name"]: o["metadata"]["resourceVersion"] for o in items}
+    return out
 
 
 def _name(obj: Obj) -> str:

@@ -13,6 +13,7 @@ from draplane.scheduler.plugins.dynamicresources.hints import (
     is_schedulable_after_claim_change,
     is_schedulable_after_scheduling_context_change,
 )
+from draplane.testing.apiobjects import StaticLister
 from draplane.testing.builders import (
     from_claim,
     from_pod,
@@ -25,19 +26,6 @@ from draplane.testing.builders import (
 SKIP = QueueingHint.QUEUE_SKIP
 AFTER_BACKOFF = QueueingHint.QUEUE_AFTER_BACKOFF
 IMMEDIATELY = QueueingHint.QUEUE_IMMEDIATELY
-
-
-class StaticLister:
-    """The claim lister seam: a fixed set of objects, as an informer cache would hold them."""
-
-    def __init__(self, objs: list[Obj]) -> None:
-        self._objs = {(o["metadata"]["namespace"], o["metadata"]["name"]): o for o in objs}
-
-    def get(self, name: str, namespace: str = "") -> Obj | None:
-        return self._objs.get((namespace, name))
-
-    def list(self, namespace: str | None = None, label_selector: str = "") -> list[Obj]:
-        return list(self._objs.values())
 
 
 @dataclass(frozen=True)
@@ -55,7 +43,12 @@ OTHER_CLAIM = make_claim("other-claim").obj()
 ALLOCATED = from_claim(CLAIM).allocation().obj()
 WITH_FINALIZER = from_claim(CLAIM).finalizer("driver.example.com/deletion-protection").obj()
 
+IMMEDIATE_2 = from_claim(CLAIM_2).allocation_mode("Immediate").obj()
+UNRESERVED = from_claim(ALLOCATED).set("status.reservedFor", []).obj()
+WITH_FINALIZER_UNRESERVED = from_claim(UNRESERVED).finalizer("x.example.com/keep").obj()
+
 PSC = make_scheduling_context(POD).potential_nodes("worker").obj()
+PSC_OTHER_NAMESPACE = from_scheduling_context(PSC).namespace("other").obj()
 PSC_INFO = from_scheduling_context(PSC).unsuitable_nodes("my-resource").obj()
 PSC_INFO_TWO = from_scheduling_context(PSC_INFO).unsuitable_nodes("my-resource-2").obj()
 PSC_BAD_SELECTED = (
@@ -66,6 +59,9 @@ PSC_BAD_SELECTED = (
 )
 PSC_INFO_SELECTED = from_scheduling_context(PSC_INFO).selected_node("worker").obj()
 PSC_INFO_LABELED = from_scheduling_context(PSC_INFO).label("a", "b").obj()
+# The same driver answer without the empty list (apiequality.Semantic: still equal).
+PSC_INFO_NO_LIST_SELECTED = from_scheduling_context(PSC_INFO_SELECTED).obj()
+del PSC_INFO_NO_LIST_SELECTED["status"]["resourceClaims"][0]["unsuitableNodes"]
 OTHER_PSC = make_scheduling_context(make_pod("other-pod").obj()).obj()
 
 
@@ -98,6 +94,26 @@ CLAIM_CASES = [
         id="queue-on-status-change",
     ),
     pytest.param(
+        HintCase(POD, ALLOCATED, UNRESERVED, SKIP, claims=(UNRESERVED,)),
+        id="skip-semantically-equal-status",
+    ),
+    pytest.param(
+        HintCase(
+            POD, UNRESERVED, WITH_FINALIZER_UNRESERVED, SKIP, claims=(WITH_FINALIZER_UNRESERVED,)
+        ),
+        id="skip-finalizer-on-allocated-claim",
+    ),
+    pytest.param(
+        HintCase(
+            POD,
+            ALLOCATED,
+            from_claim(ALLOCATED).deallocation_requested().obj(),
+            IMMEDIATELY,
+            claims=(ALLOCATED,),
+        ),
+        id="queue-on-deallocation-requested",
+    ),
+    pytest.param(
         HintCase(
             POD, Tombstone("default/my-claim", CLAIM), ALLOCATED, IMMEDIATELY, claims=(ALLOCATED,)
         ),
@@ -122,6 +138,11 @@ PSC_CASES = [
     pytest.param(HintCase(POD, "not-a-psc", PSC, AFTER_BACKOFF), id="backoff-wrong-old-object"),
     pytest.param(HintCase(POD, None, "not-a-psc", AFTER_BACKOFF), id="backoff-wrong-new-object"),
     pytest.param(HintCase(POD, None, OTHER_PSC, SKIP), id="skip-unrelated-object"),
+    pytest.param(HintCase(POD, None, PSC_OTHER_NAMESPACE, SKIP), id="skip-other-namespace"),
+    pytest.param(
+        HintCase(POD_TWO, None, PSC_INFO, IMMEDIATELY, claims=(CLAIM, IMMEDIATE_2)),
+        id="queue-immediate-claims-need-no-info",
+    ),
     pytest.param(HintCase(POD, None, PSC, SKIP, claims=()), id="skip-pod-claims-missing"),
     pytest.param(HintCase(POD, None, PSC, SKIP), id="skip-waiting"),
     pytest.param(
@@ -137,6 +158,10 @@ PSC_CASES = [
         HintCase(POD, PSC_BAD_SELECTED, PSC_BAD_SELECTED, IMMEDIATELY), id="queue-bad-selected-node"
     ),
     pytest.param(HintCase(POD, PSC_INFO, PSC_INFO_SELECTED, SKIP), id="skip-spec-changes"),
+    pytest.param(
+        HintCase(POD, PSC_INFO, PSC_INFO_NO_LIST_SELECTED, SKIP),
+        id="skip-spec-changes-status-semantically-equal",
+    ),
     pytest.param(
         HintCase(POD, PSC_INFO, PSC_INFO_LABELED, AFTER_BACKOFF), id="backoff-other-changes"
     ),

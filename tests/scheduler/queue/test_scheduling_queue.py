@@ -156,6 +156,15 @@ async def test_gated_pod_is_released_by_its_pod_update() -> None:
             id="only-conditions",
         ),
         pytest.param(lambda b: b.resource_version("99"), False, id="only-resource-version"),
+        pytest.param(lambda b: b.finalizer("example.com/keep"), False, id="only-finalizers"),
+        pytest.param(lambda b: b.set("metadata.generation", 7), False, id="only-generation"),
+        pytest.param(
+            lambda b: b.set("metadata.managedFields", [{"manager": "kubectl"}]),
+            False,
+            id="only-managed-fields",
+        ),
+        pytest.param(lambda b: b.phase("Pending"), False, id="only-phase"),
+        pytest.param(lambda b: b.node_selector({"a": "b"}), True, id="spec-changed"),
     ],
 )
 async def test_update_moves_unschedulable_pod_only_when_relevant(change: Any, moves: bool) -> None:
@@ -167,6 +176,60 @@ async def test_update_moves_unschedulable_pod_only_when_relevant(change: Any, mo
     new = change(from_pod(pod)).obj()
     h.queue.update(pod, new)
     assert h.queue.where("default/a") == ("active" if moves else "unschedulable")
+
+
+@pytest.mark.parametrize(
+    ("where", "wait", "expected"),
+    [
+        pytest.param("active", 0, "active", id="active-replaced-in-place"),
+        pytest.param("backoff", 0, "backoff", id="backoff-replaced-in-place"),
+        pytest.param("unschedulable", 0, "backoff", id="unschedulable-backing-off"),
+        pytest.param("unschedulable", 5, "active", id="unschedulable-backoff-expired"),
+        pytest.param(None, 0, "active", id="not-queued-is-added"),
+    ],
+)
+async def test_update_places_the_new_pod(where: str | None, wait: int, expected: str) -> None:
+    h = make_harness()
+    pod = make_pod("a").obj()
+    if where is not None:
+        h.queue.add(pod)
+    if where == "backoff":
+        await h.fail(pod, plugins=set())
+    elif where == "unschedulable":
+        await h.fail(pod, plugins={"Claims"})
+    assert h.queue.where("default/a") == where
+    h.clock.step(wait)
+    new = from_pod(pod).label("x", "y").obj()
+    h.queue.update(pod, new)
+    assert h.queue.where("default/a") == expected
+    qpi = h.queue.queued_pod_info("default/a")
+    assert qpi is not None
+    assert qpi.pod == new
+
+
+async def test_pop_clears_the_rejecting_plugins_of_the_previous_attempt() -> None:
+    h = make_harness()
+    h.queue.add(POD_A)
+    await h.fail(POD_A, plugins={"Claims"})
+    h.queue.move_all_to_active_or_backoff(CLAIM_UPDATE, None, {})
+    qpi = await h.pop()
+    # An Error in this attempt must not be routed by the previous attempt's plugins.
+    assert (qpi.attempts, qpi.unschedulable_plugins) == (2, set())
+    h.queue.add_unschedulable_if_not_present(qpi, h.queue.scheduling_cycle)
+    assert h.queue.where("default/a") == "backoff"
+
+
+@pytest.mark.parametrize(
+    "hints", [pytest.param(True, id="hints-on"), pytest.param(False, id="hints-off")]
+)
+async def test_error_is_retried_after_backoff(hints: bool) -> None:
+    h = make_harness(hints=hints)
+    h.queue.add(POD_A)
+    await h.fail(POD_A, plugins=set())
+    assert h.queue.where("default/a") == "backoff"
+    h.clock.step(1)
+    h.queue.flush_backoff_completed()
+    assert h.queue.where("default/a") == "active"
 
 
 def test_backoff_doubles_from_one_second_up_to_ten() -> None:
@@ -208,6 +271,32 @@ async def test_unschedulable_pods_are_flushed_after_five_minutes() -> None:
         )
         == 1
     )
+
+
+async def test_flush_reruns_pre_enqueue_for_gated_pods() -> None:
+    h = make_harness()
+    h.gate.closed.add("a")
+    h.queue.add(POD_A)
+    h.clock.step(301)
+    h.queue.flush_unschedulable_leftover()
+    assert h.queue.where("default/a") == "gated"
+    h.gate.closed.clear()
+    h.queue.flush_unschedulable_leftover()
+    assert h.queue.where("default/a") == "active"
+
+
+async def test_flush_counts_as_a_move_request_with_hints_off() -> None:
+    h = make_harness(hints=False)
+    h.queue.add(POD_A)
+    await h.fail(POD_A, plugins={"Claims"})
+    h.clock.step(301)
+    h.queue.add(POD_B)
+    b = await h.pop()
+    cycle_b = h.queue.scheduling_cycle
+    h.queue.flush_unschedulable_leftover()  # moves a while b is being scheduled
+    b.unschedulable_plugins = {"Claims"}
+    h.queue.add_unschedulable_if_not_present(b, cycle_b)
+    assert (h.queue.where("default/a"), h.queue.where("default/b")) == ("active", "backoff")
 
 
 async def test_periodic_flushes_run_on_the_injected_clock() -> None:
@@ -303,15 +392,27 @@ async def test_hints_route_pods(
     assert h.queue.where("default/a") == expected
 
 
-async def test_hints_off_every_registered_event_moves_after_backoff() -> None:
+@pytest.mark.parametrize(
+    ("hint", "event", "expected"),
+    [
+        pytest.param(QueueingHint.QUEUE_SKIP, CLAIM_UPDATE, "backoff", id="skip-ignored"),
+        pytest.param(
+            QueueingHint.QUEUE_IMMEDIATELY, CLAIM_UPDATE, "backoff", id="immediately-ignored"
+        ),
+        pytest.param(
+            QueueingHint.QUEUE_IMMEDIATELY, POD_DELETE, "unschedulable", id="event-not-registered"
+        ),
+    ],
+)
+async def test_hints_off_every_registered_event_moves_after_backoff(
+    hint: QueueingHint, event: ClusterEvent, expected: str
+) -> None:
     h = make_harness(hints=False)
     h.queue.add(POD_A)
     await h.fail(POD_A, plugins={"Claims"})
-    h.hint[0] = QueueingHint.QUEUE_SKIP  # ignored: hints are off
-    h.queue.move_all_to_active_or_backoff(CLAIM_UPDATE, None, {})
-    assert h.queue.where("default/a") == "backoff"
-    h.queue.move_all_to_active_or_backoff(POD_DELETE, None, {})
-    assert h.queue.where("default/a") == "backoff"
+    h.hint[0] = hint  # never consulted: hints are off
+    h.queue.move_all_to_active_or_backoff(event, None, {})
+    assert h.queue.where("default/a") == expected
 
 
 @pytest.mark.parametrize(
@@ -333,6 +434,21 @@ async def test_events_while_in_flight_are_replayed(hint: QueueingHint, expected:
     h.queue.add_unschedulable_if_not_present(qpi, cycle)
     h.queue.done(qpi.pod_info.uid)
     assert h.queue.where("default/a") == expected
+
+
+async def test_in_flight_events_are_dropped_when_no_pod_needs_them() -> None:
+    h = make_harness()
+    h.queue.move_all_to_active_or_backoff(CLAIM_UPDATE, None, {})  # nobody in flight
+    assert h.queue.in_flight_event_count() == 0
+    h.queue.add(POD_A)
+    h.queue.add(POD_B)
+    a = await h.pop()
+    b = await h.pop()
+    h.queue.move_all_to_active_or_backoff(CLAIM_UPDATE, None, {})
+    h.queue.done(a.pod_info.uid)
+    assert h.queue.in_flight_event_count() == 1  # b still needs it
+    h.queue.done(b.pod_info.uid)
+    assert h.queue.in_flight_event_count() == 0
 
 
 async def test_in_flight_replay_sees_only_events_after_its_own_pop() -> None:

@@ -22,7 +22,9 @@ from draplane.scheduler.runtime import Framework, merge, register, unregister
 from draplane.testing.builders import make_node, make_pod
 from draplane.testing.fake_plugins import (
     FakeFilterPlugin,
+    FakePostFilterPlugin,
     FakePreEnqueuePlugin,
+    FakePreFilterPlugin,
     FakeReservePlugin,
     factory_for,
     registry_of,
@@ -185,7 +187,7 @@ async def test_reserve_and_unreserve(status: Status, want: Status) -> None:
     assert reserve.unreserved == ["default/p"]
 
 
-def test_filter_runs_plugins_in_order_until_the_first_failure() -> None:
+def test_filters_in_order_without_skipped_plugins() -> None:
     fake = FakeFilterPlugin(failed_nodes={"bad": Code.UNSCHEDULABLE})
     fw = build(
         Profile(
@@ -200,11 +202,18 @@ def test_filter_runs_plugins_in_order_until_the_first_failure() -> None:
     state = CycleState()
     assert fw.run_pre_filter_plugins(state, pod_info) == SUCCESS
     assert state.skip_filter_plugins == {names.NODE_AFFINITY}
-    good = fw.run_filter_plugins(state, pod_info, NodeInfo(make_node("good").obj()))
-    bad = fw.run_filter_plugins(state, pod_info, NodeInfo(make_node("bad").obj()))
-    assert (good, bad) == (
-        SUCCESS,
-        Status(Code.UNSCHEDULABLE, ("injected filter status for bad",), "FakeFilter"),
+    filters = fw.filters(state)
+    assert [name for name, _ in filters] == [
+        "FakeFilter",
+        names.NODE_UNSCHEDULABLE,
+        names.NODE_NAME,
+        names.TAINT_TOLERATION,
+        names.NODE_RESOURCES_FIT,
+    ]
+    good, bad = (NodeInfo(make_node(n).obj()) for n in ("good", "bad"))
+    assert [fn(state, pod_info, good) for _, fn in filters] == [SUCCESS] * 5
+    assert filters[0][1](state, pod_info, bad) == Status(
+        Code.UNSCHEDULABLE, ("injected filter status for bad",)
     )
     assert fake.calls == 2
 
@@ -219,3 +228,100 @@ def test_hint_map_collects_events_of_rejecting_plugins() -> None:
         names.NODE_UNSCHEDULABLE,
         names.TAINT_TOLERATION,
     ]
+
+
+def two_of(plugin_type: type, point: str, first: Status, second: Status) -> tuple[Framework, list]:
+    """A framework without DRA whose `point` runs two fakes of `plugin_type` in order."""
+    fakes = [plugin_type(status=first, name="First"), plugin_type(status=second, name="Second")]
+    profile = Profile(
+        plugins={
+            **NO_DRA,
+            point: PluginSet(enabled=(PluginRef("First"), PluginRef("Second"))),
+        }
+    )
+    return build(profile, *fakes), fakes
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "want", "calls"),
+    [
+        pytest.param(SUCCESS, SUCCESS, SUCCESS, [1, 1], id="all-success"),
+        pytest.param(
+            Status.unschedulable("no"),
+            SUCCESS,
+            Status.unschedulable("no").with_plugin("First"),
+            [1, 0],
+            id="unschedulable-stops",
+        ),
+        pytest.param(
+            Status.unresolvable("never"),
+            SUCCESS,
+            Status.unresolvable("never").with_plugin("First"),
+            [1, 0],
+            id="unresolvable-stops",
+        ),
+        pytest.param(
+            Status.error("boom"),
+            SUCCESS,
+            Status.error('running PreFilter plugin "First": boom').with_plugin("First"),
+            [1, 0],
+            id="error-wrapped",
+        ),
+        pytest.param(Status.skip(), SUCCESS, SUCCESS, [1, 1], id="skip-continues"),
+    ],
+)
+def test_pre_filter_runner(first: Status, second: Status, want: Status, calls: list[int]) -> None:
+    fw, fakes = two_of(FakePreFilterPlugin, "preFilter", first, second)
+    state = CycleState()
+    assert fw.run_pre_filter_plugins(state, PodInfo(make_pod("p").obj())) == want
+    assert [f.calls for f in fakes] == calls
+    assert ("First" in state.skip_filter_plugins) == first.is_skip
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "want", "calls"),
+    [
+        pytest.param(
+            SUCCESS,
+            Status.unschedulable("b"),
+            SUCCESS.with_plugin("First"),
+            [1, 0],
+            id="success-stops",
+        ),
+        pytest.param(
+            Status.unresolvable("a"),
+            SUCCESS,
+            Status.unresolvable("a").with_plugin("First"),
+            [1, 0],
+            id="unresolvable-stops",
+        ),
+        pytest.param(
+            Status.error("a"),
+            SUCCESS,
+            Status.error("a").with_plugin("First"),
+            [1, 0],
+            id="error-aborts",
+        ),
+        pytest.param(
+            Status.unschedulable("a"),
+            SUCCESS,
+            SUCCESS.with_plugin("Second"),
+            [1, 1],
+            id="unschedulable-continues",
+        ),
+        pytest.param(
+            Status.unschedulable("a"),
+            Status.unschedulable("b"),
+            Status(Code.UNSCHEDULABLE, ("a", "b"), "First"),
+            [1, 1],
+            id="all-unschedulable-first-plugin-named",
+        ),
+    ],
+)
+async def test_post_filter_runner(
+    first: Status, second: Status, want: Status, calls: list[int]
+) -> None:
+    fw, fakes = two_of(FakePostFilterPlugin, "postFilter", first, second)
+    got = await fw.run_post_filter_plugins(CycleState(), PodInfo(make_pod("p").obj()), {})
+    assert got == want
+    assert [f.calls for f in fakes] == calls

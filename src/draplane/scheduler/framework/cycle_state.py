@@ -1,8 +1,8 @@
 """`CycleState`: scratch space for one scheduling attempt, with typed `StateKey[T]` keys.
 
 A plugin writes its private state object in PreFilter under its own key and reads it back in
-later phases. `clone()` is shallow: clones share the state objects (as the DRA plugin expects).
-Filter runs synchronously node after node, so no locking is needed.
+later phases. Filter runs synchronously node after node, so no locking is needed. (No clone():
+only preemption needs one, and draplane has none.)
 """
 
 from __future__ import annotations
@@ -41,13 +41,3 @@ class CycleState:
 
     def get(self, key: StateKey[T]) -> T | None:
         return cast("T | None", self._data.get(key.name))
-
-    def delete(self, key: StateKey[Any]) -> None:
-        self._data.pop(key.name, None)
-
-    def clone(self) -> CycleState:
-        other = CycleState()
-        other._data = dict(self._data)
-        other.skip_filter_plugins = set(self.skip_filter_plugins)
-        other.skip_score_plugins = set(self.skip_score_plugins)
-        return other

@@ -6,7 +6,10 @@ with resources cpu and memory; anything else is rejected.
 
 from __future__ import annotations
 
+from typing import Any
+
 from draplane.api import errors
+from draplane.api.errors import FieldError
 from draplane.scheduler.framework import (
     GVK,
     SUCCESS,
@@ -93,25 +96,42 @@ def new(args: PluginArgs, handle: Handle) -> NodeResourcesFit:
     strategy = args.get("scoringStrategy") or {}
     unknown = sorted(set(args) - {"scoringStrategy"})
     causes = [errors.forbidden(f"args.{k}", "not supported by draplane") for k in unknown]
-    if strategy.get("type", "LeastAllocated") != "LeastAllocated":
-        causes.append(
-            errors.not_supported(
-                "args.scoringStrategy.type", strategy.get("type"), ["LeastAllocated"]
-            )
-        )
     weights = {"cpu": 1, "memory": 1}
-    if strategy.get("resources") is not None:
-        weights = {"cpu": 0, "memory": 0}
-        for i, resource in enumerate(strategy["resources"]):
-            name = resource.get("name")
-            if name not in weights:
-                causes.append(
-                    errors.not_supported(
-                        f"args.scoringStrategy.resources[{i}].name", name, ["cpu", "memory"]
-                    )
+    if not isinstance(strategy, dict):
+        causes.append(errors.invalid("args.scoringStrategy", strategy, "must be an object"))
+    else:
+        if strategy.get("type", "LeastAllocated") != "LeastAllocated":
+            causes.append(
+                errors.not_supported(
+                    "args.scoringStrategy.type", strategy.get("type"), ["LeastAllocated"]
                 )
-                continue
-            weights[name] = int(resource.get("weight") or 1)
+            )
+        if strategy.get("resources") is not None:
+            weights = _resource_weights(strategy["resources"], causes)
     if causes:
         raise errors.invalid_object("NodeResourcesFitArgs", names.NODE_RESOURCES_FIT, causes)
     return NodeResourcesFit(cpu_weight=weights["cpu"], memory_weight=weights["memory"])
+
+
+def _resource_weights(resources: Any, causes: list[FieldError]) -> dict[str, int]:
+    path = "args.scoringStrategy.resources"
+    weights = {"cpu": 0, "memory": 0}
+    if not isinstance(resources, list):
+        causes.append(errors.invalid(path, resources, "must be a list"))
+        return weights
+    for i, resource in enumerate(resources):
+        if not isinstance(resource, dict):
+            causes.append(errors.invalid(f"{path}[{i}]", resource, "must be an object"))
+            continue
+        name = resource.get("name")
+        if name not in weights:
+            causes.append(errors.not_supported(f"{path}[{i}].name", name, ["cpu", "memory"]))
+            continue
+        weight = resource.get("weight") or 1
+        if isinstance(weight, bool) or not isinstance(weight, int) or weight < 0:
+            causes.append(
+                errors.invalid(f"{path}[{i}].weight", weight, "must be a non-negative integer")
+            )
+            continue
+        weights[name] = weight
+    return weights

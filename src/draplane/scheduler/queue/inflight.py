@@ -32,9 +32,6 @@ class InFlightEvents:
         self._seq += 1
         self._pods[uid] = self._seq
 
-    def is_in_flight(self, uid: str) -> bool:
-        return uid in self._pods
-
     def add_event(self, event: ClusterEvent, old: Any, new: Any) -> None:
         """Record an event, only while some pod is in flight."""
         if not self._pods:
@@ -60,5 +57,5 @@ class InFlightEvents:
             self._events.popleft()
 
     def __len__(self) -> int:
-        """Recorded events still kept (test aid)."""
+        """Recorded events still kept."""
         return len(self._events)

@@ -220,10 +220,13 @@ class SchedulingQueue:
             for qpi in self._unschedulable.values()
             if now - qpi.timestamp > self.options.max_in_unschedulable
         ]
-        if self._hints and stale:
+        if not stale:
+            return
+        if self._hints:
             self._in_flight.add_event(UNSCHEDULABLE_TIMEOUT, None, None)
         for qpi in stale:
             self._requeue(qpi, QueueingHint.QUEUE_AFTER_BACKOFF, UNSCHEDULABLE_TIMEOUT.label)
+        self._move_request_cycle = self._scheduling_cycle
 
     async def run(self) -> None:
         """Run both periodic flushes until cancelled."""
@@ -329,6 +332,10 @@ class SchedulingQueue:
         if qpi is None:
             return None
         return GATED if qpi.gated else UNSCHEDULABLE
+
+    def in_flight_event_count(self) -> int:
+        """Cluster events still kept for the replay of pods in flight."""
+        return len(self._in_flight)
 
     def queued_pod_info(self, pod_key: str) -> QueuedPodInfo | None:
         return (

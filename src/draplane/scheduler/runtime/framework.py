@@ -139,14 +139,6 @@ class Framework:
         skip = state.skip_filter_plugins
         return [(p.name, p.filter) for p in self.filter_plugins if p.name not in skip]
 
-    def run_filter_plugins(self, state: CycleState, pod_info: PodInfo, node: NodeInfo) -> Status:
-        """All Filter plugins for one node (not on the hot path: PostFilter helpers, tests)."""
-        for name, fn in self.filters(state):
-            status = fn(state, pod_info, node)
-            if not status.is_success:
-                return status.with_plugin(name)
-        return SUCCESS
-
     async def run_post_filter_plugins(
         self, state: CycleState, pod_info: PodInfo, statuses: Mapping[str, Status]
     ) -> Status:
@@ -224,7 +216,7 @@ class Framework:
         self, state: CycleState, pod_info: PodInfo, node_name: str
     ) -> Status:
         timeout = 0.0
-        waiting = False
+        waiting_for = ""
         for plugin in self.permit_plugins:
             try:
                 status, plugin_timeout = await plugin.permit(state, pod_info, node_name)
@@ -232,23 +224,25 @@ class Framework:
                 log.exception("Permit plugin %s failed", plugin.name)
                 status, plugin_timeout = Status.error(str(err)), 0.0
             if status.code is Code.WAIT:
-                waiting = True
-                timeout = max(timeout, plugin_timeout)
+                if not waiting_for or plugin_timeout > timeout:
+                    waiting_for, timeout = plugin.name, plugin_timeout
             elif status.is_rejected:
                 return status.with_plugin(plugin.name)
             elif not status.is_success:
                 return Status.error(
                     f'running Permit plugin "{plugin.name}": {status.message}'
                 ).with_plugin(plugin.name)
-        if waiting:
-            future: asyncio.Future[Status] = asyncio.get_running_loop().create_future()
-            self._waiting[pod_info.uid] = future
+        if waiting_for:
             loop = asyncio.get_running_loop()
+            self._waiting[pod_info.uid] = loop.create_future()
             loop.call_later(
                 timeout,
-                self.reject_waiting_pod,
-                pod_info.uid,
-                "rejected due to timeout after waiting at permit",
+                lambda: self.reject_waiting_pod(
+                    pod_info.uid,
+                    plugin=waiting_for,
+                    message=f"rejected due to timeout after waiting {timeout}s at plugin "
+                    f"{waiting_for}",
+                ),
             )
             return Status.wait()
         return SUCCESS
@@ -258,10 +252,11 @@ class Framework:
         if future is not None and not future.done():
             future.set_result(SUCCESS)
 
-    def reject_waiting_pod(self, uid: str, message: str) -> None:
+    def reject_waiting_pod(self, uid: str, *, plugin: str, message: str) -> None:
+        """`plugin` is named as the rejecting plugin, so its events requeue the pod."""
         future = self._waiting.get(uid)
         if future is not None and not future.done():
-            future.set_result(Status.unschedulable(message))
+            future.set_result(Status.unschedulable(message).with_plugin(plugin))
 
     async def wait_on_permit(self, pod_info: PodInfo) -> Status:
         future = self._waiting.get(pod_info.uid)

@@ -11,6 +11,7 @@ import logging
 from typing import Any
 
 from draplane.api.meta import Obj
+from draplane.api.validation.objectmeta import semantic_equal
 from draplane.scheduler.framework import Lister, QueueingHint
 from draplane.scheduler.plugins.dynamicresources.claims import (
     WAIT_FOR_FIRST_CONSUMER,
@@ -71,7 +72,8 @@ def is_schedulable_after_claim_change(
     if not isinstance(old, dict):
         log.error("unexpected old object in ResourceClaim event: %r", type(old))
         return AFTER_BACKOFF
-    if claim_status(old) == claim_status(new):
+    # Semantic equality, as apiequality.Semantic: absent, null and empty values are the same.
+    if semantic_equal(old.get("status"), new.get("status")):
         return SKIP
     return IMMEDIATELY
 
@@ -107,6 +109,8 @@ def is_schedulable_after_scheduling_context_change(
     selected = (new.get("spec") or {}).get("selectedNode")
     if selected and any(selected in (e.get("unsuitableNodes") or ()) for e in new_entries):
         return IMMEDIATELY
-    if old.get("spec") != new.get("spec") and old.get("status") == new.get("status"):
+    if not semantic_equal(old.get("spec"), new.get("spec")) and semantic_equal(
+        old.get("status"), new.get("status")
+    ):
         return SKIP
     return AFTER_BACKOFF

@@ -1,9 +1,9 @@
 """Per-attempt state of DynamicResources and its PodSchedulingContext handling (spec §4.1).
 
-`StateData` is written by PreFilter (an empty one first, so later phases always find one) and
-shared by clones of the CycleState. `claims` are informer snapshots, replaced only by the
-plugin's own successful writes. The PodSchedulingContext is loaded lazily; `modify()` makes a
-private copy before the first change, and `publish()` creates or updates it when dirty.
+`StateData` is written by PreFilter (an empty one first, so later phases always find one).
+`claims` are informer snapshots, replaced only by the plugin's own successful writes. The
+PodSchedulingContext is loaded lazily; `modify()` makes a private copy before the first
+change, and `publish()` creates or updates it when dirty.
 """
 
 from __future__ import annotations
