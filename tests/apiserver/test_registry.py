@@ -378,3 +378,33 @@ async def test_node_restrictions(cluster: Cluster) -> None:
         kinds.PODS, "p", {"status": {"phase": "Running"}}, "default", subresource="status"
     )
     assert (await admin.get(kinds.PODS, "p", "default"))["status"]["phase"] == "Running"
+
+
+async def test_node_indexed_pod_watch_sees_binding_and_nothing_else(cluster: Cluster) -> None:
+    """Watches selecting spec.nodeName (one per kubelet) are indexed by node; a pod bound to
+    node-0 appears (ADDED) only to node-0's watcher, then changes and leaves as usual."""
+    client = cluster.client()
+    await client.create(kinds.PODS, make_pod("p").obj(), "default")
+    mine = await client.watch(kinds.PODS, "", field_selector="spec.nodeName=node-0")
+    other = await client.watch(kinds.PODS, "", field_selector="spec.nodeName=node-1")
+    everyone = await client.watch(kinds.PODS, "")
+    binding = {"metadata": {"name": "p"}, "target": {"kind": "Node", "name": "node-0"}}
+    await client.create(kinds.PODS, binding, "default", subresource="binding", name="p")
+    await client.patch(kinds.PODS, "p", {"metadata": {"labels": {"a": "b"}}}, "default")
+    await client.delete(kinds.PODS, "p", "default", grace_period_seconds=0)
+    seen = []
+    async for event in mine:
+        seen.append(event.type)
+        if event.type == "DELETED":
+            break
+    assert seen == ["ADDED", "MODIFIED", "DELETED"]
+    all_types = []
+    async for event in everyone:
+        all_types.append(event.type)
+        if event.type == "DELETED":
+            break
+    assert all_types == ["ADDED", "MODIFIED", "MODIFIED", "DELETED"]
+    await other.close()
+    assert [e async for e in other] == []
+    await mine.close()
+    await everyone.close()

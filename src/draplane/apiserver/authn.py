@@ -88,10 +88,12 @@ def ensure_user_token(data_dir: Path, user: str, groups: tuple[str, ...] | None 
         )
         if text and not text.endswith("\n"):
             text += "\n"
+        # Formatted before the temporary file exists, so a rejected name leaves nothing behind.
+        line = format_token_line(token, info)
         tmp = path.with_suffix(".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
-            f.write(text + format_token_line(token, info))
+            f.write(text + line)
         os.replace(tmp, path)
         return token
 

@@ -19,6 +19,7 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.names import generate_name
 from draplane.api.patch import patch_object
+from draplane.api.selectors import FieldSelector
 from draplane.apiserver import admission, strategy, writerules
 from draplane.apiserver.audit import Audit
 from draplane.apiserver.binding import BINDING_SUCCESS, binding_mutation
@@ -108,6 +109,7 @@ class Registry:
             allow_bookmarks,
             rt.kind,
             rt.api_version,
+            node_name=_node_name_selector(rt, field_selector),
         )
         start: int | None = None
         if resource_version not in ("", "0"):
@@ -423,3 +425,10 @@ class Registry:
     ) -> Obj:
         with self.audit.recording("delete", rt.resource, ""):
             return await self._delete_impl(user, rt, namespace, name, options=options)
+
+
+def _node_name_selector(rt: ResourceType, field_selector: str) -> str | None:
+    """The node of a pod watch that selects `spec.nodeName=<node>` (how kubelets watch)."""
+    if rt is not kinds.PODS or not field_selector:
+        return None
+    return FieldSelector.parse(field_selector, rt).exact("spec.nodeName")

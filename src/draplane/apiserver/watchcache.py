@@ -37,6 +37,9 @@ class WatchSpec:
     allow_bookmarks: bool
     kind: str
     api_version: str
+    node_name: str | None = None
+    """The value of a `spec.nodeName=<node>` field selector: such watchers (one per kubelet) are
+    indexed by node, so a pod event reaches only the watchers of its old and new node."""
 
 
 class CacheWatcher:
@@ -122,13 +125,59 @@ class CacheWatcher:
             yield item
 
 
+class _Watchers:
+    """The watchers of one resource: unindexed ones, and those indexed by `spec.nodeName`."""
+
+    def __init__(self) -> None:
+        self.unindexed: set[CacheWatcher] = set()
+        self.by_node: dict[str, set[CacheWatcher]] = {}
+
+    def add(self, watcher: CacheWatcher) -> None:
+        node = watcher.spec.node_name
+        if node is None:
+            self.unindexed.add(watcher)
+        else:
+            self.by_node.setdefault(node, set()).add(watcher)
+
+    def discard(self, watcher: CacheWatcher) -> None:
+        node = watcher.spec.node_name
+        if node is None:
+            self.unindexed.discard(watcher)
+            return
+        bucket = self.by_node.get(node)
+        if bucket is not None:
+            bucket.discard(watcher)
+            if not bucket:
+                del self.by_node[node]
+
+    def for_event(self, event: Event) -> list[CacheWatcher]:
+        targets = list(self.unindexed)
+        if self.by_node:
+            nodes = {_node_name(event.object)}
+            if event.prev is not None:
+                nodes.add(_node_name(event.prev))
+            for node in nodes:
+                targets.extend(self.by_node.get(node, ()))
+        return targets
+
+    def all(self) -> list[CacheWatcher]:
+        out = list(self.unindexed)
+        for bucket in self.by_node.values():
+            out.extend(bucket)
+        return out
+
+
+def _node_name(obj: Obj) -> str:
+    return str((obj.get("spec") or {}).get("nodeName") or "")
+
+
 class WatchCache:
     def __init__(
         self, storage: Storage, *, history: int = 10_000, bookmark_interval: float = 5.0
     ) -> None:
         self._storage = storage
         self._ring: deque[Event] = deque(maxlen=history)
-        self._watchers: dict[str, set[CacheWatcher]] = {}
+        self._watchers: dict[str, _Watchers] = {}
         self._task: asyncio.Task[None] | None = None
         self._bookmark_task: asyncio.Task[None] | None = None
         self._bookmark_interval = bookmark_interval
@@ -147,25 +196,32 @@ class WatchCache:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         for watchers in list(self._watchers.values()):
-            for w in list(watchers):
+            for w in watchers.all():
                 w.close_now()
 
     async def _consume(self, stream: AsyncIterable[Event]) -> None:
         async for event in stream:
             self._ring.append(event)
             self.revision = event.revision
-            for watcher in list(self._watchers.get(event.resource, ())):
-                watcher._offer(event)
+            watchers = self._watchers.get(event.resource)
+            if watchers is not None:
+                for watcher in watchers.for_event(event):
+                    watcher._offer(event)
 
     async def _bookmarks(self) -> None:
         while True:
             await asyncio.sleep(self._bookmark_interval)
             for watchers in list(self._watchers.values()):
-                for w in list(watchers):
+                for w in watchers.all():
                     w.bookmark(self.revision)
 
+    def _register(self, watcher: CacheWatcher) -> None:
+        self._watchers.setdefault(watcher.spec.resource, _Watchers()).add(watcher)
+
     def _remove(self, watcher: CacheWatcher) -> None:
-        self._watchers.get(watcher.spec.resource, set()).discard(watcher)
+        watchers = self._watchers.get(watcher.spec.resource)
+        if watchers is not None:
+            watchers.discard(watcher)
 
     async def watch(self, spec: WatchSpec, resource_version: int | None) -> CacheWatcher:
         """resource_version None: current state as ADDED first, then changes."""
@@ -178,7 +234,7 @@ class WatchCache:
                 if event.revision > resource_version and event.resource == spec.resource:
                     watcher._offer(event)
             watcher.last_revision = max(watcher.last_revision, self.revision)
-            self._watchers.setdefault(spec.resource, set()).add(watcher)
+            self._register(watcher)
             return watcher
         return await self._watch_from_store(spec, resource_version)
 
@@ -186,7 +242,7 @@ class WatchCache:
         watcher = CacheWatcher(self, spec, self.revision)
         # Register first so nothing committed after the list is missed; events the list
         # already contains are dropped by revision below.
-        self._watchers.setdefault(spec.resource, set()).add(watcher)
+        self._register(watcher)
         watcher.buffer = []
         try:
             objs, revision = await self._storage.list(spec.resource, spec.namespace or None)
@@ -215,7 +271,7 @@ class WatchCache:
         for event in self._ring:
             if event.resource == spec.resource:
                 watcher._offer(event)
-        self._watchers.setdefault(spec.resource, set()).add(watcher)
+        self._register(watcher)
         return watcher
 
 

@@ -21,6 +21,8 @@ SUMMARY_ROWS: tuple[tuple[str, str], ...] = (
     ("throughput_p99", "throughput p99"),
     ("throughput_avg_per_core", "throughput avg per core"),
     ("attempts_per_pod", "attempts per pod"),
+    ("attempt_duration_p50_ms", "attempt duration p50 (ms)"),
+    ("attempt_duration_mean_ms", "attempt duration mean (ms)"),
     ("latency_p50_s", "latency p50 (s)"),
     ("latency_p90_s", "latency p90 (s)"),
     ("latency_p99_s", "latency p99 (s)"),

@@ -17,6 +17,11 @@ from typing import Literal
 
 from draplane.api import errors, kinds
 from draplane.bench.figures import Snapshot, build_result
+from draplane.bench.histograms import (
+    ATTEMPT_DURATION_METRIC,
+    HistogramSnapshot,
+    attempt_duration_figures,
+)
 from draplane.bench.observer import BenchTimeout, PodObserver
 from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import RunResult
@@ -189,6 +194,7 @@ async def _measured_phase(
 ) -> RunResult:  # fmt: skip
     count = config.workload.measured_pods
     attempts_before = counter_by_label(plane.metrics, name=ATTEMPTS_METRIC, label="result")
+    durations_before = HistogramSnapshot.take(plane.metrics, name=ATTEMPT_DURATION_METRIC)
     plane.registry.audit.reset()
     start = Snapshot.take()
     try:
@@ -206,7 +212,7 @@ async def _measured_phase(
         raise failed.exceptions[0] from None
     await _settle(client, observer, config=config, phase="measured", count=count)
     end = Snapshot.take()
-    return build_result(
+    result = build_result(
         config=config,
         observer=observer,
         start=start,
@@ -215,6 +221,9 @@ async def _measured_phase(
         attempts_before=attempts_before,
         audit=plane.registry.audit,
     )
+    durations = HistogramSnapshot.take(plane.metrics, name=ATTEMPT_DURATION_METRIC)
+    result.figures.update(attempt_duration_figures(after=durations, before=durations_before))
+    return result
 
 
 def _label(config: RunConfig) -> str:

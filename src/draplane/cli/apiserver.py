@@ -6,17 +6,15 @@ Serves HTTPS on 127.0.0.1:PORT until SIGINT/SIGTERM; `DIR/kubeconfig` is written
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import logging
-import signal
+import sqlite3
 from typing import Any
 
+from draplane.api import errors
 from draplane.apiserver.server import ApiServer
 from draplane.cli.logs import add_logging_flags, setup_logging
+from draplane.cli.process import CommandError, port_number, wait_for_signal
 from draplane.storage.factory import open_storage
-
-log = logging.getLogger(__name__)
+from draplane.storage.interface import Storage
 
 
 def register(subparsers: Any) -> None:
@@ -28,7 +26,9 @@ def register(subparsers: Any) -> None:
         default="./.draplane",
         help="certificates, tokens, kubeconfig and the sqlite database",
     )
-    parser.add_argument("--port", type=int, default=6443, help="HTTPS port on 127.0.0.1 (0: any)")
+    parser.add_argument(
+        "--port", type=port_number, default=6443, help="HTTPS port on 127.0.0.1 (0: any)"
+    )
     parser.add_argument(
         "--store",
         default="sqlite",
@@ -38,31 +38,24 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=async_main)
 
 
-async def wait_for_signal() -> None:
-    """Return on SIGINT or SIGTERM."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+async def _open_store(spec: str, data_dir: str) -> Storage:
     try:
-        await stop.wait()
-    finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(Exception):
-                loop.remove_signal_handler(sig)
+        storage = open_storage(spec, data_dir)
+        await storage.start()
+    except (ValueError, OSError, sqlite3.Error, errors.StatusError) as err:
+        raise CommandError(f"cannot open store {spec!r}: {err}") from err
+    return storage
 
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
-    try:
-        storage = open_storage(args.store, args.data_dir)
-    except ValueError as err:
-        log.error("%s", err)
-        return 2
-    await storage.start()
+    storage = await _open_store(args.store, args.data_dir)
     server = ApiServer(args.data_dir, port=args.port, storage=storage)
     try:
-        await server.start()
+        try:
+            await server.start()
+        except OSError as err:
+            raise CommandError(f"cannot start on 127.0.0.1:{args.port}: {err}") from err
         print(
             f"draplane apiserver listening on {server.url}; kubeconfig: {server.kubeconfig_path}",
             flush=True,

@@ -1,6 +1,8 @@
 """`draplane bench WORKLOAD`: scheduler_perf's DRA workloads against the whole control plane in
 this process; progress on stderr, a summary table on stdout, result.json / summary.json /
-report.png (and profile.html / profile.txt with --profile) in the output directory.
+report.png (and profile.html / profile.txt with --profile) in the output directory. The API and
+component workloads (api-create, api-watch, claim-controller, lifecycle) write result.json and
+summary.json and print each figure beside its target.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from draplane.bench.progress import progress_for
 from draplane.bench.report import print_summary
 from draplane.bench.runner import BenchError
 from draplane.bench.session import BenchOptions, run_bench
+from draplane.bench.suitesession import SUITE, SuiteOptions, print_suite_summary, run_suite
 from draplane.bench.workloads import SCALES, WORKLOADS, workload
 from draplane.cli.logs import add_logging_flags, setup_logging
 
@@ -33,7 +36,7 @@ def register(subparsers: Any) -> None:
         description="Runs the whole control plane in this process against one workload and "
         "reports throughput, attempts, latency, API writes and cost per pod.",
     )
-    parser.add_argument("workload", choices=sorted(WORKLOADS))
+    parser.add_argument("workload", choices=sorted(WORKLOADS) + sorted(SUITE))
     parser.add_argument(
         "--scale",
         choices=SCALES,
@@ -43,8 +46,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--hints",
         choices=("on", "off", "compare"),
-        default="compare",
-        help="queueing hints; compare runs both and prints on/off ratios",
+        default=None,
+        help="queueing hints; compare (the default for scheduling workloads) runs both and "
+        "prints on/off ratios; lifecycle: on (default) or off",
     )
     parser.add_argument("--pre-enqueue", choices=("on", "off"), default="on")
     parser.add_argument(
@@ -53,7 +57,12 @@ def register(subparsers: Any) -> None:
         help='"sqlite" (fresh temporary database, default), "memory" or a '
         "sqlite:///FILE URL (one run only)",
     )
-    parser.add_argument("--transport", choices=("local", "http"), default="local")
+    parser.add_argument(
+        "--transport",
+        choices=("local", "http"),
+        default=None,
+        help="local (default) or http; api-create and api-watch measure both unless given",
+    )
     parser.add_argument(
         "--output",
         type=Path,
@@ -76,10 +85,10 @@ def options_from_args(args: argparse.Namespace) -> BenchOptions:
     options = BenchOptions(
         workload=args.workload,
         scale=args.scale,
-        hints=args.hints,
+        hints=args.hints or "compare",
         pre_enqueue=args.pre_enqueue == "on",
         store=args.store,
-        transport=args.transport,
+        transport=args.transport or "local",
         output=args.output,
         runs=args.runs,
     )
@@ -107,12 +116,48 @@ def _profiled(enabled: bool, output: Path) -> Iterator[None]:
         (output / "profile.txt").write_text(profiler.output_text(unicode=True, show_all=False))
 
 
+def suite_options_from_args(args: argparse.Namespace) -> SuiteOptions:
+    if args.hints == "compare":
+        raise ValueError(f"--hints compare is for the scheduling workloads, not {args.workload}")
+    return SuiteOptions(
+        workload=args.workload,
+        scale=args.scale,
+        store=args.store,
+        transports=(args.transport,) if args.transport else (),
+        hints=args.hints != "off",
+        output=args.output,
+        runs=args.runs,
+        shrink=args.shrink,
+    )
+
+
+async def suite_main(args: argparse.Namespace) -> int:
+    try:
+        options = suite_options_from_args(args)
+        options.resolve()
+    except ValueError as err:
+        print(f"draplane bench: {err}", file=sys.stderr)
+        return 2
+    progress = progress_for(Console(stderr=True))
+    try:
+        with _profiled(args.profile, options.output):
+            medians = await run_suite(options, progress=progress)
+    except BenchError as err:
+        print(f"draplane bench: {err}", file=sys.stderr)
+        return 1
+    print_suite_summary(Console(), options, medians)
+    print(f"results: {options.output / 'result.json'}")
+    return 0
+
+
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
     if args.verbosity < 1:
         # Per-object INFO lines (claims created, pods unschedulable) would cost the figures
         # their formatting and terminal time; -v 1 and up bring them back.
         logging.getLogger("draplane").setLevel(logging.WARNING)
+    if args.workload in SUITE:
+        return await suite_main(args)
     try:
         options = options_from_args(args)
         options.resolve()

@@ -7,9 +7,8 @@ import argparse
 
 from prometheus_client import CollectorRegistry
 
-from draplane.cli.driver import serve_metrics
 from draplane.cli.logs import add_logging_flags, setup_logging
-from draplane.client.rest import RESTClient
+from draplane.cli.process import port_number, rest_client, run_until_signal, serve_metrics
 from draplane.controllers.manager import ControllerManager
 
 
@@ -21,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--kubeconfig", required=True)
     parser.add_argument(
         "--metrics-port",
-        type=int,
+        type=port_number,
         default=0,
         help="serve /metrics and /healthz on 127.0.0.1:PORT (0: off)",
     )
@@ -31,14 +30,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
-    client = RESTClient.from_kubeconfig(args.kubeconfig)
-    metrics = CollectorRegistry()
-    manager = ControllerManager(client, metrics=metrics)
-    runner = await serve_metrics(metrics, port=args.metrics_port, ready=manager.has_synced)
+    client = rest_client(args.kubeconfig)
     try:
-        await manager.run()
+        metrics = CollectorRegistry()
+        manager = ControllerManager(client, metrics=metrics)
+        runner = await serve_metrics(metrics, port=args.metrics_port, ready=manager.has_synced)
+        try:
+            return await run_until_signal(manager.run, name="controller-manager")
+        finally:
+            if runner is not None:
+                await runner.cleanup()
     finally:
-        if runner is not None:
-            await runner.cleanup()
         await client.close()
-    return 0

@@ -1,25 +1,23 @@
-"""`draplane driver example`: the control-plane side of the example DRA driver.
-
-Also holds `serve_metrics`, the `--metrics-port` endpoint (`/metrics`, `/healthz` on 127.0.0.1)
-shared with `draplane nodes`.
-"""
+"""`draplane driver example`: the control-plane side of the example DRA driver (allocation,
+PodSchedulingContext answers), acting as the kubeconfig's user."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
-from collections.abc import Callable
 
-from aiohttp import web
-from prometheus_client import CollectorRegistry, generate_latest
-from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client import CollectorRegistry
 
 from draplane.cli.logs import add_logging_flags, setup_logging
-from draplane.client.rest import RESTClient
+from draplane.cli.process import (
+    non_negative,
+    port_number,
+    positive,
+    rest_client,
+    run_until_signal,
+    serve_metrics,
+)
 from draplane.drivers.example import DRIVER_NAME, Resources, example_controller
-
-log = logging.getLogger(__name__)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,13 +30,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     mode = example.add_mutually_exclusive_group()
     mode.add_argument(
         "--devices-per-node",
-        type=int,
+        type=non_negative,
         default=8,
         help="devices on every node (0: unlimited; default 8)",
     )
     mode.add_argument(
         "--network-attached",
-        type=int,
+        type=non_negative,
         default=0,
         metavar="N",
         help="a cluster-wide pool of N devices instead of per-node devices",
@@ -54,10 +52,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"driver name (default {DRIVER_NAME}); repeat to "
         "run several drivers of the same kind in one process",
     )
-    example.add_argument("--workers", type=int, default=5)
+    example.add_argument("--workers", type=positive, default=5)
     example.add_argument(
         "--metrics-port",
-        type=int,
+        type=port_number,
         default=0,
         help="serve /metrics and /healthz on 127.0.0.1:PORT (0: off)",
     )
@@ -67,55 +65,37 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
-    client = RESTClient.from_kubeconfig(args.kubeconfig)
-    registry = CollectorRegistry()
-    resources = Resources(
-        devices_per_node=args.devices_per_node,
-        network_attached=args.network_attached,
-        shareable=args.shareable,
-    )
-    controllers = [
-        example_controller(
-            client,
-            driver_name=name,
-            resources=resources,
-            metrics=registry,
-            workers=args.workers,
-        )
-        for name in args.driver_names or [DRIVER_NAME]
-    ]
-    runner = await serve_metrics(
-        registry, port=args.metrics_port, ready=lambda: all(c.has_synced() for c in controllers)
-    )
+    client = rest_client(args.kubeconfig)
     try:
-        await asyncio.gather(*(c.run() for c in controllers))
-    finally:
-        if runner is not None:
-            await runner.cleanup()
-        await client.close()
-    return 0
-
-
-async def serve_metrics(
-    registry: CollectorRegistry, *, port: int, ready: Callable[[], bool]
-) -> web.AppRunner | None:
-    """Start the metrics endpoint when `port` is non-zero; the caller cleans the runner up."""
-    if not port:
-        return None
-
-    async def metrics(_request: web.Request) -> web.Response:
-        return web.Response(
-            body=generate_latest(registry), headers={"Content-Type": CONTENT_TYPE_LATEST}
+        registry = CollectorRegistry()
+        resources = Resources(
+            devices_per_node=args.devices_per_node,
+            network_attached=args.network_attached,
+            shareable=args.shareable,
+        )
+        controllers = [
+            example_controller(
+                client,
+                driver_name=name,
+                resources=resources,
+                metrics=registry,
+                workers=args.workers,
+            )
+            for name in dict.fromkeys(args.driver_names or [DRIVER_NAME])
+        ]
+        runner = await serve_metrics(
+            registry,
+            port=args.metrics_port,
+            ready=lambda: all(c.has_synced() for c in controllers),
         )
 
-    async def healthz(_request: web.Request) -> web.Response:
-        return web.Response(text="ok" if ready() else "not synced", status=200 if ready() else 503)
+        async def run() -> None:
+            await asyncio.gather(*(c.run() for c in controllers))
 
-    app = web.Application()
-    app.router.add_get("/metrics", metrics)
-    app.router.add_get("/healthz", healthz)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", port).start()
-    log.info("serving metrics on http://127.0.0.1:%d/metrics", port)
-    return runner
+        try:
+            return await run_until_signal(run, name="driver example")
+        finally:
+            if runner is not None:
+                await runner.cleanup()
+    finally:
+        await client.close()

@@ -11,8 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from draplane.api.auth import ADMIN
 from draplane.apiserver.kubeconfig import dump_kubeconfig, kubeconfig_for_user
+from draplane.cli.process import CommandError
 
 
 def register(subparsers: Any) -> None:
@@ -33,15 +36,16 @@ def register(subparsers: Any) -> None:
 
 
 async def async_main(args: argparse.Namespace) -> int:
+    if not args.user.strip():
+        raise CommandError("--user must name a user")
     groups = tuple(args.group) if args.group else None
     try:
         config = kubeconfig_for_user(Path(args.data_dir), args.user, groups=groups)
-    except FileNotFoundError:
-        print(
-            f"error: no API server has started with data dir {args.data_dir} "
-            "(no kubeconfig or CA there)",
-            file=sys.stderr,
-        )
-        return 1
+    except FileNotFoundError as err:
+        raise CommandError(
+            f"no API server has started with data dir {args.data_dir} (no kubeconfig or CA there)"
+        ) from err
+    except (OSError, ValueError, KeyError, TypeError, yaml.YAMLError) as err:
+        raise CommandError(f"cannot make a kubeconfig for {args.user!r}: {err}") from err
     sys.stdout.write(dump_kubeconfig(config))
     return 0

@@ -12,6 +12,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from draplane.cli.process import CommandError
+
 # Module names under draplane.cli that provide subcommands; missing ones are skipped so that
 # the command works while components are being added.
 SUBCOMMAND_MODULES = (
@@ -50,6 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = asyncio.run(args.func(args))
     except KeyboardInterrupt:
         return 130
+    except CommandError as err:
+        print(f"draplane {args.command}: error: {err}", file=sys.stderr)
+        return 1
     return code
 
 

@@ -20,10 +20,16 @@ from prometheus_client import CollectorRegistry
 
 from draplane.api.auth import NODE_PREFIX, SYSTEM_AUTHENTICATED, SYSTEM_NODES
 from draplane.apiserver.kubeconfig import kubeconfig_for_user, write_kubeconfig
-from draplane.cli.driver import serve_metrics
 from draplane.cli.logs import add_logging_flags, setup_logging
+from draplane.cli.process import (
+    CommandError,
+    port_number,
+    positive,
+    rest_client,
+    run_until_signal,
+    serve_metrics,
+)
 from draplane.client.interface import Client
-from draplane.client.rest import RESTClient
 from draplane.driver import NodePluginRegistry
 from draplane.drivers.example import DRIVER_NAME, node_plugin_factory
 from draplane.node import Nodes
@@ -37,7 +43,7 @@ NODE_PLUGINS = {"example": [DRIVER_NAME]}
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("nodes", help="run simulated nodes (kubelets)")
     parser.add_argument("--kubeconfig", required=True)
-    parser.add_argument("--count", type=int, required=True, help="number of nodes")
+    parser.add_argument("--count", type=positive, required=True, help="number of nodes")
     parser.add_argument(
         "--name-prefix", default="node-", help="nodes are named <prefix>0 ... <prefix>N-1"
     )
@@ -64,7 +70,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--metrics-port",
-        type=int,
+        type=port_number,
         default=0,
         help="serve /metrics and /healthz on 127.0.0.1:PORT (0: off)",
     )
@@ -84,47 +90,56 @@ async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
     clients: list[Client] = []
     with tempfile.TemporaryDirectory(prefix="draplane-nodes-") as tmp:
-        client_for_node = _client_factory(
-            args, tmp=Path(tmp), clients=clients, rest=RESTClient.from_kubeconfig
-        )
-        metrics = CollectorRegistry()
-        nodes = Nodes(
-            client_for_node,
-            count=args.count,
-            name_prefix=args.name_prefix,
-            plugins=plugin_registry(args.drivers or ["example"], args.extra_drivers),
-            metrics=metrics,
-        )
-        runner = await serve_metrics(metrics, port=args.metrics_port, ready=nodes.has_synced)
         try:
-            await nodes.run()
+            client_for_node = _client_factory(args, tmp=Path(tmp), clients=clients)
+            metrics = CollectorRegistry()
+            nodes = Nodes(
+                client_for_node,
+                count=args.count,
+                name_prefix=args.name_prefix,
+                plugins=plugin_registry(args.drivers or ["example"], args.extra_drivers),
+                metrics=metrics,
+            )
+            runner = await serve_metrics(metrics, port=args.metrics_port, ready=nodes.has_synced)
+            try:
+                return await run_until_signal(nodes.run, name="nodes")
+            finally:
+                if runner is not None:
+                    await runner.cleanup()
         finally:
-            if runner is not None:
-                await runner.cleanup()
             await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
-    return 0
 
 
 def _client_factory(
-    args: argparse.Namespace,
-    *,
-    tmp: Path,
-    clients: list[Client],
-    rest: Callable[[str], Client],
+    args: argparse.Namespace, *, tmp: Path, clients: list[Client]
 ) -> Callable[[str], Client]:
+    """Clients per node name: each node's own user when a token file is at hand, else the
+    kubeconfig's user for all. Every kubeconfig is written and checked before nodes start."""
+    shared = rest_client(args.kubeconfig)
+    clients.append(shared)
     data_dir = Path(args.data_dir) if args.data_dir else Path(args.kubeconfig).parent
     if not (data_dir / "tokens").exists():
+        if args.data_dir:
+            raise CommandError(f"no API server token file in --data-dir {data_dir}")
         log.warning("no token file in %s: every node uses the kubeconfig's user", data_dir)
-        shared = rest(args.kubeconfig)
-        clients.append(shared)
         return lambda _name: shared
+    paths: dict[str, Path] = {}
+    for index in range(args.count):
+        name = f"{args.name_prefix}{index}"
+        paths[name] = tmp / f"{name}.kubeconfig"
+        try:
+            config = kubeconfig_for_user(
+                data_dir,
+                NODE_PREFIX + name,
+                groups=(SYSTEM_NODES, SYSTEM_AUTHENTICATED),
+                server=shared.server,
+            )
+        except (OSError, ValueError) as err:
+            raise CommandError(f"cannot give node {name} a user in {data_dir}: {err}") from err
+        write_kubeconfig(paths[name], config)
 
     def for_node(name: str) -> Client:
-        user = NODE_PREFIX + name
-        config = kubeconfig_for_user(data_dir, user, groups=(SYSTEM_NODES, SYSTEM_AUTHENTICATED))
-        path = tmp / f"{name}.kubeconfig"
-        write_kubeconfig(path, config)
-        client = rest(str(path))
+        client = rest_client(str(paths[name]))
         clients.append(client)
         return client
 

@@ -4,15 +4,19 @@ acting as the kubeconfig's user (normally system:kube-scheduler)."""
 from __future__ import annotations
 
 import argparse
-import sys
 
 from prometheus_client import CollectorRegistry
 
 from draplane.api import errors
-from draplane.cli.driver import serve_metrics
 from draplane.cli.logs import add_logging_flags, setup_logging
+from draplane.cli.process import (
+    CommandError,
+    port_number,
+    rest_client,
+    run_until_signal,
+    serve_metrics,
+)
 from draplane.client.informer import InformerFactory
-from draplane.client.rest import RESTClient
 from draplane.scheduler.config import SchedulerConfig, load_config
 from draplane.scheduler.scheduler import Scheduler
 
@@ -45,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--metrics-port",
-        type=int,
+        type=port_number,
         default=0,
         help="serve /metrics and /healthz on 127.0.0.1:PORT (0: off)",
     )
@@ -57,29 +61,27 @@ async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
     try:
         config = load_config(args.config) if args.config else SchedulerConfig()
-    except errors.StatusError as err:
-        print(f"error: invalid scheduler configuration: {err}", file=sys.stderr)
-        return 1
-    client = RESTClient.from_kubeconfig(args.kubeconfig)
-    metrics = CollectorRegistry()
+    except (errors.StatusError, ValueError) as err:
+        raise CommandError(f"invalid scheduler configuration: {err}") from err
+    client = rest_client(args.kubeconfig)
     try:
-        scheduler = Scheduler(
-            client,
-            informers=InformerFactory(client),
-            metrics=metrics,
-            queueing_hints=args.queueing_hints,
-            pre_enqueue=args.pre_enqueue,
-            config=config,
-        )
-    except errors.StatusError as err:
-        await client.close()
-        print(f"error: invalid scheduler configuration: {err}", file=sys.stderr)
-        return 1
-    runner = await serve_metrics(metrics, port=args.metrics_port, ready=scheduler.has_synced)
-    try:
-        await scheduler.run()
+        metrics = CollectorRegistry()
+        try:
+            scheduler = Scheduler(
+                client,
+                informers=InformerFactory(client),
+                metrics=metrics,
+                queueing_hints=args.queueing_hints,
+                pre_enqueue=args.pre_enqueue,
+                config=config,
+            )
+        except errors.StatusError as err:
+            raise CommandError(f"invalid scheduler configuration: {err}") from err
+        runner = await serve_metrics(metrics, port=args.metrics_port, ready=scheduler.has_synced)
+        try:
+            return await run_until_signal(scheduler.run, name="scheduler")
+        finally:
+            if runner is not None:
+                await runner.cleanup()
     finally:
-        if runner is not None:
-            await runner.cleanup()
         await client.close()
-    return 0

@@ -1,15 +1,13 @@
 """`draplane up`: the whole control plane in one process (API server on the embedded store,
-controller-manager, scheduler, example driver, simulated nodes)."""
+controller-manager, scheduler, example driver, simulated nodes) until SIGINT/SIGTERM."""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import signal
-import sys
 from typing import Any
 
 from draplane.cli.logs import add_logging_flags, setup_logging
+from draplane.cli.process import CommandError, non_negative, port_number, run_until_signal
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
 
 
@@ -25,17 +23,33 @@ def register(sub: Any) -> None:
         default="./.draplane",
         help="where the store, certificates, tokens and kubeconfig live",
     )
-    parser.add_argument("--port", type=int, default=6443)
-    parser.add_argument("--nodes", type=int, default=4, help="number of simulated nodes")
-    parser.add_argument("--store", default="sqlite", help="sqlite (default) or memory")
+    parser.add_argument(
+        "--port", type=port_number, default=6443, help="HTTPS port on 127.0.0.1 (0: any)"
+    )
+    parser.add_argument("--nodes", type=non_negative, default=4, help="number of simulated nodes")
+    parser.add_argument(
+        "--store", default="sqlite", help='"sqlite" (default), "memory" or sqlite:///FILE'
+    )
     parser.add_argument(
         "--transport",
         choices=("local", "http"),
         default="local",
         help="how components reach the API: in-process or over HTTPS",
     )
-    parser.add_argument("--devices-per-node", type=int, default=8)
-    parser.add_argument("--network-attached", type=int, default=0)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--devices-per-node",
+        type=non_negative,
+        default=8,
+        help="example driver devices on every node (0: unlimited; default 8)",
+    )
+    mode.add_argument(
+        "--network-attached",
+        type=non_negative,
+        default=0,
+        metavar="N",
+        help="a cluster-wide pool of N example devices instead of per-node devices",
+    )
     parser.add_argument("--shareable", action="store_true")
     parser.add_argument("--queueing-hints", choices=("on", "off"), default="on")
     parser.add_argument("--pre-enqueue", choices=("on", "off"), default="on")
@@ -43,9 +57,8 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=async_main)
 
 
-async def async_main(args: argparse.Namespace) -> int:
-    setup_logging(args)
-    config = ControlPlaneConfig(
+def _config(args: argparse.Namespace) -> ControlPlaneConfig:
+    return ControlPlaneConfig(
         data_dir=args.data_dir,
         port=args.port,
         nodes=args.nodes,
@@ -61,25 +74,36 @@ async def async_main(args: argparse.Namespace) -> int:
             )
         ],
     )
-    plane = ControlPlane(config)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+
+
+async def _start(config: ControlPlaneConfig) -> ControlPlane:
+    try:
+        plane = ControlPlane(config)
+    except (ValueError, OSError) as err:
+        raise CommandError(str(err)) from err
     try:
         await plane.start()
-    except Exception as err:
-        print(f"draplane up: {err}", file=sys.stderr)
+    except BaseException as err:
         await plane.stop()
-        return 1
-    print(
-        f"draplane is up: API server {plane.apiserver.url}, {args.nodes} nodes, "
-        f"ResourceClass example (driver.example.com)",
-        flush=True,
-    )
-    print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
-    print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
-    await stop.wait()
-    print("stopping...", flush=True)
-    await plane.stop()
-    return 0
+        if isinstance(err, Exception):
+            raise CommandError(f"cannot start the control plane: {err}") from err
+        raise
+    return plane
+
+
+async def async_main(args: argparse.Namespace) -> int:
+    setup_logging(args)
+    plane = await _start(_config(args))
+    try:
+        print(
+            f"draplane is up: API server {plane.apiserver.url}, {args.nodes} nodes, "
+            f"ResourceClass example (driver.example.com)",
+            flush=True,
+        )
+        print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
+        print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
+        code = await run_until_signal(plane.wait, name="control plane")
+        print("stopping...", flush=True)
+    finally:
+        await plane.stop()
+    return code

@@ -219,6 +219,18 @@ class ControlPlane:
                 raise TimeoutError(f"components not synced: {pending}")
             await asyncio.sleep(0.02)
 
+    async def wait(self) -> None:
+        """Return when a started component stops; raise what it failed with. Components run
+        until cancelled, so this returns only when one of them is broken."""
+        if not self._tasks:
+            raise RuntimeError("ControlPlane.wait() needs a started control plane")
+        done, _ = await asyncio.wait(self._tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            if not task.cancelled() and task.exception() is not None:
+                raise RuntimeError(f"component {task.get_name()} failed") from task.exception()
+        name = next(iter(done)).get_name()
+        raise RuntimeError(f"component {name} stopped")
+
     async def stop(self) -> None:
         for task in self._tasks:
             task.cancel()

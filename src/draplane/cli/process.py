@@ -1,0 +1,142 @@
+"""What every long-running `draplane` command shares: `CommandError` for failures the user fixes
+(printed without a traceback), the kubeconfig's client, running until SIGINT/SIGTERM, and the
+`--metrics-port` endpoint (`/metrics`, `/healthz` on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Awaitable, Callable, Iterator
+
+from aiohttp import web
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+from draplane.client.kubeconfig import KubeconfigError, load_kubeconfig
+from draplane.client.rest import RESTClient
+
+log = logging.getLogger(__name__)
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class CommandError(Exception):
+    """A failure the user fixes (unreadable file, port in use): `error: ...` and exit code 1."""
+
+
+def _integer(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer: {value!r}") from None
+
+
+def non_negative(value: str) -> int:
+    """argparse type: an integer >= 0."""
+    number = _integer(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {number}")
+    return number
+
+
+def positive(value: str) -> int:
+    """argparse type: an integer >= 1."""
+    number = _integer(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {number}")
+    return number
+
+
+def port_number(value: str) -> int:
+    """argparse type: a TCP port, 0 meaning any free one (or off, for --metrics-port)."""
+    number = non_negative(value)
+    if number > 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number (0-65535), not {number}")
+    return number
+
+
+def rest_client(kubeconfig: str) -> RESTClient:
+    """A client for the kubeconfig's current context, its TLS settings checked up front (so a
+    bad CA fails here, not as endless informer retries)."""
+    try:
+        config = load_kubeconfig(kubeconfig)
+        config.ssl_context()
+    except (KubeconfigError, OSError, ValueError) as err:
+        raise CommandError(f"cannot use kubeconfig {kubeconfig}: {err}") from err
+    return RESTClient(config)
+
+
+@contextlib.contextmanager
+def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
+    """Set `stop` on SIGINT or SIGTERM while the block runs."""
+    loop = asyncio.get_running_loop()
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        yield
+    finally:
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
+
+
+async def wait_for_signal() -> None:
+    """Return on SIGINT or SIGTERM."""
+    stop = asyncio.Event()
+    with stop_on_signals(stop):
+        await stop.wait()
+
+
+async def run_until_signal(run: Callable[[], Awaitable[None]], *, name: str) -> int:
+    """Run a component until SIGINT/SIGTERM (exit code 0) or until it fails (logged, 1)."""
+    stop = asyncio.Event()
+    with stop_on_signals(stop):
+        task = asyncio.ensure_future(run())
+        waiter = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+            task.cancel()
+            await asyncio.gather(task, waiter, return_exceptions=True)
+    if stop.is_set() or task.cancelled():
+        log.info("%s stopped", name)
+        return 0
+    err = task.exception()
+    if err is None:
+        return 0
+    log.error("%s failed", name, exc_info=err)
+    return 1
+
+
+async def serve_metrics(
+    registry: CollectorRegistry, *, port: int, ready: Callable[[], bool]
+) -> web.AppRunner | None:
+    """Start the metrics endpoint when `port` is non-zero; the caller cleans the runner up."""
+    if not port:
+        return None
+
+    async def metrics(_request: web.Request) -> web.Response:
+        return web.Response(
+            body=generate_latest(registry), headers={"Content-Type": CONTENT_TYPE_LATEST}
+        )
+
+    async def healthz(_request: web.Request) -> web.Response:
+        ok = ready()
+        return web.Response(text="ok" if ok else "not synced", status=200 if ok else 503)
+
+    app = web.Application()
+    app.router.add_get("/metrics", metrics)
+    app.router.add_get("/healthz", healthz)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+    except OSError as err:
+        await runner.cleanup()
+        raise CommandError(f"cannot serve metrics on 127.0.0.1:{port}: {err}") from err
+    log.info("serving metrics on http://127.0.0.1:%d/metrics", port)
+    return runner
