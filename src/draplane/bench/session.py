@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from draplane.bench.plot import write_report_png
 from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import RunResult, median_figures, median_run, ratios, write_json
 from draplane.bench.runner import RunConfig, Timeouts, run_once
@@ -98,6 +97,9 @@ def _finish(options: BenchOptions, runs: dict[str, list[RunResult]]) -> BenchOut
     write_json(options.output / "result.json", [r.figures for g in runs.values() for r in g])
     write_json(options.output / "summary.json", {"medians": medians, "ratios_on_off": compared})
     first = next(iter(medians.values()))
+    # matplotlib takes a second to import: only runs that plot pay for it.
+    from draplane.bench.plot import write_report_png
+
     write_report_png(
         options.output / "report.png",
         {title: median_run(group) for title, group in runs.items()},

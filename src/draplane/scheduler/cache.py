@@ -1,8 +1,10 @@
 """The scheduler cache: nodes with the pods counted against them, including assumed pods.
 
 A pod is assumed on its node from Reserve until the informer reports it bound, so a pod in
-its binding cycle already uses the node's capacity. Pods seen on a node that the cache does not
-know yet are kept on a placeholder until the node arrives. Not thread-safe: one event loop.
+its binding cycle already uses the node's capacity. A pod held for a node (waiting for a driver
+to allocate its claims there) counts the same way until its next attempt. Pods seen on a node
+that the cache does not know yet are kept on a placeholder until the node arrives. Not
+thread-safe: one event loop.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ class SchedulerCache:
         self._pod_nodes: dict[str, str] = {}
         """Pod uid -> node name, for every pod counted (bound or assumed)."""
         self._assumed: set[str] = set()
+        self._held: set[str] = set()
+        """Pods waiting for their claims to be allocated on the node they are counted on."""
         self._node_list: list[NodeInfo] | None = None
 
     # -- nodes ---------------------------------------------------------------------------------
@@ -63,6 +67,7 @@ class SchedulerCache:
         info = PodInfo(pod)
         node_name = (pod.get("spec") or {}).get("nodeName") or ""
         self._assumed.discard(info.uid)
+        self._held.discard(info.uid)
         self._place(info, node_name)
 
     def update_pod(self, pod: Obj) -> None:
@@ -71,6 +76,7 @@ class SchedulerCache:
     def remove_pod(self, pod: Obj) -> None:
         uid = (pod.get("metadata") or {}).get("uid") or ""
         self._assumed.discard(uid)
+        self._held.discard(uid)
         self._unplace(uid)
 
     def assume_pod(self, pod_info: PodInfo, node_name: str) -> None:
@@ -78,13 +84,32 @@ class SchedulerCache:
         self._place(pod_info, node_name)
 
     def forget_pod(self, pod_info: PodInfo) -> None:
-        """Undo `assume_pod` after a failed attempt (a no-op once the pod is confirmed)."""
+        """Undo `assume_pod` after a failed attempt (a no-op once the pod is confirmed); a
+        pod held in the same attempt stays counted on its node."""
         if pod_info.uid in self._assumed:
             self._assumed.discard(pod_info.uid)
-            self._unplace(pod_info.uid)
+            if pod_info.uid not in self._held:
+                self._unplace(pod_info.uid)
 
     def is_assumed(self, uid: str) -> bool:
         return uid in self._assumed
+
+    def hold(self, pod_info: PodInfo, node_name: str) -> None:
+        """Count an unbound pod on `node_name` until `release` (its next attempt), because a
+        driver was asked to allocate its claims for that node: pods scheduled meanwhile then
+        see the node as fuller and spread out, instead of all choosing the same one."""
+        self._held.add(pod_info.uid)
+        self._place(pod_info, node_name)
+
+    def release(self, uid: str) -> None:
+        """End a hold (the pod is attempted again, or deleted); a no-op without one."""
+        if uid in self._held:
+            self._held.discard(uid)
+            if uid not in self._assumed:
+                self._unplace(uid)
+
+    def is_held(self, uid: str) -> bool:
+        return uid in self._held
 
     def _place(self, info: PodInfo, node_name: str) -> None:
         previous = self._pod_nodes.get(info.uid)

@@ -116,6 +116,7 @@ class EventHandlers:
             return
         if not self.responsible(new) or terminated(new):
             self.queue.delete(new)
+            self.cache.release((new.get("metadata") or {}).get("uid") or "")
             return
         uid = (new.get("metadata") or {}).get("uid") or ""
         if self.cache.is_assumed(uid):
@@ -129,6 +130,7 @@ class EventHandlers:
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
         else:
             self.queue.delete(pod)
+            self.cache.release((pod.get("metadata") or {}).get("uid") or "")
 
     def on_node_add(self, node: Obj) -> None:
         self.cache.add_node(node)

@@ -81,14 +81,14 @@ class Scheduler:
             rt: informers.informer(rt).lister
             for rt in (PODS, NODES, RESOURCE_CLAIMS, RESOURCE_CLASSES, POD_SCHEDULING_CONTEXTS)
         }
-        handle = Handle(client, listers, self.recorder, clock)
+        self.cache = SchedulerCache()
+        handle = Handle(client, listers, self.recorder, clock, holds=self.cache)
         registry = new_in_tree_registry()
         if out_of_tree_registry:
             merge(registry, out_of_tree_registry)
         self.framework = Framework(
             profile=profile, registry=registry, handle=handle, metrics=self.metrics
         )
-        self.cache = SchedulerCache()
         self.queue = self._build_queue(queueing_hints=queueing_hints, pre_enqueue=pre_enqueue)
         self.algorithm = SchedulingAlgorithm(
             framework=self.framework,
@@ -106,6 +106,7 @@ class Scheduler:
         return SchedulingQueue(
             less=self.framework.less,
             hint_map=self.framework.hint_map(),
+            selectors=self.framework.hint_selectors(),
             pre_enqueue=self.framework.run_pre_enqueue_plugins if pre_enqueue else None,
             queueing_hints=queueing_hints,
             clock=self._clock,
@@ -147,6 +148,8 @@ class Scheduler:
         """Pop one pod, run its scheduling cycle, and start its binding cycle."""
         qpi = await self.queue.pop()
         pod_info = qpi.pod_info
+        # The pod chooses anew, so it no longer counts on the node it waited for.
+        self.cache.release(pod_info.uid)
         if (pod_info.pod.get("metadata") or {}).get("deletionTimestamp") or (
             self.cache.is_assumed(pod_info.uid)
         ):

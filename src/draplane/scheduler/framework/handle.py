@@ -1,4 +1,5 @@
-"""What a plugin gets from the framework: the API client, informer listers, events, the clock.
+"""What a plugin gets from the framework: the API client, informer listers, events, the clock,
+and node holds for pods that wait for a driver.
 
 Listers serve the informer caches: objects are shared and read-only, and the store is updated
 before event handlers (and therefore queueing hints) run.
@@ -15,6 +16,7 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
+from draplane.scheduler.framework.types import PodInfo
 
 
 class Lister(Protocol):
@@ -35,6 +37,21 @@ class NoEvents:
 
 
 NO_EVENTS = NoEvents()
+
+
+class NodeHolds(Protocol):
+    def hold(self, pod_info: PodInfo, node_name: str) -> None:
+        """Count the pod on the node until its next scheduling attempt."""
+
+
+class NoHolds:
+    """NodeHolds that hold nothing (for handles without a scheduler cache)."""
+
+    def hold(self, pod_info: PodInfo, node_name: str) -> None:
+        return None
+
+
+NO_HOLDS = NoHolds()
 
 
 def lister_get(lister: Lister, rt: ResourceType, *, name: str, namespace: str = "") -> Obj:
@@ -58,6 +75,7 @@ class Handle:
     listers: Mapping[ResourceType, Lister]
     event_recorder: EventRecorder = NO_EVENTS
     clock: Clock = REAL_CLOCK
+    holds: NodeHolds = NO_HOLDS
 
     def lister(self, rt: ResourceType) -> Lister:
         return self.listers[rt]

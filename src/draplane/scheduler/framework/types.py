@@ -8,7 +8,7 @@ access. Objects they wrap are informer objects: read-only.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,10 +71,26 @@ QueueingHintFn = Callable[[Obj, Any, Any], QueueingHint]
 
 
 @dataclass(frozen=True, slots=True)
+class PodSelector:
+    """Which queued pods a queueing hint can ever requeue, so that the queue only asks those.
+
+    A promise of the hint: it returns QueueSkip for every pod whose `pod_keys` do not contain
+    the event's `event_key`. `event_key` (old, new) -> key, or None when every pod must be
+    asked (e.g. an object of an unexpected type). Keys are plain strings such as
+    `namespace/name`.
+    """
+
+    pod_keys: Callable[[Obj], Iterable[str]]
+    event_key: Callable[[Any, Any], str | None]
+
+
+@dataclass(frozen=True, slots=True)
 class ClusterEventWithHint:
     event: ClusterEvent
     queueing_hint_fn: QueueingHintFn | None = None
     """None means "always QueueAfterBackoff"."""
+    pod_selector: PodSelector | None = None
+    """Set only together with `queueing_hint_fn`; None: the hint may requeue any pod."""
 
 
 class Resource:

@@ -13,6 +13,7 @@ from typing import Any
 from draplane.api.meta import Obj
 from draplane.scheduler.framework.types import (
     ClusterEvent,
+    PodSelector,
     QueuedPodInfo,
     QueueingHint,
     QueueingHintFn,
@@ -23,6 +24,23 @@ log = logging.getLogger(__name__)
 HintMap = dict[ClusterEvent, list[tuple[str, QueueingHintFn | None]]]
 """Registered event -> [(plugin name, hint function or None)], built from EventsToRegister."""
 
+HintEntries = list[tuple[str, QueueingHintFn | None]]
+"""The (plugin, hint) pairs of every registered event that covers one incoming event."""
+
+HintSelectors = dict[str, list[PodSelector]]
+"""Event resource -> the PodSelectors of its hints; a resource is present only when every
+hint registered for it has one (the queue then asks only the pods they select)."""
+
+
+def matching_entries(hint_map: HintMap, event: ClusterEvent) -> HintEntries:
+    """The (plugin, hint) pairs of every registered event covering `event`, in map order."""
+    return [
+        entry
+        for registered, entries in hint_map.items()
+        if event.matches(registered)
+        for entry in entries
+    ]
+
 
 def queueing_hint(
     *,
@@ -31,23 +49,24 @@ def queueing_hint(
     event: ClusterEvent,
     objs: tuple[Any, Any],
     hints_enabled: bool = True,
+    entries: HintEntries | None = None,
 ) -> QueueingHint:
-    """The queueing decision for one pod and one event; `objs` is (old, new)."""
+    """The queueing decision for one pod and one event; `objs` is (old, new). `entries`
+    (from `matching_entries`) saves matching the event against the map again."""
     if not qpi.unschedulable_plugins or event.is_wildcard or not hint_map:
         return QueueingHint.QUEUE_AFTER_BACKOFF
+    if entries is None:
+        entries = matching_entries(hint_map, event)
     result = QueueingHint.QUEUE_SKIP
-    for registered, entries in hint_map.items():
-        if not event.matches(registered):
+    for plugin, hint_fn in entries:
+        if plugin not in qpi.unschedulable_plugins:
             continue
-        for plugin, hint_fn in entries:
-            if plugin not in qpi.unschedulable_plugins:
-                continue
-            hint = _call(hint_fn, qpi.pod, objs) if hints_enabled else None
-            if hint is None:
-                hint = QueueingHint.QUEUE_AFTER_BACKOFF
-            if hint is QueueingHint.QUEUE_IMMEDIATELY:
-                return hint
-            result = max(result, hint)
+        hint = _call(hint_fn, qpi.pod, objs) if hints_enabled else None
+        if hint is None:
+            hint = QueueingHint.QUEUE_AFTER_BACKOFF
+        if hint is QueueingHint.QUEUE_IMMEDIATELY:
+            return hint
+        result = max(result, hint)
     return result
 
 

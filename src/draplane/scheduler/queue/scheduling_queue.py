@@ -28,7 +28,15 @@ from draplane.scheduler.framework.types import (
 from draplane.scheduler.metrics import SchedulerMetrics
 from draplane.scheduler.queue.heap import KeyedHeap
 from draplane.scheduler.queue.inflight import InFlightEvents
-from draplane.scheduler.queue.requeue import HintMap, is_pod_updated, queueing_hint
+from draplane.scheduler.queue.requeue import (
+    HintEntries,
+    HintMap,
+    HintSelectors,
+    is_pod_updated,
+    matching_entries,
+    queueing_hint,
+)
+from draplane.scheduler.queue.unschedulable import UnschedulablePods
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +58,7 @@ class SchedulingQueue:
         *,
         less: Callable[[QueuedPodInfo, QueuedPodInfo], bool],
         hint_map: HintMap,
+        selectors: HintSelectors | None = None,
         pre_enqueue: Callable[[Obj], Status] | None = None,
         queueing_hints: bool = True,
         clock: Clock = REAL_CLOCK,
@@ -58,7 +67,8 @@ class SchedulingQueue:
     ) -> None:
         """`pre_enqueue` runs the profile's PreEnqueue plugins (None: no gating, 1.27);
         with `queueing_hints` off every hint counts as QueueAfterBackoff and there is no
-        in-flight event tracking (the moveRequestCycle rule applies instead)."""
+        in-flight event tracking (the moveRequestCycle rule applies instead). `selectors`
+        (from the framework) narrow which pods an event's hints are asked about."""
         self._clock = clock
         self._pre_enqueue = pre_enqueue
         self._hint_map = hint_map
@@ -67,7 +77,9 @@ class SchedulingQueue:
         self.options = options or QueueOptions()
         self._active: KeyedHeap[QueuedPodInfo] = KeyedHeap(less)
         self._backoff: KeyedHeap[QueuedPodInfo] = KeyedHeap(self._backoff_less)
-        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        # Selectors only stand for hints that run: with hints off every pod is asked.
+        self._unschedulable = UnschedulablePods(selectors if queueing_hints else None)
+        self._entries: dict[ClusterEvent, HintEntries] = {}
         self._in_flight = InFlightEvents()
         self._scheduling_cycle = 0
         self._move_request_cycle = -1
@@ -100,10 +112,11 @@ class SchedulingQueue:
             self.add_new(new)
             return
         qpi.pod_info = PodInfo(new)
+        self._unschedulable.put(qpi)  # re-indexed: the new object may name other claims
         if old is not None and not is_pod_updated(old, new):
             return
         if self._is_backing_off(qpi):
-            del self._unschedulable[key]
+            self._unschedulable.pop(key)
             self._push_backoff(qpi, "PodUpdate")
         else:
             self._add_to_active(qpi, "PodUpdate")
@@ -116,7 +129,7 @@ class SchedulingQueue:
         key = _key(pod)
         self._active.remove(key)
         self._backoff.remove(key)
-        self._unschedulable.pop(key, None)
+        self._unschedulable.pop(key)
 
     def activate(self, pods: Iterable[Obj]) -> None:
         """Move the given pods from backoffQ or the unschedulable pool straight to activeQ."""
@@ -136,7 +149,7 @@ class SchedulingQueue:
         """Requeue pods in the unschedulable pool for which `event` may help (spec §3.5)."""
         if self._hints:
             self._in_flight.add_event(event, old, new)
-        for qpi in list(self._unschedulable.values()):
+        for qpi in self._unschedulable.candidates(event, old, new):
             if pre_check is not None and not pre_check(qpi.pod):
                 continue
             hint = self._hint(qpi, event, old, new)
@@ -243,19 +256,23 @@ class SchedulingQueue:
     # -- internals ----------------------------------------------------------------------------
 
     def _hint(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> QueueingHint:
+        entries = self._entries.get(event)
+        if entries is None:
+            entries = self._entries[event] = matching_entries(self._hint_map, event)
         return queueing_hint(
             hint_map=self._hint_map,
             qpi=qpi,
             event=event,
             objs=(old, new),
             hints_enabled=self._hints,
+            entries=entries,
         )
 
     def _requeue(self, qpi: QueuedPodInfo, hint: QueueingHint, event: str) -> str:
         if hint is QueueingHint.QUEUE_SKIP:
             return self._park(qpi, event)
         if hint is QueueingHint.QUEUE_AFTER_BACKOFF and self._is_backing_off(qpi):
-            self._unschedulable.pop(qpi.key, None)
+            self._unschedulable.pop(qpi.key)
             self._push_backoff(qpi, event)
             return BACKOFF
         return ACTIVE if self._add_to_active(qpi, event) else UNSCHEDULABLE
@@ -274,7 +291,7 @@ class SchedulingQueue:
         qpi.gated = False
         if qpi.initial_attempt_timestamp is None:
             qpi.initial_attempt_timestamp = self._clock.monotonic()
-        self._unschedulable.pop(qpi.key, None)
+        self._unschedulable.pop(qpi.key)
         self._backoff.remove(qpi.key)
         self._active.push(qpi.key, qpi)
         self._count(ACTIVE, event)
@@ -282,7 +299,7 @@ class SchedulingQueue:
         return True
 
     def _park(self, qpi: QueuedPodInfo, event: str) -> str:
-        self._unschedulable[qpi.key] = qpi
+        self._unschedulable.put(qpi)
         self._count(UNSCHEDULABLE, event)
         return UNSCHEDULABLE
 

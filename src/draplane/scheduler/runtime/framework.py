@@ -38,12 +38,14 @@ from draplane.scheduler.framework.interfaces import (
 from draplane.scheduler.framework.status import SUCCESS, Code, Status
 from draplane.scheduler.framework.types import (
     WILDCARD_EVENT,
+    ClusterEventWithHint,
     NodeInfo,
     PodInfo,
+    PodSelector,
     QueuedPodInfo,
 )
 from draplane.scheduler.metrics import SchedulerMetrics
-from draplane.scheduler.queue.requeue import HintMap
+from draplane.scheduler.queue.requeue import HintMap, HintSelectors
 from draplane.scheduler.runtime.profile import resolve_profile
 
 log = logging.getLogger(__name__)
@@ -74,6 +76,10 @@ class Framework:
         self.post_filter_plugins = cast(list[PostFilterPlugin], points["postFilter"])
         self.pre_score_plugins = cast(list[PreScorePlugin], points["preScore"])
         self.score_plugins = cast(list[ScorePlugin], points["score"])
+        # Protocol isinstance checks are slow; Score runs for every pod.
+        self._normalizers = {
+            p.name: p for p in self.score_plugins if isinstance(p, ScoreExtensions)
+        }
         self.reserve_plugins = cast(list[ReservePlugin], points["reserve"])
         self.permit_plugins = cast(list[PermitPlugin], points["permit"])
         self.pre_bind_plugins = cast(list[PreBindPlugin], points["preBind"])
@@ -88,10 +94,9 @@ class Framework:
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         return self.queue_sort.less(a, b)
 
-    def hint_map(self) -> HintMap:
-        """Registered events of every plugin that can reject a pod; a plugin without
+    def _registered_events(self) -> list[tuple[str, ClusterEventWithHint]]:
+        """(plugin, registration) of every plugin that can reject a pod; a plugin without
         EventsToRegister is requeued by every event (the wildcard)."""
-        hints: HintMap = {}
         rejecting = {
             p.name: p
             for plugins in (
@@ -103,14 +108,35 @@ class Framework:
             )
             for p in plugins
         }
+        registered: list[tuple[str, ClusterEventWithHint]] = []
         for name, plugin in rejecting.items():
             if isinstance(plugin, EnqueueExtensions):
-                registered = plugin.events_to_register()
-                for entry in registered:
-                    hints.setdefault(entry.event, []).append((name, entry.queueing_hint_fn))
+                registered.extend((name, entry) for entry in plugin.events_to_register())
             else:
-                hints.setdefault(WILDCARD_EVENT, []).append((name, None))
+                registered.append((name, ClusterEventWithHint(WILDCARD_EVENT)))
+        return registered
+
+    def hint_map(self) -> HintMap:
+        """Registered events of every plugin that can reject a pod, with their hints."""
+        hints: HintMap = {}
+        for name, entry in self._registered_events():
+            hints.setdefault(entry.event, []).append((name, entry.queueing_hint_fn))
         return hints
+
+    def hint_selectors(self) -> HintSelectors:
+        """Per event resource, the PodSelectors of its hints: only for resources whose every
+        registered hint has one, and none at all when some plugin listens to every event."""
+        by_resource: dict[str, list[PodSelector | None]] = {}
+        for _, entry in self._registered_events():
+            if entry.event.is_wildcard:
+                return {}
+            selector = entry.pod_selector if entry.queueing_hint_fn is not None else None
+            by_resource.setdefault(entry.event.resource, []).append(selector)
+        return {
+            resource: [s for s in selectors if s is not None]
+            for resource, selectors in by_resource.items()
+            if all(s is not None for s in selectors)
+        }
 
     def run_pre_enqueue_plugins(self, pod: Obj) -> Status:
         for plugin in self.pre_enqueue_plugins:
@@ -181,8 +207,9 @@ class Framework:
                 continue
             score = plugin.score
             scores = {n.name: score(state, pod_info, n) for n in nodes}
-            if isinstance(plugin, ScoreExtensions):
-                plugin.normalize_score(state, pod_info, scores)
+            normalizer = self._normalizers.get(plugin.name)
+            if normalizer is not None:
+                normalizer.normalize_score(state, pod_info, scores)
             weight = self.weights.get(plugin.name, 1)
             for node_name, value in scores.items():
                 totals[node_name] += value * weight

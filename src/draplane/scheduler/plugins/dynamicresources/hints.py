@@ -1,8 +1,10 @@
-"""Queueing hints of DynamicResources (1.28 names; spec §4.5 and §4.6).
+"""Queueing hints of DynamicResources (1.28 names; spec §4.5 and §4.6) and their selectors.
 
 Both run when an informer delivers an event for a pod this plugin rejected; the listers already
 hold the new object. They decide between QueueSkip (nothing changed for this pod),
-QueueAfterBackoff and QueueImmediately (the change is what the pod waited for).
+QueueAfterBackoff and QueueImmediately (the change is what the pod waited for). The selectors
+tell the queue which pods a hint can requeue at all (the pods naming the claim; the pod the
+PodSchedulingContext is named after), so an event does not ask every pending pod.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from typing import Any
 
 from draplane.api.meta import Obj
 from draplane.api.validation.objectmeta import semantic_equal
-from draplane.scheduler.framework import Lister, QueueingHint
+from draplane import dra
+from draplane.scheduler.framework import Lister, PodSelector, QueueingHint
 from draplane.scheduler.plugins.dynamicresources.claims import (
     WAIT_FOR_FIRST_CONSUMER,
     ClaimLookupError,
@@ -54,8 +57,11 @@ def _key(obj: Obj) -> str:
 
 
 def is_schedulable_after_claim_change(
-    *, pod: Obj, old: Any, new: Any, claims: Lister
+    *, pod: Obj, old: Any, new: Any, claims: Lister, contexts: Lister | None = None
 ) -> QueueingHint:
+    """§4.5, plus one [deviation]: with `contexts`, a claim that got allocated while another
+    claim of the pod still waits for its driver to allocate on the accepted selected node is
+    QueueSkip (the attempt could only fail; the last allocation requeues the pod)."""
     if new is None:
         return SKIP
     if not isinstance(new, dict):
@@ -75,7 +81,35 @@ def is_schedulable_after_claim_change(
     # Semantic equality, as apiequality.Semantic: absent, null and empty values are the same.
     if semantic_equal(old.get("status"), new.get("status")):
         return SKIP
+    if contexts is not None and claim_status(new).get("allocation"):
+        others = [pc for pc in pod_claims if _uid(pc.claim) != _uid(new)]
+        if _awaiting_allocation(others) and _selected_node_accepted(_context(pod, contexts)):
+            return SKIP
     return IMMEDIATELY
+
+
+def _awaiting_allocation(pod_claims: list[PodClaim]) -> bool:
+    """Some delayed claim is neither allocated nor asked to be deallocated."""
+    return any(
+        allocation_mode(pc.claim) == WAIT_FOR_FIRST_CONSUMER
+        and not claim_status(pc.claim).get("allocation")
+        and not claim_status(pc.claim).get("deallocationRequested")
+        for pc in pod_claims
+    )
+
+
+def _selected_node_accepted(psc: Obj | None) -> bool:
+    """A node is selected and no driver reported it unsuitable: the drivers allocate there."""
+    if psc is None:
+        return False
+    selected = (psc.get("spec") or {}).get("selectedNode")
+    entries = (psc.get("status") or {}).get("resourceClaims") or ()
+    return bool(selected) and not any(selected in (e.get("unsuitableNodes") or ()) for e in entries)
+
+
+def _context(pod: Obj, contexts: Lister) -> Obj | None:
+    md = pod.get("metadata") or {}
+    return contexts.get(md.get("name") or "", md.get("namespace") or "")
 
 
 def is_schedulable_after_scheduling_context_change(
@@ -103,6 +137,11 @@ def is_schedulable_after_scheduling_context_change(
     )
     if pending:
         return SKIP
+    if _selected_node_accepted(new) and _awaiting_allocation(pod_claims):
+        # [deviation] The drivers answered and accepted the selected node, so they allocate
+        # there; the pod waits for that allocation, which the claim hint sees. Upstream queues
+        # immediately and, when this event beats the claim's, fails one attempt more.
+        return SKIP
     new_entries = (new.get("status") or {}).get("resourceClaims") or []
     if old is None or len(new_entries) > len((old.get("status") or {}).get("resourceClaims") or []):
         return IMMEDIATELY
@@ -114,3 +153,43 @@ def is_schedulable_after_scheduling_context_change(
     ):
         return SKIP
     return AFTER_BACKOFF
+
+
+def claim_keys(pod: Obj) -> list[str]:
+    """`namespace/name` of every claim the pod names; none when a name is not known yet (the
+    claim hint then returns QueueSkip for any claim, §4.5 step 3)."""
+    namespace = (pod.get("metadata") or {}).get("namespace") or ""
+    keys: list[str] = []
+    for pod_claim in (pod.get("spec") or {}).get("resourceClaims") or ():
+        try:
+            claim_name, _ = dra.name(pod, pod_claim)
+        except dra.ClaimNameError:
+            return []
+        if claim_name is not None:
+            keys.append(f"{namespace}/{claim_name}")
+    return keys
+
+
+def claim_event_key(old: Any, new: Any) -> str | None:
+    if new is None:
+        return ""
+    return _key(new) if isinstance(new, dict) else None
+
+
+def scheduling_context_keys(pod: Obj) -> list[str]:
+    return [_key(pod)]
+
+
+def scheduling_context_event_key(old: Any, new: Any) -> str | None:
+    old = _unwrap(old) if old is not None else None
+    if old is not None and new is None:
+        return ""
+    if (old is not None and not isinstance(old, dict)) or not isinstance(new, dict):
+        return None
+    return _key(new)
+
+
+CLAIM_SELECTOR = PodSelector(pod_keys=claim_keys, event_key=claim_event_key)
+SCHEDULING_CONTEXT_SELECTOR = PodSelector(
+    pod_keys=scheduling_context_keys, event_key=scheduling_context_event_key
+)

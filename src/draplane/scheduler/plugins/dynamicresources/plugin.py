@@ -49,8 +49,10 @@ from draplane.scheduler.plugins.dynamicresources.claims import (
 )
 from draplane.scheduler.plugins.dynamicresources.state import (
     STATE_KEY,
+    NodePredicate,
     SchedulingContextError,
     StateData,
+    node_predicate,
     unsuitable_nodes,
 )
 
@@ -74,10 +76,12 @@ class DynamicResources:
             ClusterEventWithHint(
                 ClusterEvent(GVK.RESOURCE_CLAIM, ActionType.ADD | ActionType.UPDATE),
                 self.is_schedulable_after_claim_change,
+                hints.CLAIM_SELECTOR,
             ),
             ClusterEventWithHint(
                 ClusterEvent(GVK.POD_SCHEDULING_CONTEXT, ActionType.ADD | ActionType.UPDATE),
                 self.is_schedulable_after_scheduling_context_change,
+                hints.SCHEDULING_CONTEXT_SELECTOR,
             ),
             ClusterEventWithHint(
                 ClusterEvent(GVK.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
@@ -86,7 +90,7 @@ class DynamicResources:
 
     def is_schedulable_after_claim_change(self, pod: Obj, old: Any, new: Any) -> QueueingHint:
         return hints.is_schedulable_after_claim_change(
-            pod=pod, old=old, new=new, claims=self._claims
+            pod=pod, old=old, new=new, claims=self._claims, contexts=self._contexts
         )
 
     def is_schedulable_after_scheduling_context_change(
@@ -114,7 +118,7 @@ class DynamicResources:
             return Status.unresolvable(str(err))
         if not claims:
             return SKIP
-        selectors: list[NodeSelector | None] = []
+        selectors: list[NodePredicate | None] = []
         for pod_claim in claims:
             claim = pod_claim.claim
             status = claim_status(claim)
@@ -132,7 +136,7 @@ class DynamicResources:
             selector = None
             if allocation and allocation.get("availableOnNodes"):
                 try:
-                    selector = NodeSelector.parse(allocation["availableOnNodes"])
+                    selector = node_predicate(NodeSelector.parse(allocation["availableOnNodes"]))
                 except ValueError as err:
                     return Status.error(str(err))
             selectors.append(selector)
@@ -149,8 +153,8 @@ class DynamicResources:
             claim = pod_claim.claim
             status = claim_status(claim)
             if status.get("allocation"):
-                selector = data.available_on_nodes[index]
-                if selector is not None and not selector.matches(node_info.node):
+                available = data.available_on_nodes[index]
+                if available is not None and not available(node_info):
                     unavailable.append(index)
                 continue
             if status.get("deallocationRequested"):
@@ -263,7 +267,9 @@ class DynamicResources:
                 1 for pc in pending if unsuitable_nodes(psc, pc.pod_claim_name) is not None
             )
             ask_allocation = len(pending) == 1 or with_info == len(pending)
-            return await self._request_allocation(data, psc, node_name, ask_allocation)
+            return await self._request_allocation(
+                data, psc=psc, pod_info=pod_info, node_name=node_name, ask_allocation=ask_allocation
+            )
         for index, pod_claim in enumerate(data.claims):
             if dra.is_reserved_for_pod(pod_info.pod, pod_claim.claim):
                 continue
@@ -280,10 +286,11 @@ class DynamicResources:
         return SUCCESS
 
     async def _request_allocation(
-        self, data: StateData, psc: Obj, node_name: str, ask_allocation: bool
+        self, data: StateData, *, psc: Obj, pod_info: PodInfo, node_name: str, ask_allocation: bool
     ) -> Status:
         """Ask drivers for information, or for allocation on `node_name`, through the
-        PodSchedulingContext (written only when it changed)."""
+        PodSchedulingContext (written only when it changed). A pod whose claims are being
+        allocated for a node is held there, so that the pods scheduled meanwhile spread."""
         if not (psc.get("spec") or {}).get("potentialNodes"):
             data.modify()["spec"]["potentialNodes"] = [node_name]
         if ask_allocation:
@@ -294,6 +301,7 @@ class DynamicResources:
                 await data.publish(self._client)
             except errors.StatusError as err:
                 return Status.error(str(err))
+            self._handle.holds.hold(pod_info, node_name)
             return Status.unresolvable("waiting for resource driver to allocate resource")
         try:
             await data.publish(self._client)

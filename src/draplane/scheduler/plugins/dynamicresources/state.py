@@ -8,15 +8,35 @@ change, and `publish()` creates or updates it when dirty.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from draplane.api.kinds import POD_SCHEDULING_CONTEXTS
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.nodeselector import NodeSelector
 from draplane.client.interface import Client
-from draplane.scheduler.framework import Lister, StateKey
+from draplane.api import selectors
+from draplane.scheduler.framework import Lister, NodeInfo, StateKey
 from draplane.scheduler.plugins import names
 from draplane.scheduler.plugins.dynamicresources.claims import PodClaim
+
+
+NodePredicate = Callable[[NodeInfo], bool]
+
+
+def node_predicate(selector: NodeSelector) -> NodePredicate:
+    """`selector.matches` as a function of a NodeInfo. Drivers publish `availableOnNodes` as
+    one term of `In` label requirements (e.g. the hostname); that shape becomes a set lookup
+    on the node's labels, since Filter asks it for every node."""
+    terms = selector.terms
+    if len(terms) == 1 and not terms[0].fields and terms[0].labels:
+        required = [(r.key, frozenset(r.values)) for r in terms[0].labels]
+        if all(r.operator == selectors.IN for r in terms[0].labels):
+            if len(required) == 1:
+                key, values = required[0]
+                return lambda node_info: node_info.labels.get(key) in values
+            return lambda node_info: all(node_info.labels.get(k) in v for k, v in required)
+    return lambda node_info: selector.matches(node_info.node)
 
 
 class SchedulingContextError(Exception):
@@ -26,7 +46,8 @@ class SchedulingContextError(Exception):
 @dataclass
 class StateData:
     claims: list[PodClaim] = field(default_factory=list)
-    available_on_nodes: list[NodeSelector | None] = field(default_factory=list)
+    available_on_nodes: list[NodePredicate | None] = field(default_factory=list)
+    """Per claim: where its allocation is available (None: everywhere or not allocated)."""
     unavailable_claims: set[int] = field(default_factory=set)
     """Indices of allocated delayed claims whose availableOnNodes excluded some node."""
     class_selectors: dict[str, NodeSelector | None] = field(default_factory=dict)
