@@ -14,6 +14,7 @@ from draplane.client.ratelimit import (
     RateLimiter,
     default_controller_rate_limiter,
 )
+from draplane.client.workers import run_workers
 from draplane.client.workqueue import RateLimitingQueue, ShutDown
 
 __all__ = [
@@ -40,4 +41,5 @@ __all__ = [
     "RateLimitingQueue",
     "ShutDown",
     "default_controller_rate_limiter",
+    "run_workers",
 ]

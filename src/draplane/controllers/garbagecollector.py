@@ -21,7 +21,8 @@ from draplane.api.meta import Obj
 from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
 from draplane.client.interface import Client
 from draplane.client.ratelimit import RateLimiter
-from draplane.client.workqueue import RateLimitingQueue, ShutDown
+from draplane.client.workers import run_workers
+from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.objectkey import ObjectKey
 
@@ -94,31 +95,12 @@ class GarbageCollector:
     async def run(self, workers: int = WORKERS) -> None:
         await asyncio.gather(*(i.wait_synced() for i in self._informers.values()))
         log.info("Starting garbage collector with %d workers", workers)
-        tasks = [asyncio.create_task(self._worker()) for _ in range(workers)]
-        tasks.append(asyncio.create_task(self._resync_loop()))
+        resync = asyncio.create_task(self._resync_loop())
         try:
-            await asyncio.gather(*tasks)
+            await run_workers(self.queue, self.sync, workers=workers, name="garbage-collector")
         finally:
-            self.queue.shut_down()
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-    async def _worker(self) -> None:
-        while True:
-            try:
-                key = await self.queue.get()
-            except ShutDown:
-                return
-            try:
-                await self.sync(key)
-            except Exception as err:
-                log.info("garbage collection of %s failed, will retry: %s", key, err)
-                self.queue.add_rate_limited(key)
-            else:
-                self.queue.forget(key)
-            finally:
-                self.queue.done(key)
+            resync.cancel()
+            await asyncio.gather(resync, return_exceptions=True)
 
     async def _resync_loop(self) -> None:
         while True:

@@ -8,7 +8,6 @@ after which the API server removes the namespace.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Iterable
 
@@ -21,7 +20,8 @@ from draplane.api.meta import Obj
 from draplane.client.informer import Informer, InformerFactory
 from draplane.client.interface import Client
 from draplane.client.ratelimit import RateLimiter
-from draplane.client.workqueue import RateLimitingQueue, ShutDown
+from draplane.client.workers import run_workers
+from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.objectkey import ObjectKey
 
@@ -61,32 +61,11 @@ class NamespaceController:
 
     async def run(self, workers: int = WORKERS) -> None:
         await self._namespaces.wait_synced()
-        tasks = [asyncio.create_task(self._worker()) for _ in range(workers)]
-        try:
-            await asyncio.gather(*tasks)
-        finally:
-            self.queue.shut_down()
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await run_workers(self.queue, self._process, workers=workers, name="namespace")
 
-    async def _worker(self) -> None:
-        while True:
-            try:
-                key = await self.queue.get()
-            except ShutDown:
-                return
-            try:
-                done = await self.sync(key)
-            except Exception as err:
-                log.info("deleting the content of %s failed, will retry: %s", key, err)
-                self.queue.add_rate_limited(key)
-            else:
-                self.queue.forget(key)
-                if not done:
-                    self.queue.add_after(key, CONTENT_RECHECK_DELAY)
-            finally:
-                self.queue.done(key)
+    async def _process(self, key: ObjectKey) -> None:
+        if not await self.sync(key):
+            self.queue.add_after(key, CONTENT_RECHECK_DELAY)
 
     def _enqueue(self, namespace: Obj) -> None:
         if meta.deletion_timestamp(namespace):

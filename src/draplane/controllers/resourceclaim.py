@@ -26,7 +26,8 @@ from draplane.client.informer import DeletedFinalStateUnknown, Informer, Informe
 from draplane.client.interface import Client
 from draplane.client.mutationcache import MutationCache
 from draplane.client.ratelimit import RateLimiter
-from draplane.client.workqueue import RateLimitingQueue, ShutDown
+from draplane.client.workers import run_workers
+from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.metrics import ResourceClaimMetrics
 from draplane.controllers.objectkey import ObjectKey
@@ -131,35 +132,16 @@ class ResourceClaimController:
         workers until cancelled."""
         await asyncio.gather(*(informer.wait_synced() for informer in self._informers()))
         log.info("Starting resource claim controller with %d workers", workers)
-        tasks = [
-            asyncio.create_task(self._worker(), name=f"resource-claim-worker-{i}")
-            for i in range(workers)
-        ]
         try:
-            await asyncio.gather(*tasks)
+            await run_workers(
+                self.queue,
+                self.sync,
+                workers=workers,
+                name="resource-claim",
+                log_error=_log_sync_error,
+            )
         finally:
-            self.queue.shut_down()
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
             await self.recorder.flush()
-
-    async def _worker(self) -> None:
-        while True:
-            try:
-                key = await self.queue.get()
-            except ShutDown:
-                return
-            try:
-                await self.sync(key)
-            except Exception as err:
-                level = logging.INFO if isinstance(err, SyncError) else logging.WARNING
-                log.log(level, "processing %s failed, will retry: %s", key, err)
-                self.queue.add_rate_limited(key)
-            else:
-                self.queue.forget(key)
-            finally:
-                self.queue.done(key)
 
     async def sync(self, key: ObjectKey) -> None:
         """Level-triggered: bring the pod or claim named by `key` to what the API says."""
@@ -204,3 +186,8 @@ class ResourceClaimController:
 
 def _unwrap(obj: Obj | DeletedFinalStateUnknown) -> Obj:
     return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+
+
+def _log_sync_error(key: ObjectKey, err: Exception) -> None:
+    level = logging.INFO if isinstance(err, SyncError) else logging.WARNING
+    log.log(level, "processing %s failed, will retry: %s", key, err)
