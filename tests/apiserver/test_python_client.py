@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -115,3 +116,51 @@ async def test_dynamic_client_resource_claims(server: HttpServer, api_client: An
     assert listed == ["dyn"]
     assert patched.to_dict()["metadata"]["labels"] == {"l": "1"}
     assert (await server.client().list(kinds.RESOURCE_CLAIMS, "default"))["items"] == []
+
+
+async def test_typed_pod_replace_and_watch_that_times_out(
+    server: HttpServer, api_client: Any
+) -> None:
+    core = k8s.CoreV1Api(api_client)
+    await server.client().create(kinds.PODS, make_pod("t").obj())
+
+    def scenario() -> tuple[Any, list[tuple[str, str]], float]:
+        pod = core.read_namespaced_pod("t", "default")
+        pod.metadata.annotations = {"edited": "yes"}
+        replaced = core.replace_namespaced_pod("t", "default", pod)
+        start = time.monotonic()
+        events = [
+            (e["type"], e["object"].metadata.name)
+            for e in watch.Watch().stream(core.list_namespaced_pod, "default", timeout_seconds=1)
+        ]
+        return replaced, events, time.monotonic() - start
+
+    replaced, events, took = await asyncio.to_thread(scenario)
+
+    assert replaced.metadata.annotations == {"edited": "yes"}
+    assert events == [("ADDED", "t")]
+    assert took < 5
+
+
+async def test_dynamic_client_watches_resource_claims(server: HttpServer, api_client: Any) -> None:
+    first_seen = threading.Event()
+
+    def watch_claims() -> list[tuple[str, str]]:
+        # Discovery is a blocking request: never on the event loop that serves it.
+        dyn = dynamic.DynamicClient(api_client)
+        claims = dyn.resources.get(api_version="resource.k8s.io/v1alpha2", kind="ResourceClaim")
+        seen = []
+        for event in claims.watch(namespace="default", timeout=10):
+            seen.append((event["type"], event["object"].metadata.name))
+            first_seen.set()
+            if event["type"] == "DELETED":
+                break
+        return seen
+
+    await server.client().create(kinds.RESOURCE_CLAIMS, make_claim("dw").obj())
+    watching = asyncio.create_task(asyncio.to_thread(watch_claims))
+    assert await asyncio.to_thread(first_seen.wait, 5)
+    await server.client().delete(kinds.RESOURCE_CLAIMS, "dw", "default")
+    seen = await asyncio.wait_for(watching, timeout=10)
+
+    assert seen == [("ADDED", "dw"), ("DELETED", "dw")]

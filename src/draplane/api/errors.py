@@ -100,6 +100,8 @@ class StatusError(Exception):
     reason: str
     message: str
     details: dict[str, Any] = field(default_factory=dict)
+    list_meta: dict[str, Any] = field(default_factory=dict)
+    """The Status's `metadata` (ListMeta): an expired `continue` carries a fresh token there."""
 
     def __post_init__(self) -> None:
         super().__init__(self.message)
@@ -111,7 +113,7 @@ class StatusError(Exception):
         body: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",
-            "metadata": {},
+            "metadata": dict(self.list_meta),
             "status": "Failure",
             "message": self.message,
             "reason": self.reason,
@@ -128,6 +130,7 @@ class StatusError(Exception):
             reason=str(body.get("reason") or ""),
             message=str(body.get("message") or ""),
             details=dict(body.get("details") or {}),
+            list_meta=dict(body.get("metadata") or {}),
         )
 
 
@@ -174,14 +177,13 @@ def invalid_object(
     if len(causes) > 1:
         summary = "[" + summary + "]"
     details = _details(rt, name)
-    if rt is not None:
-        details["kind"] = kind
-    else:
-        details["kind"] = kind
+    details["kind"] = kind
     details["causes"] = [
         {"reason": c.type, "message": c.message(), "field": c.field} for c in causes
     ]
-    return StatusError(422, "Invalid", f'{kind} "{name}" is invalid: {summary}', details)
+    # NewInvalid names the qualified kind: `ResourceClaim.resource.k8s.io "x" is invalid`.
+    qualified = f"{kind}.{rt.group}" if rt is not None and rt.group else kind
+    return StatusError(422, "Invalid", f'{qualified} "{name}" is invalid: {summary}', details)
 
 
 def bad_request(message: str) -> StatusError:

@@ -31,7 +31,14 @@ class WatchStream(Protocol):
 
 class ApiHandler(Protocol):
     async def get(
-        self, user: UserInfo, rt: ResourceType, namespace: str, name: str, *, subresource: str = ""
+        self,
+        user: UserInfo,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        *,
+        subresource: str = "",
+        resource_version: str = "",
     ) -> Obj: ...
 
     async def list(
@@ -45,6 +52,7 @@ class ApiHandler(Protocol):
         limit: int = 0,
         continue_: str = "",
         resource_version: str = "",
+        resource_version_match: str = "",
     ) -> Obj: ...
 
     async def watch(

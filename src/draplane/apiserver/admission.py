@@ -17,17 +17,30 @@ from draplane.api.meta import Obj
 from draplane.storage.interface import Storage
 
 
-async def check_namespace(storage: Storage, rt: ResourceType, namespace: str) -> None:
+async def check_namespace(
+    storage: Storage, rt: ResourceType, namespace: str, *, name: str = ""
+) -> None:
     if not rt.namespaced:
         return
     ns = await storage.get(kinds.NAMESPACES.key, "", namespace)
     if ns is None:
         raise errors.not_found(kinds.NAMESPACES, namespace)
     if (ns.get("metadata") or {}).get("deletionTimestamp") and rt is not kinds.EVENTS:
-        raise errors.forbidden_message(
-            f"unable to create new content in namespace {namespace} because it is being terminated",
+        subject = f'{rt.group_resource} "{name}"' if name else rt.group_resource
+        err = errors.forbidden_message(
+            f"{subject} is forbidden: unable to create new content in namespace {namespace} "
+            "because it is being terminated",
             rt,
+            name or None,
         )
+        err.details["causes"] = [
+            {
+                "reason": "NamespaceTerminating",
+                "message": f"namespace {namespace} is being terminated",
+                "field": "metadata.namespace",
+            }
+        ]
+        raise err
 
 
 def node_may_write(

@@ -20,11 +20,11 @@ from draplane.api.meta import Obj
 from draplane.api.names import generate_name
 from draplane.api.patch import patch_object
 from draplane.api.selectors import FieldSelector
-from draplane.apiserver import admission, strategy, writerules
+from draplane.apiserver import admission, listoptions, strategy, writerules
 from draplane.apiserver.audit import Audit
 from draplane.apiserver.binding import BINDING_SUCCESS, binding_mutation
 from draplane.apiserver.deletion import Deleter
-from draplane.apiserver.listing import list_envelope, make_filter, paginate
+from draplane.apiserver.listing import ListSource, list_envelope, make_filter, paginate
 from draplane.apiserver.watchcache import WatchCache, WatchSpec
 from draplane.clock import REAL_CLOCK, Clock, format_time
 from draplane.storage.interface import Storage
@@ -39,9 +39,19 @@ class Registry:
     def __init__(self, storage: Storage, *, clock: Clock = REAL_CLOCK) -> None:
         self.storage = storage
         self.clock = clock
-        self.watch_cache = WatchCache(storage)
+        self._watch_cache = WatchCache(storage)
+        self.lists = ListSource(storage, self._watch_cache)
         self.deleter = Deleter(self)
         self.audit = Audit()
+
+    @property
+    def watch_cache(self) -> WatchCache:
+        return self._watch_cache
+
+    @watch_cache.setter
+    def watch_cache(self, cache: WatchCache) -> None:
+        self._watch_cache = cache
+        self.lists = ListSource(self.storage, cache, self.lists.fresh_timeout)
 
     async def start(self) -> None:
         await self.watch_cache.start()
@@ -56,8 +66,17 @@ class Registry:
     # --- reads -------------------------------------------------------------------------
 
     async def get(
-        self, user: UserInfo, rt: ResourceType, namespace: str, name: str, *, subresource: str = ""
+        self,
+        user: UserInfo,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        *,
+        subresource: str = "",
+        resource_version: str = "",
     ) -> Obj:
+        """`resource_version`: "" the latest, "0" any, N not older than N (waits, then 504)."""
+        await self.lists.wait_fresh(listoptions.parse_resource_version(resource_version))
         if rt is kinds.RESOURCE_CLAIMS:
             await admission.node_may_read_claim(self.storage, user, namespace, name)
         return await self._get(rt, namespace, name)
@@ -79,14 +98,28 @@ class Registry:
         limit: int = 0,
         continue_: str = "",
         resource_version: str = "",
+        resource_version_match: str = "",
     ) -> Obj:
         self._forbid_node_claim_list(user, rt, "list")
-        matches = make_filter(rt, label_selector, field_selector)
-        objs, revision = await self.storage.list(rt.key, namespace or None)
-        items = [o for o in objs if matches(o)]
-        page, token, remaining = paginate(
-            items, limit=limit, continue_=continue_, revision=revision
+        listoptions.validate_list(
+            resource_version=resource_version, match=resource_version_match, continue_=continue_
         )
+        matches = make_filter(rt, label_selector, field_selector)
+        if continue_:
+            objs, revision = await self.lists.read_continue(
+                rt, namespace, token=continue_, resource_version=resource_version
+            )
+            paginated = True
+        else:
+            objs, revision, paginated = await self.lists.read(
+                rt,
+                namespace,
+                resource_version=resource_version,
+                match=resource_version_match,
+                limit=limit,
+            )
+        items = [o for o in objs if matches(o)]
+        page, token, remaining = paginate(items, limit=limit if paginated else 0, revision=revision)
         return list_envelope(rt, page, revision, token, remaining)
 
     async def watch(
@@ -111,13 +144,8 @@ class Registry:
             rt.api_version,
             node_name=_node_name_selector(rt, field_selector),
         )
-        start: int | None = None
-        if resource_version not in ("", "0"):
-            try:
-                start = int(resource_version)
-            except ValueError:
-                raise errors.bad_request(f'invalid resource version "{resource_version}"') from None
-        return await self.watch_cache.watch(spec, start)
+        start = listoptions.parse_resource_version(resource_version)
+        return await self.watch_cache.watch(spec, None if resource_version in ("", "0") else start)
 
     @staticmethod
     def _forbid_node_claim_list(user: UserInfo, rt: ResourceType, verb: str) -> None:
@@ -157,7 +185,9 @@ class Registry:
         elif not isinstance(md, dict):
             raise errors.bad_request("metadata must be an object")
         writerules.set_namespace(rt, namespace, md)
-        await admission.check_namespace(self.storage, rt, md.get("namespace", ""))
+        await admission.check_namespace(
+            self.storage, rt, md.get("namespace", ""), name=str(md.get("name") or "")
+        )
         obj["apiVersion"], obj["kind"] = rt.api_version, rt.kind
         for field in (
             "resourceVersion",

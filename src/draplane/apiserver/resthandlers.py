@@ -19,7 +19,7 @@ from draplane.api import errors
 from draplane.api.auth import UserInfo
 from draplane.api.handler import ApiHandler, WatchEvent
 from draplane.api.meta import Obj
-from draplane.apiserver import httpwatch, negotiation, queryparams, tables
+from draplane.apiserver import httpwatch, listoptions, negotiation, queryparams, tables
 from draplane.apiserver.negotiation import ResponseForm
 from draplane.apiserver.requestinfo import RESOURCE_KEY, VERB_KEY, RequestInfo
 from draplane.clock import Clock
@@ -114,10 +114,8 @@ class RestHandlers:
         self, request: web.Request, info: RequestInfo, user: UserInfo
     ) -> web.StreamResponse:
         if request.method not in info.allowed_methods():
-            raise errors.method_not_allowed(
-                f"the server does not allow this method on the requested resource "
-                f"({request.method} {info.rt.group_resource})"
-            )
+            # As go-restful's 405 through NewGenericServerResponse: no resource in the message.
+            raise errors.method_not_allowed()
         request[RESOURCE_KEY] = info.rt.resource
         if request.method == "GET":
             return await self._get(request, info, user)
@@ -140,11 +138,15 @@ class RestHandlers:
         if info.name:
             request[VERB_KEY] = "GET"
             obj = await self._ctx.handler.get(
-                user, info.rt, info.namespace, info.name, subresource=info.subresource
+                user,
+                info.rt,
+                info.namespace,
+                info.name,
+                subresource=info.subresource,
+                resource_version=query.get("resourceVersion", ""),
             )
             return encode(self._render(info, [obj], form, query, single=obj), pretty=pretty)
         request[VERB_KEY] = "LIST"
-        self._check_list_params(query)
         result = await self._ctx.handler.list(
             user,
             info.rt,
@@ -154,25 +156,12 @@ class RestHandlers:
             limit=queryparams.query_int(query, "limit") or 0,
             continue_=query.get("continue", ""),
             resource_version=query.get("resourceVersion", ""),
+            resource_version_match=query.get("resourceVersionMatch", ""),
         )
         return encode(
             self._render(info, result.get("items") or [], form, query, listing=result),
             pretty=pretty,
         )
-
-    @staticmethod
-    def _check_list_params(query: MultiMapping[str]) -> None:
-        match = query.get("resourceVersionMatch", "")
-        if match not in ("", "NotOlderThan", "Exact"):
-            raise errors.bad_request(f"resourceVersionMatch: Unsupported value: {match!r}")
-        if match and not query.get("resourceVersion"):
-            raise errors.bad_request(
-                "resourceVersionMatch is forbidden unless resourceVersion is provided"
-            )
-        if query.get("continue") and query.get("resourceVersion") not in (None, "", "0"):
-            raise errors.bad_request(
-                "specifying resource version is not allowed when using continue"
-            )
 
     def _render(
         self,
@@ -223,6 +212,10 @@ class RestHandlers:
             )
         timeout = queryparams.query_int(query, "timeoutSeconds") or 0
         include_object = queryparams.include_object(query)
+        listoptions.validate_watch(
+            match=query.get("resourceVersionMatch", ""),
+            send_initial_events=query.get("sendInitialEvents", ""),
+        )
         try:
             stream = await self._ctx.handler.watch(
                 user,

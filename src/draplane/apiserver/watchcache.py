@@ -181,6 +181,7 @@ class WatchCache:
         self._task: asyncio.Task[None] | None = None
         self._bookmark_task: asyncio.Task[None] | None = None
         self._bookmark_interval = bookmark_interval
+        self._fresh_waiters: list[tuple[int, asyncio.Future[None]]] = []
         self.revision = 0
 
     async def start(self) -> None:
@@ -203,6 +204,8 @@ class WatchCache:
         async for event in stream:
             self._ring.append(event)
             self.revision = event.revision
+            if self._fresh_waiters:
+                self._wake_fresh()
             watchers = self._watchers.get(event.resource)
             if watchers is not None:
                 for watcher in watchers.for_event(event):
@@ -214,6 +217,51 @@ class WatchCache:
             for watchers in list(self._watchers.values()):
                 for w in watchers.all():
                     w.bookmark(self.revision)
+
+    def _wake_fresh(self) -> None:
+        waiting: list[tuple[int, asyncio.Future[None]]] = []
+        for revision, future in self._fresh_waiters:
+            if revision <= self.revision:
+                if not future.done():
+                    future.set_result(None)
+            else:
+                waiting.append((revision, future))
+        self._fresh_waiters = waiting
+
+    async def wait_until_fresh(self, revision: int, timeout: float) -> bool:
+        """Whether the cache reached `revision` within `timeout` seconds."""
+        if revision <= self.revision:
+            return True
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._fresh_waiters.append((revision, future))
+        try:
+            async with asyncio.timeout(timeout):
+                await future
+        except TimeoutError:
+            return False
+        finally:
+            self._fresh_waiters = [(r, f) for r, f in self._fresh_waiters if f is not future]
+        return True
+
+    def watcher_count(self, resource: str | None = None) -> int:
+        """Open watchers (of one resource key, or of all)."""
+        groups = (
+            self._watchers.values()
+            if resource is None
+            else [self._watchers[resource]]
+            if resource in self._watchers
+            else []
+        )
+        return sum(len(group.all()) for group in groups)
+
+    def close_watchers(self, resource: str) -> int:
+        """End every open watch of `resource` (their clients re-watch from their last
+        revision), as kube-apiserver ends watches at their timeout. Returns how many."""
+        group = self._watchers.get(resource)
+        watchers = group.all() if group is not None else []
+        for watcher in watchers:
+            watcher.close_now()
+        return len(watchers)
 
     def _register(self, watcher: CacheWatcher) -> None:
         self._watchers.setdefault(watcher.spec.resource, _Watchers()).add(watcher)

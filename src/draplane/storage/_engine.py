@@ -7,6 +7,7 @@ Backends decide when a planned write is committed; they then hand its events to 
 from __future__ import annotations
 
 import asyncio
+import builtins
 import itertools
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -103,6 +104,31 @@ class Engine:
             by_name = by_ns[ns]
             out.extend(by_name[n] for n in sorted(by_name))
         return out
+
+    def list_at(self, resource: str, namespace: str | None, revision: int) -> builtins.list[Obj]:
+        """The objects as they were at `revision`: the current state with the retained events
+        after it undone (410 Expired when that history is gone), sorted like `list`."""
+        if revision >= self.revision:
+            return self.list(resource, namespace)
+        if revision < self.oldest_revision - 1:
+            raise errors.expired(
+                f"too old resource version: {revision} ({self.oldest_revision - 1})"
+            )
+        state: dict[tuple[str, str], Obj] = {
+            (obj["metadata"].get("namespace") or "", obj["metadata"]["name"]): obj
+            for obj in self.list(resource, namespace)
+        }
+        for event in reversed(self._history):
+            if event.revision <= revision:
+                break
+            _, ns, name = event_key(event)
+            if event.resource != resource or (namespace is not None and ns != namespace):
+                continue
+            if event.type == "ADDED" or event.prev is None:
+                state.pop((ns, name), None)
+            else:
+                state[ns, name] = event.prev
+        return [state[k] for k in sorted(state)]
 
     def apply(self, events: Sequence[Event]) -> None:
         """Make committed writes visible, retain them for resume, then publish them."""

@@ -11,6 +11,8 @@ Semantics (like etcd as kube-apiserver uses it):
   (all as `draplane.api.errors.StatusError`, built with `draplane.api.kinds.for_key(resource)`).
 - A write returns only once it is durable (for a persistent backend: committed to disk).
   Events are published in revision order, only after the write is durable.
+- `list_at(revision)` serves consistent snapshots (`resourceVersionMatch=Exact`, `continue`)
+  from the retained history, like etcd's MVCC reads before compaction.
 - `watch(from_revision)` yields every event with revision > from_revision, across all
   resources, in revision order. A revision older than the retained history raises 410 Expired
   (`errors.expired("too old resource version: X (Y)")`).
@@ -19,6 +21,7 @@ Semantics (like etcd as kube-apiserver uses it):
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -70,6 +73,13 @@ class Storage(Protocol):
     async def list(self, resource: str, namespace: str | None = None) -> tuple[list[Obj], int]:
         """All objects of `resource` (in one namespace, or all when None), sorted by
         (namespace, name), and the revision they are consistent with."""
+        ...
+
+    async def list_at(
+        self, resource: str, namespace: str | None, revision: int
+    ) -> builtins.list[Obj]:
+        """Like `list`, but the objects as they were at `revision` (<= the current revision);
+        410 Expired when the history back to that revision is no longer retained."""
         ...
 
     async def create(self, resource: str, obj: Obj) -> Obj: ...

@@ -5,6 +5,7 @@ For tests and for `--store memory`; nothing survives the process.
 
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING
 
 from draplane.api import errors
@@ -39,6 +40,11 @@ class MemoryStorage:
 
     async def list(self, resource: str, namespace: str | None = None) -> tuple[list[Obj], int]:
         return self._engine.list(resource, namespace), self._engine.revision
+
+    async def list_at(
+        self, resource: str, namespace: str | None, revision: int
+    ) -> builtins.list[Obj]:
+        return self._engine.list_at(resource, namespace, revision)
 
     async def create(self, resource: str, obj: Obj) -> Obj:
         _, namespace, name = object_key(resource, obj)

@@ -9,6 +9,7 @@ and watches and do the writers' calls return.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -93,6 +94,11 @@ class SqliteStorage:
 
     async def list(self, resource: str, namespace: str | None = None) -> tuple[list[Obj], int]:
         return self._engine.list(resource, namespace), self._engine.revision
+
+    async def list_at(
+        self, resource: str, namespace: str | None, revision: int
+    ) -> builtins.list[Obj]:
+        return self._engine.list_at(resource, namespace, revision)
 
     async def create(self, resource: str, obj: Obj) -> Obj:
         key = object_key(resource, obj)

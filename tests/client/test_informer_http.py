@@ -1,0 +1,90 @@
+"""An informer over HTTPS (RESTClient) against a server with a small watch history: a real 410
+from the server makes it re-list, and objects deleted meanwhile arrive as tombstones."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from draplane.api.auth import ADMIN_USER
+from draplane.api.kinds import CONFIGMAPS
+from draplane.api.meta import Obj
+from draplane.client.informer import DeletedFinalStateUnknown, Informer
+from draplane.client.local import LocalClient
+from draplane.storage.memory import MemoryStorage
+from draplane.testing.httpserver import start_http_server
+
+
+def _cm(name: str, **data: str) -> Obj:
+    return {"metadata": {"name": name, "namespace": "default"}, "data": data}
+
+
+async def _until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+async def test_informer_relists_after_a_real_410_and_delivers_tombstones(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="draplane.client.informer")
+    srv = await start_http_server(tmp_path, storage=MemoryStorage(history_size=3), watch_history=3)
+    try:
+        rest = srv.client()
+        await rest.create(CONFIGMAPS, _cm("gone"))
+        await rest.create(CONFIGMAPS, _cm("kept", v="1"))
+        informer = Informer(rest, CONFIGMAPS, namespace="default")
+        calls: list[tuple[str, str]] = []
+
+        def on_delete(obj: Obj | DeletedFinalStateUnknown) -> None:
+            tombstone = isinstance(obj, DeletedFinalStateUnknown)
+            key = obj.key if isinstance(obj, DeletedFinalStateUnknown) else obj["metadata"]["name"]
+            calls.append(("tombstone" if tombstone else "delete", key))
+
+        informer.add_handler(
+            on_add=lambda o: calls.append(("add", o["metadata"]["name"])),
+            on_update=lambda _, n: calls.append(("update", n["metadata"]["name"])),
+            on_delete=on_delete,
+        )
+        task = asyncio.create_task(informer.run())
+        cache = srv.registry.watch_cache
+        await _until(lambda: cache.watcher_count(CONFIGMAPS.key) == 1)
+        synced_rv = int(informer.last_sync_resource_version)
+
+        # In one step of the event loop: end the informer's watch, then write more than the
+        # retained history, so its re-watch from `synced_rv` is too old.
+        assert cache.close_watchers(CONFIGMAPS.key) == 1
+        local = LocalClient(srv.registry, ADMIN_USER)
+        await local.delete(CONFIGMAPS, "gone", "default")
+        await local.patch(CONFIGMAPS, "kept", {"data": {"v": "2"}}, "default")
+        for i in range(4):
+            await local.create(CONFIGMAPS, _cm(f"new{i}"))
+        assert srv.storage.oldest_revision - 1 > synced_rv
+
+        await _until(lambda: ("tombstone", "default/gone") in calls)
+        await _until(lambda: informer.lister.get("new3", "default") is not None)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        lists = srv.server.metrics.get_sample_value(
+            "apiserver_request_total", {"verb": "LIST", "resource": "configmaps", "code": "200"}
+        )
+    finally:
+        await srv.stop()
+
+    assert calls[:2] == [("add", "gone"), ("add", "kept")]
+    assert sorted(calls[2:]) == sorted(
+        [("update", "kept"), ("tombstone", "default/gone")] + [("add", f"new{i}") for i in range(4)]
+    )
+    assert lists == 2
+    # Re-listed because of the 410, not after a failure (which logs a warning and backs off).
+    assert [r.getMessage() for r in caplog.records] == [
+        "informer configmaps: resourceVersion too old, re-listing"
+    ]
+    assert informer.lister.get("gone", "default") is None
+    kept = informer.lister.get("kept", "default")
+    assert kept is not None and kept["data"] == {"v": "2"}
