@@ -19,13 +19,12 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.names import generate_name
 from draplane.api.patch import patch_object
-from draplane.api.selectors import FieldSelector
-from draplane.apiserver import admission, listoptions, strategy, writerules
+from draplane.apiserver import admission, listoptions, reads, strategy, writerules
 from draplane.apiserver.audit import Audit
 from draplane.apiserver.binding import BINDING_SUCCESS, binding_mutation
 from draplane.apiserver.deletion import Deleter
-from draplane.apiserver.listing import ListSource, list_envelope, make_filter, paginate
-from draplane.apiserver.watchcache import WatchCache, WatchSpec
+from draplane.apiserver.listing import ListSource, list_envelope
+from draplane.apiserver.watchcache import WatchCache
 from draplane.clock import REAL_CLOCK, Clock, format_time
 from draplane.storage.interface import Storage
 
@@ -101,26 +100,17 @@ class Registry:
         resource_version_match: str = "",
     ) -> Obj:
         self._forbid_node_claim_list(user, rt, "list")
-        listoptions.validate_list(
-            resource_version=resource_version, match=resource_version_match, continue_=continue_
+        return await reads.list_objects(
+            self.lists,
+            rt,
+            namespace,
+            label_selector=label_selector,
+            field_selector=field_selector,
+            limit=limit,
+            continue_=continue_,
+            resource_version=resource_version,
+            resource_version_match=resource_version_match,
         )
-        matches = make_filter(rt, label_selector, field_selector)
-        if continue_:
-            objs, revision = await self.lists.read_continue(
-                rt, namespace, token=continue_, resource_version=resource_version
-            )
-            paginated = True
-        else:
-            objs, revision, paginated = await self.lists.read(
-                rt,
-                namespace,
-                resource_version=resource_version,
-                match=resource_version_match,
-                limit=limit,
-            )
-        items = [o for o in objs if matches(o)]
-        page, token, remaining = paginate(items, limit=limit if paginated else 0, revision=revision)
-        return list_envelope(rt, page, revision, token, remaining)
 
     async def watch(
         self,
@@ -135,15 +125,7 @@ class Registry:
         timeout_seconds: int = 0,
     ) -> WatchStream:
         self._forbid_node_claim_list(user, rt, "watch")
-        spec = WatchSpec(
-            rt.key,
-            namespace,
-            make_filter(rt, label_selector, field_selector),
-            allow_bookmarks,
-            rt.kind,
-            rt.api_version,
-            node_name=_node_name_selector(rt, field_selector),
-        )
+        spec = reads.watch_spec(rt, namespace, label_selector, field_selector, allow_bookmarks)
         start = listoptions.parse_resource_version(resource_version)
         return await self.watch_cache.watch(spec, None if resource_version in ("", "0") else start)
 
@@ -455,10 +437,3 @@ class Registry:
     ) -> Obj:
         with self.audit.recording("delete", rt.resource, ""):
             return await self._delete_impl(user, rt, namespace, name, options=options)
-
-
-def _node_name_selector(rt: ResourceType, field_selector: str) -> str | None:
-    """The node of a pod watch that selects `spec.nodeName=<node>` (how kubelets watch)."""
-    if rt is not kinds.PODS or not field_selector:
-        return None
-    return FieldSelector.parse(field_selector, rt).exact("spec.nodeName")
