@@ -24,11 +24,6 @@ SHRINK = 5
 """Hints on: small / 5 keeps several nodes. Hints off waits out backoffs, so it runs one node."""
 SHRINK_OFF = 10
 
-# Known gap (issue 6): with concurrent pods the scheduler retries above the floor (measured
-# 2.35-2.45 attempts per pod for classic-template, 4.0-4.4 for multi-claim). Only that check
-# is marked expected-to-fail; everything else in the run is asserted. Remove once fixed.
-KNOWN_ABOVE_FLOOR = {"classic-template", "classic-multi-claim"}
-
 KEY_TYPES: dict[str, type | tuple[type, ...]] = {
     "workload": str, "scale": str, "hints": str, "store": str, "transport": str, "nodes": int,
     "measured_pods": int, "scheduled_pods": int, "attempts_by_result": dict,
@@ -79,9 +74,6 @@ async def test_hints_on_schedules_every_pod_at_the_attempts_floor(
     assert figures["measured_pods"] == workload(name, "small").shrunk(SHRINK).measured_pods
     assert figures["hints"] == "on"
     assert outcome.medians["hints on"]["attempts_per_pod"] == figures["attempts_per_pod"]
-    assert figures["attempts_per_pod"] >= floor
-    if figures["attempts_per_pod"] != floor and name in KNOWN_ABOVE_FLOOR:
-        pytest.xfail(f"issue 6: {figures['attempts_per_pod']} attempts per pod, floor {floor}")
     assert figures["attempts_per_pod"] == floor
 
 

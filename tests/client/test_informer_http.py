@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from draplane.api.auth import ADMIN_USER
 from draplane.api.kinds import CONFIGMAPS
 from draplane.api.meta import Obj
 from draplane.client.informer import DeletedFinalStateUnknown, Informer
-from draplane.client.local import LocalClient
 from draplane.storage.memory import MemoryStorage
 from draplane.testing.httpserver import start_http_server
 
@@ -56,15 +54,20 @@ async def test_informer_relists_after_a_real_410_and_delivers_tombstones(
         await _until(lambda: cache.watcher_count(CONFIGMAPS.key) == 1)
         synced_rv = int(informer.last_sync_resource_version)
 
-        # In one step of the event loop: end the informer's watch, then write more than the
-        # retained history, so its re-watch from `synced_rv` is too old.
+        # In one step of the event loop (MemoryStorage writes never suspend): end the
+        # informer's watch, then write more than the retained history, so its re-watch from
+        # `synced_rv` is too old.
+        store = srv.storage
         assert cache.close_watchers(CONFIGMAPS.key) == 1
-        local = LocalClient(srv.registry, ADMIN_USER)
-        await local.delete(CONFIGMAPS, "gone", "default")
-        await local.patch(CONFIGMAPS, "kept", {"data": {"v": "2"}}, "default")
+        await store.delete(CONFIGMAPS.key, "default", "gone")
+        kept = await store.get(CONFIGMAPS.key, "default", "kept")
+        assert kept is not None
+        await store.update(CONFIGMAPS.key, {**kept, "data": {"v": "2"}})
         for i in range(4):
-            await local.create(CONFIGMAPS, _cm(f"new{i}"))
-        assert srv.storage.oldest_revision - 1 > synced_rv
+            await store.create(
+                CONFIGMAPS.key, {**_cm(f"new{i}"), "kind": "ConfigMap", "apiVersion": "v1"}
+            )
+        assert store.oldest_revision - 1 > synced_rv
 
         await _until(lambda: ("tombstone", "default/gone") in calls)
         await _until(lambda: informer.lister.get("new3", "default") is not None)
@@ -82,7 +85,8 @@ async def test_informer_relists_after_a_real_410_and_delivers_tombstones(
     )
     assert lists == 2
     # Re-listed because of the 410, not after a failure (which logs a warning and backs off).
-    assert [r.getMessage() for r in caplog.records] == [
+    informer_logs = [r for r in caplog.records if r.name == "draplane.client.informer"]
+    assert [r.getMessage() for r in informer_logs] == [
         "informer configmaps: resourceVersion too old, re-listing"
     ]
     assert informer.lister.get("gone", "default") is None

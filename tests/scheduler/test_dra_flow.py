@@ -5,6 +5,8 @@ example driver, nodes) on memory storage and a FakeClock, driven through the API
 (b) With queueing hints on, the pod is scheduled as soon as what it waits for arrives: the
 clock is never stepped, so no backoff was waited for; the classic template flow takes exactly
 two attempts (ask the driver, then bind). Without the improvements the pod needs backoff.
+(c) Pods created at once that fill every device stay at the attempts floor (2, or 3 with two
+drivers): a pod waiting for its driver counts on its selected node, so the others spread.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 import pytest
 
 from draplane.api.kinds import PODS, RESOURCE_CLAIM_TEMPLATES
-from draplane.controlplane import ControlPlane, ControlPlaneConfig
+from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
 from draplane.scheduler.scheduler import Scheduler
 from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_pod, make_template
@@ -138,3 +140,75 @@ def backoff_entries(plane: ControlPlane) -> float:
         for s in metric.samples
         if s.name.endswith("_total") and s.labels.get("queue") == "backoff"
     )
+
+
+@dataclass(frozen=True)
+class Fill:
+    """Pods created at once that fill every device of every node exactly."""
+
+    nodes: int
+    pods: int
+    drivers: tuple[DriverSpec, ...]
+    templates: tuple[tuple[str, str, tuple[str, ...]], ...]
+    """(template, resource class, pod claim names drawn from it)"""
+    attempts_per_pod: int
+
+
+FILLS = [
+    pytest.param(
+        Fill(3, 6, (DriverSpec(devices_per_node=2),), (("t", "example", ("gpu",)),), 2),
+        id="one-claim",
+    ),
+    pytest.param(
+        Fill(
+            2,
+            4,
+            (
+                DriverSpec(devices_per_node=4),
+                DriverSpec(
+                    name="driver2.example.com", resource_class="example2", devices_per_node=4
+                ),
+            ),
+            (("t1", "example", ("a", "b")), ("t2", "example2", ("c", "d"))),
+            3,
+        ),
+        id="two-drivers-four-claims",
+    ),
+]
+
+
+@pytest.mark.parametrize("fill", FILLS)
+async def test_concurrent_pods_fill_the_cluster_at_the_attempts_floor(fill: Fill) -> None:
+    # A pod waiting for its driver counts on its selected node, so the pods scheduled
+    # meanwhile pick other nodes and no driver has to reject a node (no extra attempt).
+    plane = ControlPlane(
+        ControlPlaneConfig(port=0, nodes=fill.nodes, store="memory", drivers=list(fill.drivers)),
+        clock=FakeClock(),
+    )
+    try:
+        await plane.start()
+        client = plane.client()
+        for template, resource_class, _ in fill.templates:
+            obj = make_template(template).resource_class(resource_class).obj()
+            await client.create(RESOURCE_CLAIM_TEMPLATES, obj, "default")
+        for i in range(fill.pods):
+            pod = make_pod(f"p{i}")
+            for template, _, pod_claims in fill.templates:
+                for pod_claim in pod_claims:
+                    pod = pod.claim_template(pod_claim, template)
+            await client.create(PODS, pod.obj(), "default")
+
+        async def nodes_of_bound_pods() -> list[str] | None:
+            listed = await client.list(PODS, "default")
+            nodes = [p["spec"].get("nodeName") for p in listed["items"]]
+            return None if not all(nodes) else sorted(nodes)
+
+        nodes = await wait_for(nodes_of_bound_pods, timeout=10, what="every pod bound")
+        per_node = fill.pods // fill.nodes
+        assert nodes == sorted(f"node-{n}" for n in range(fill.nodes) for _ in range(per_node))
+        assert (attempts(plane, "unschedulable"), attempts(plane, "scheduled")) == (
+            fill.pods * (fill.attempts_per_pod - 1),
+            fill.pods,
+        )
+    finally:
+        await plane.stop()

@@ -25,6 +25,9 @@ class SyncResult(enum.Enum):
     """Try again with rate-limited backoff, silently (e.g. the class may still change)."""
     PERIODIC = "periodic"
     """Recheck after RECHECK_DELAY_SECONDS, silently."""
+    RETRY_ON_UPDATE = "retry-on-update"
+    """Another writer got in first: sync again as soon as its write arrives (at the latest
+    after RECHECK_DELAY_SECONDS), silently."""
 
 
 class SyncError(Exception):

@@ -89,6 +89,8 @@ class DriverController:
             classes=classes.lister,
             set_reserved_for=set_reserved_for,
         )
+        self._retry_on_update: set[WorkKey] = set()
+        """Keys whose status write lost to another writer: their next update is synced."""
         self._watch(claims, KeyKind.CLAIM)
         self._watch(contexts, KeyKind.SCHEDULING_CONTEXT)
 
@@ -98,11 +100,18 @@ class DriverController:
         def on_add(obj: Obj) -> None:
             self._queue.add(_key(kind, obj))
 
-        def on_update(_old: Obj, new: Obj) -> None:
-            self._queue.add(_key(kind, new))
+        def on_update(old: Obj, new: Obj) -> None:
+            key = _key(kind, new)
+            if key in self._retry_on_update:
+                self._retry_on_update.discard(key)
+            elif kind is KeyKind.SCHEDULING_CONTEXT and _only_status_added(old, new):
+                return
+            self._queue.add(key)
 
         def on_delete(obj: Obj | DeletedFinalStateUnknown) -> None:
-            self._queue.forget(_key(kind, obj))
+            key = _key(kind, obj)
+            self._retry_on_update.discard(key)
+            self._queue.forget(key)
 
         informer.add_handler(on_add=on_add, on_update=on_update, on_delete=on_delete)
 
@@ -153,6 +162,8 @@ class DriverController:
         elif result is SyncResult.REQUEUE:
             self._queue.add_rate_limited(key)
         else:
+            if result is SyncResult.RETRY_ON_UPDATE:
+                self._retry_on_update.add(key)
             self._queue.add_after(key, RECHECK_DELAY_SECONDS)
 
     async def _sync(self, key: WorkKey) -> SyncResult:
@@ -167,6 +178,19 @@ class DriverController:
         if key.kind is KeyKind.CLAIM:
             return self._claims.get(key.name, key.namespace)
         return self._contexts.get(key.name, key.namespace)
+
+
+def _only_status_added(old: Obj, new: Obj) -> bool:
+    """A PodSchedulingContext update that only answered (drivers writing their status entries,
+    none removed): no input of a sync changed, so it is not repeated for it. [deviation] The
+    helper resyncs on every update; the 30 s recheck still picks up allocation changes."""
+    if old.get("spec") != new.get("spec") or meta.deletion_timestamp(old) != (
+        meta.deletion_timestamp(new)
+    ):
+        return False
+    old_names = {e.get("name") for e in (old.get("status") or {}).get("resourceClaims") or ()}
+    new_names = {e.get("name") for e in (new.get("status") or {}).get("resourceClaims") or ()}
+    return old_names <= new_names
 
 
 def _key(kind: KeyKind, obj: Obj | DeletedFinalStateUnknown) -> WorkKey:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from draplane import dra
 from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
+from draplane.api.validation.objectmeta import semantic_equal
 from draplane.driver._claims import allocate_claims
 from draplane.driver._context import SyncContext, SyncError, SyncResult, get_parameters
 from draplane.driver._interfaces import ClaimAllocation
@@ -44,10 +45,10 @@ async def sync_pod_scheduling_context(ctx: SyncContext, psc: Obj) -> SyncResult:
     failure: SyncError | None = None
     if selected_node and not any(selected_node in item.unsuitable_nodes for item in items):
         failure = await _allocate_for_node(ctx, pod=pod, items=items, node=selected_node)
-    await _update_status(ctx, psc, items)
+    written = await _update_status(ctx, psc, items)
     if failure is not None:
         raise failure
-    return SyncResult.PERIODIC
+    return SyncResult.PERIODIC if written else SyncResult.RETRY_ON_UPDATE
 
 
 async def _owning_pod(ctx: SyncContext, psc: Obj) -> Obj | None:
@@ -121,7 +122,55 @@ async def _allocate_for_node(
     return SyncError(f"allocation of one or more pod claims failed. {clauses}")
 
 
-async def _update_status(ctx: SyncContext, psc: Obj, items: list[ClaimAllocation]) -> None:
+STATUS_CONFLICT_RETRIES = 3
+"""Immediate retries of the status write when only another status writer got in between."""
+
+
+async def _update_status(ctx: SyncContext, psc: Obj, items: list[ClaimAllocation]) -> bool:
+    """Merge the items' unsuitable nodes into `status.resourceClaims` and UpdateStatus when
+    that changes something. False: a conflict that is not worth an error (another writer of
+    the status, e.g. the other driver of a pod, got in first; the sync is simply repeated).
+    [deviation] Upstream reports every failed write as a Warning event; a conflict is retried
+    at once on the fresh object while the spec the answer was computed for is unchanged, and
+    otherwise the sync is repeated once that write arrives."""
+    for _ in range(STATUS_CONFLICT_RETRIES + 1):
+        updated = _merged_status(psc, items)
+        if updated is None:
+            return True
+        try:
+            await ctx.client.update(kinds.POD_SCHEDULING_CONTEXTS, updated, subresource="status")
+            return True
+        except Exception as err:
+            if not errors.is_conflict(err):
+                raise SyncError(f"update unsuitable node status: {err}") from err
+        fresh = await _fresh_with_same_spec(ctx, psc)
+        if fresh is None:
+            return False
+        psc = fresh
+    return False
+
+
+async def _fresh_with_same_spec(ctx: SyncContext, psc: Obj) -> Obj | None:
+    """The current PodSchedulingContext when a retry can succeed: None when it is gone, its
+    spec (or identity) changed so that the answer must be computed again, or the conflicting
+    write is not visible yet (same resourceVersion: it is still being committed)."""
+    try:
+        fresh = await ctx.client.get(
+            kinds.POD_SCHEDULING_CONTEXTS, meta.name(psc), meta.namespace(psc)
+        )
+    except errors.StatusError:
+        return None
+    if (
+        meta.uid(fresh) != meta.uid(psc)
+        or meta.deletion_timestamp(fresh)
+        or meta.resource_version(fresh) == meta.resource_version(psc)
+    ):
+        return None
+    return fresh if semantic_equal(fresh.get("spec"), psc.get("spec")) else None
+
+
+def _merged_status(psc: Obj, items: list[ClaimAllocation]) -> Obj | None:
+    """A copy of the PSC with the items' entries merged in; None when nothing changes."""
     entries: list[Obj] = [dict(e) for e in (psc.get("status") or {}).get("resourceClaims") or []]
     changed = False
     for item in items:
@@ -134,10 +183,7 @@ async def _update_status(ctx: SyncContext, psc: Obj, items: list[ClaimAllocation
             entry["unsuitableNodes"] = unsuitable
             changed = True
     if not changed:
-        return
+        return None
     updated = meta.deep_copy(psc)
     updated.setdefault("status", {})["resourceClaims"] = entries
-    try:
-        await ctx.client.update(kinds.POD_SCHEDULING_CONTEXTS, updated, subresource="status")
-    except Exception as err:
-        raise SyncError(f"update unsuitable node status: {err}") from err
+    return updated

@@ -146,6 +146,9 @@ class Scheduler:
 
     async def schedule_one(self) -> None:
         """Pop one pod, run its scheduling cycle, and start its binding cycle."""
+        # Let binding cycles and informers run between two cycles (kube-scheduler runs them
+        # in parallel): a cycle that writes nothing never yields to the event loop.
+        await asyncio.sleep(0)
         qpi = await self.queue.pop()
         pod_info = qpi.pod_info
         # The pod chooses anew, so it no longer counts on the node it waited for.

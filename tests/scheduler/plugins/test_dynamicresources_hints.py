@@ -10,6 +10,8 @@ import pytest
 from draplane.api.meta import Obj
 from draplane.scheduler.framework import QueueingHint
 from draplane.scheduler.plugins.dynamicresources.hints import (
+    CLAIM_SELECTOR,
+    SCHEDULING_CONTEXT_SELECTOR,
     is_schedulable_after_claim_change,
     is_schedulable_after_scheduling_context_change,
 )
@@ -63,6 +65,19 @@ PSC_INFO_LABELED = from_scheduling_context(PSC_INFO).label("a", "b").obj()
 PSC_INFO_NO_LIST_SELECTED = from_scheduling_context(PSC_INFO_SELECTED).obj()
 del PSC_INFO_NO_LIST_SELECTED["status"]["resourceClaims"][0]["unsuitableNodes"]
 OTHER_PSC = make_scheduling_context(make_pod("other-pod").obj()).obj()
+PSC_SELECTED = from_scheduling_context(PSC).selected_node("worker").obj()
+PSC_OTHER_UNSUITABLE = (
+    from_scheduling_context(PSC_INFO_SELECTED).unsuitable_nodes("other", "worker").obj()
+)
+
+POD_TWO_TEMPLATES = (
+    make_pod("my-pod")
+    .claim_template("my-resource", "tmpl")
+    .claim_template("my-resource-2", "tmpl")
+    .claim_status("my-resource", "my-claim")
+    .claim_status("my-resource-2", "my-claim-2")
+    .obj()
+)
 
 
 @dataclass(frozen=True)
@@ -130,6 +145,66 @@ def test_claim_change(case: HintCase) -> None:
     assert got is case.want
 
 
+ALLOCATED_2 = from_claim(CLAIM_2).allocation().obj()
+DEALLOCATING_2 = from_claim(CLAIM_2).deallocation_requested().obj()
+PSC_TWO_SELECTED = from_scheduling_context(PSC_INFO_TWO).selected_node("worker").obj()
+PSC_TWO_REJECTED = (
+    from_scheduling_context(PSC_TWO_SELECTED).unsuitable_nodes("my-resource-2", "worker").obj()
+)
+
+
+@dataclass(frozen=True)
+class OtherClaimCase:
+    claims: tuple[Obj, ...]
+    contexts: tuple[Obj, ...]
+    want: QueueingHint
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(
+            OtherClaimCase((ALLOCATED, CLAIM_2), (PSC_TWO_SELECTED,), SKIP),
+            id="skip-while-another-claim-is-being-allocated",
+        ),
+        pytest.param(
+            OtherClaimCase((ALLOCATED, ALLOCATED_2), (PSC_TWO_SELECTED,), IMMEDIATELY),
+            id="queue-once-every-claim-is-allocated",
+        ),
+        pytest.param(
+            OtherClaimCase((ALLOCATED, CLAIM_2), (PSC_TWO_REJECTED,), IMMEDIATELY),
+            id="queue-when-the-selected-node-was-rejected",
+        ),
+        pytest.param(
+            OtherClaimCase((ALLOCATED, CLAIM_2), (PSC_INFO_TWO,), IMMEDIATELY),
+            id="queue-when-no-node-is-selected",
+        ),
+        pytest.param(
+            OtherClaimCase((ALLOCATED, CLAIM_2), (), IMMEDIATELY),
+            id="queue-without-scheduling-context",
+        ),
+        pytest.param(
+            OtherClaimCase((ALLOCATED, DEALLOCATING_2), (PSC_TWO_SELECTED,), IMMEDIATELY),
+            id="queue-when-the-other-claim-is-being-deallocated",
+        ),
+        pytest.param(
+            OtherClaimCase((ALLOCATED, IMMEDIATE_2), (PSC_TWO_SELECTED,), IMMEDIATELY),
+            id="queue-when-the-other-claim-is-immediate",
+        ),
+    ],
+)
+def test_claim_allocated_while_another_claim_waits_for_its_driver(case: OtherClaimCase) -> None:
+    # [deviation] Upstream queues at once and the attempt fails on the other claim.
+    got = is_schedulable_after_claim_change(
+        pod=POD_TWO,
+        old=CLAIM,
+        new=ALLOCATED,
+        claims=StaticLister(list(case.claims)),
+        contexts=StaticLister(list(case.contexts)),
+    )
+    assert got is case.want
+
+
 PSC_CASES = [
     pytest.param(HintCase(POD, PSC, None, SKIP), id="skip-deleted"),
     pytest.param(
@@ -169,6 +244,22 @@ PSC_CASES = [
         HintCase(POD, PSC, PSC, AFTER_BACKOFF, claims=(ALLOCATED,)),
         id="allocated-claims-need-no-info",
     ),
+    # [deviation] The driver answered and accepted the selected node: it allocates there, and
+    # the claim hint requeues the pod once the allocation is seen.
+    pytest.param(
+        HintCase(POD, PSC_SELECTED, PSC_INFO_SELECTED, SKIP), id="skip-selected-node-accepted"
+    ),
+    pytest.param(
+        HintCase(POD, None, PSC_INFO_SELECTED, SKIP), id="skip-created-with-accepted-node"
+    ),
+    pytest.param(
+        HintCase(POD, PSC_SELECTED, PSC_INFO_SELECTED, IMMEDIATELY, claims=(ALLOCATED,)),
+        id="queue-selected-node-accepted-claim-already-allocated",
+    ),
+    pytest.param(
+        HintCase(POD, PSC_SELECTED, PSC_OTHER_UNSUITABLE, IMMEDIATELY),
+        id="queue-selected-node-unsuitable-for-any-claim",
+    ),
 ]
 
 
@@ -178,3 +269,64 @@ def test_scheduling_context_change(case: HintCase) -> None:
         pod=case.pod, old=case.old, new=case.new, claims=StaticLister(list(case.claims))
     )
     assert got is case.want
+
+
+@pytest.mark.parametrize(
+    ("pod", "want"),
+    [
+        pytest.param(POD_TWO, ["default/my-claim", "default/my-claim-2"], id="claim-references"),
+        pytest.param(POD_TWO_TEMPLATES, ["default/my-claim", "default/my-claim-2"], id="recorded"),
+        pytest.param(POD_TEMPLATE, [], id="template-claim-not-recorded-yet"),
+        pytest.param(
+            make_pod("my-pod").claim_template("a", "t").claim_status("a", None).obj(),
+            [],
+            id="no-claim-needed",
+        ),
+    ],
+)
+def test_claim_selector_keys_are_the_claims_the_pod_names(pod: Obj, want: list[str]) -> None:
+    assert CLAIM_SELECTOR.pod_keys(pod) == want
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "want"),
+    [
+        pytest.param(None, CLAIM, "default/my-claim", id="add"),
+        pytest.param(CLAIM, ALLOCATED, "default/my-claim", id="update"),
+        pytest.param(CLAIM, None, "", id="delete-concerns-nobody"),
+        pytest.param(None, "not-a-claim", None, id="odd-object-concerns-everybody"),
+    ],
+)
+def test_claim_selector_event_key(old: Any, new: Any, want: str | None) -> None:
+    assert CLAIM_SELECTOR.event_key(old, new) == want
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "want"),
+    [
+        pytest.param(None, PSC, "default/my-pod", id="add"),
+        pytest.param(PSC, PSC_INFO, "default/my-pod", id="update"),
+        pytest.param(Tombstone("default/my-pod", PSC), None, "", id="delete-concerns-nobody"),
+        pytest.param("not-a-psc", PSC, None, id="odd-old-object-concerns-everybody"),
+        pytest.param(None, "not-a-psc", None, id="odd-new-object-concerns-everybody"),
+    ],
+)
+def test_scheduling_context_selector(old: Any, new: Any, want: str | None) -> None:
+    assert SCHEDULING_CONTEXT_SELECTOR.pod_keys(POD) == ["default/my-pod"]
+    assert SCHEDULING_CONTEXT_SELECTOR.event_key(old, new) == want
+
+
+@pytest.mark.parametrize(
+    "pod",
+    [
+        pytest.param(make_pod("other").claim_ref("x", "other-claim").obj(), id="names-another"),
+        pytest.param(POD_TEMPLATE, id="claim-not-recorded"),
+    ],
+)
+def test_pods_outside_the_claim_selector_get_skip(pod: Obj) -> None:
+    """The selector's promise to the queue: a pod it does not key under the event is Skip."""
+    assert CLAIM_SELECTOR.event_key(CLAIM, ALLOCATED) not in CLAIM_SELECTOR.pod_keys(pod)
+    got = is_schedulable_after_claim_change(
+        pod=pod, old=CLAIM, new=ALLOCATED, claims=StaticLister([ALLOCATED, OTHER_CLAIM])
+    )
+    assert got is SKIP

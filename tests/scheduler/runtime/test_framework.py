@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from draplane.api.errors import StatusError
+from draplane.api.kinds import POD_SCHEDULING_CONTEXTS, RESOURCE_CLAIMS, RESOURCE_CLASSES
 from draplane.scheduler.config import PluginRef, PluginSet, Profile
 from draplane.scheduler.framework import (
     SUCCESS,
@@ -17,8 +18,13 @@ from draplane.scheduler.framework import (
     Status,
 )
 from draplane.scheduler.plugins import names
+from draplane.scheduler.plugins.dynamicresources.hints import (
+    CLAIM_SELECTOR,
+    SCHEDULING_CONTEXT_SELECTOR,
+)
 from draplane.scheduler.plugins.registry import new_in_tree_registry
 from draplane.scheduler.runtime import Framework, merge, register, unregister
+from draplane.testing.apiobjects import StaticLister
 from draplane.testing.builders import make_node, make_pod
 from draplane.testing.fake_plugins import (
     FakeFilterPlugin,
@@ -325,3 +331,37 @@ async def test_post_filter_runner(
     got = await fw.run_post_filter_plugins(CycleState(), PodInfo(make_pod("p").obj()), {})
     assert got == want
     assert [f.calls for f in fakes] == calls
+
+
+def _dra_only_filter() -> Profile:
+    return Profile(plugins={"filter": PluginSet(enabled=(PluginRef("FakeFilter"),))})
+
+
+@pytest.mark.parametrize(
+    ("profile", "extra", "want"),
+    [
+        pytest.param(
+            Profile(),
+            (),
+            {
+                "PodSchedulingContext": [SCHEDULING_CONTEXT_SELECTOR],
+                "ResourceClaim": [CLAIM_SELECTOR],
+            },
+            id="dra-events-only",
+        ),
+        pytest.param(IN_TREE_WITHOUT_DRA, (), {}, id="without-dra-no-hint-has-one"),
+        # A plugin without EventsToRegister is requeued by every event: no pod may be skipped.
+        pytest.param(_dra_only_filter(), (FakeFilterPlugin(),), {}, id="wildcard-plugin"),
+    ],
+)
+def test_hint_selectors_only_for_resources_whose_every_hint_has_one(
+    profile: Profile, extra: tuple[object, ...], want: dict[str, list[object]]
+) -> None:
+    registry = new_in_tree_registry()
+    merge(registry, registry_of(extra))
+    listers = {
+        rt: StaticLister([]) for rt in (RESOURCE_CLAIMS, RESOURCE_CLASSES, POD_SCHEDULING_CONTEXTS)
+    }
+    fw = Framework(profile=profile, registry=registry, handle=Handle(None, listers))  # type: ignore[arg-type]
+
+    assert dict(sorted(fw.hint_selectors().items())) == want

@@ -91,12 +91,18 @@ class Allocator:
         limit = self.resources.max_allocations
         if limit <= 0:
             return [n for n in potential_nodes if not self._runs_on(n)]
-        network = self._count(NETWORK)
+        # Called for every PodSchedulingContext sync with up to 128 nodes: kept to dict lookups.
+        full = limit - claim_count
+        runs_on = set(self.resources.nodes)
+        if not self.resources.node_local:
+            if self._count(NETWORK) > full:
+                return list(potential_nodes)
+            return [n for n in potential_nodes if runs_on and n not in runs_on]
+        used = self._used
         return [
             node
             for node in potential_nodes
-            if not self._runs_on(node)
-            or (self._count(node) if self.resources.node_local else network) + claim_count > limit
+            if (runs_on and node not in runs_on) or len(used.get(node, ())) > full
         ]
 
     def _pick_node(self, selected_node: str | None, nodes: list[str]) -> str:

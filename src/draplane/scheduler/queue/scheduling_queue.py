@@ -197,7 +197,10 @@ class SchedulingQueue:
             self._push_backoff(qpi, event)
         elif self._hints:
             hint = QueueingHint.QUEUE_SKIP
+            concerns = self._unschedulable.concerns(qpi)
             for recorded in self._in_flight.events_after(qpi.pod_info.uid):
+                if not concerns(recorded.event, recorded.old, recorded.new):
+                    continue
                 hint = max(hint, self._hint(qpi, recorded.event, recorded.old, recorded.new))
                 if hint is QueueingHint.QUEUE_IMMEDIATELY:
                     break

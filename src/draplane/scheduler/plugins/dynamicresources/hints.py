@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from draplane import dra
 from draplane.api.meta import Obj
 from draplane.api.validation.objectmeta import semantic_equal
-from draplane import dra
 from draplane.scheduler.framework import Lister, PodSelector, QueueingHint
 from draplane.scheduler.plugins.dynamicresources.claims import (
     WAIT_FOR_FIRST_CONSUMER,
@@ -67,6 +67,11 @@ def is_schedulable_after_claim_change(
     if not isinstance(new, dict):
         log.error("unexpected new object in ResourceClaim event: %r", type(new))
         return AFTER_BACKOFF
+    unwrapped = _unwrap(old) if old is not None else None
+    if isinstance(unwrapped, dict) and unwrapped.get("status") == new.get("status"):
+        # Where steps 3-7 lead for an unchanged status; cheap, and most claim updates
+        # (finalizers) are of this kind.
+        return SKIP
     pod_claims = _claims(pod, claims)
     if pod_claims is None:
         return SKIP
@@ -78,14 +83,21 @@ def is_schedulable_after_claim_change(
     if not isinstance(old, dict):
         log.error("unexpected old object in ResourceClaim event: %r", type(old))
         return AFTER_BACKOFF
-    # Semantic equality, as apiequality.Semantic: absent, null and empty values are the same.
-    if semantic_equal(old.get("status"), new.get("status")):
+    if not _status_changed(old.get("status") or {}, new.get("status") or {}):
         return SKIP
     if contexts is not None and claim_status(new).get("allocation"):
         others = [pc for pc in pod_claims if _uid(pc.claim) != _uid(new)]
         if _awaiting_allocation(others) and _selected_node_accepted(_context(pod, contexts)):
             return SKIP
     return IMMEDIATELY
+
+
+def _status_changed(old: Obj, new: Obj) -> bool:
+    """Semantic inequality, as apiequality.Semantic (absent, null and empty values are the
+    same); an allocation appearing or going, the usual change, is decided without it."""
+    if bool(old.get("allocation")) != bool(new.get("allocation")):
+        return True
+    return not semantic_equal(old, new)
 
 
 def _awaiting_allocation(pod_claims: list[PodClaim]) -> bool:

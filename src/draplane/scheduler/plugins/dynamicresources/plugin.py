@@ -49,6 +49,7 @@ from draplane.scheduler.plugins.dynamicresources.claims import (
 )
 from draplane.scheduler.plugins.dynamicresources.state import (
     STATE_KEY,
+    ClaimFacts,
     NodePredicate,
     SchedulingContextError,
     StateData,
@@ -57,6 +58,12 @@ from draplane.scheduler.plugins.dynamicresources.state import (
 )
 
 log = logging.getLogger(__name__)
+
+# Filter answers for every node: one value each instead of one per node.
+_REALLOCATE = Status.unresolvable("resourceclaim must be reallocated")
+_NOT_AVAILABLE = Status.unresolvable("resourceclaim not available on the node")
+_EXCLUDED_BY_CLASS = Status.unresolvable("excluded by resource class node filter")
+_UNSUITABLE = Status.unresolvable("resourceclaim cannot be allocated for the node (unsuitable)")
 
 
 class DynamicResources:
@@ -148,63 +155,67 @@ class DynamicResources:
         data = state.read(STATE_KEY)
         if not data.claims:
             return SUCCESS
-        unavailable: list[int] = []
-        for index, pod_claim in enumerate(data.claims):
-            claim = pod_claim.claim
-            status = claim_status(claim)
-            if status.get("allocation"):
-                available = data.available_on_nodes[index]
+        unavailable: list[ClaimFacts] | None = None
+        for facts in data.claim_facts():
+            if facts.allocated:
+                available = data.available_on_nodes[facts.index]
                 if available is not None and not available(node_info):
-                    unavailable.append(index)
+                    unavailable = unavailable or []
+                    unavailable.append(facts)
                 continue
-            if status.get("deallocationRequested"):
-                return Status.unresolvable("resourceclaim must be reallocated")
-            mode = allocation_mode(claim)
-            if mode != WAIT_FOR_FIRST_CONSUMER:
-                return Status.error(f"internal error, unexpected allocation mode {mode}")
-            rejection = self._filter_delayed(data, pod_info, pod_claim, node_info)
+            if facts.deallocation_requested:
+                return _REALLOCATE
+            if facts.mode != WAIT_FOR_FIRST_CONSUMER:
+                return Status.error(f"internal error, unexpected allocation mode {facts.mode}")
+            rejection = self._filter_delayed(data, pod_info, facts, node_info)
             if rejection is not None:
                 return rejection
         if unavailable:
             # Only delayed-allocation claims may be deallocated later (PostFilter); an
             # immediate one would be re-allocated at random.
             data.unavailable_claims.update(
-                i
-                for i in unavailable
-                if allocation_mode(data.claims[i].claim) == WAIT_FOR_FIRST_CONSUMER
+                f.index for f in unavailable if f.mode == WAIT_FOR_FIRST_CONSUMER
             )
-            return Status.unresolvable("resourceclaim not available on the node")
+            return _NOT_AVAILABLE
         return SUCCESS
 
     def _filter_delayed(
-        self, data: StateData, pod_info: PodInfo, pod_claim: PodClaim, node_info: NodeInfo
+        self, data: StateData, pod_info: PodInfo, facts: ClaimFacts, node_info: NodeInfo
     ) -> Status | None:
-        class_name = str((pod_claim.claim.get("spec") or {}).get("resourceClassName") or "")
+        checks = data.delayed_checks.get(facts.index)
+        if checks is None:
+            # Looked up once per attempt; failures are not kept, so every node reports them.
+            try:
+                suitable = self._class_predicate(data, facts.class_name)
+                psc = data.scheduling_context(pod=pod_info.pod, lister=self._contexts)
+            except _FilterError as err:
+                return err.status
+            except SchedulingContextError as err:
+                return Status.error(str(err))
+            checks = (suitable, data.unsuitable_set(psc, facts.pod_claim_name))
+            data.delayed_checks[facts.index] = checks
+        suitable, unsuitable = checks
+        if suitable is not None and not suitable(node_info):
+            return _EXCLUDED_BY_CLASS
+        if node_info.name in unsuitable:
+            return _UNSUITABLE
+        return None
+
+    def _class_predicate(self, data: StateData, class_name: str) -> NodePredicate | None:
+        """The ResourceClass's suitableNodes as a predicate (None: every node)."""
         if class_name not in data.class_selectors:
             try:
                 resource_class = lister_get(self._classes, RESOURCE_CLASSES, name=class_name)
             except errors.StatusError as err:
-                return Status.error(f"look up resource class: {err}")
+                raise _FilterError(Status.error(f"look up resource class: {err}")) from None
             suitable = resource_class.get("suitableNodes")
             try:
                 data.class_selectors[class_name] = (
-                    NodeSelector.parse(suitable) if suitable else None
+                    node_predicate(NodeSelector.parse(suitable)) if suitable else None
                 )
             except ValueError as err:
-                return Status.error(f"potential node filter: {err}")
-        selector = data.class_selectors[class_name]
-        if selector is not None and not selector.matches(node_info.node):
-            return Status.unresolvable("excluded by resource class node filter")
-        try:
-            psc = data.scheduling_context(pod=pod_info.pod, lister=self._contexts)
-        except SchedulingContextError as err:
-            return Status.error(str(err))
-        unsuitable = unsuitable_nodes(psc, pod_claim.pod_claim_name)
-        if unsuitable and node_info.name in unsuitable:
-            return Status.unresolvable(
-                "resourceclaim cannot be allocated for the node (unsuitable)"
-            )
-        return None
+                raise _FilterError(Status.error(f"potential node filter: {err}")) from None
+        return data.class_selectors[class_name]
 
     async def post_filter(
         self, state: CycleState, pod_info: PodInfo, filtered_node_status: Mapping[str, Status]
@@ -345,6 +356,12 @@ class DynamicResources:
         except errors.StatusError as err:
             if not errors.is_not_found(err):
                 log.warning("Deleting PodSchedulingContext %s failed: %s", pod_info.key, err)
+
+
+class _FilterError(Exception):
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message)
+        self.status = status
 
 
 def new(args: PluginArgs, handle: Handle) -> DynamicResources:

@@ -11,15 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from draplane.api import selectors
 from draplane.api.kinds import POD_SCHEDULING_CONTEXTS
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.nodeselector import NodeSelector
 from draplane.client.interface import Client
-from draplane.api import selectors
 from draplane.scheduler.framework import Lister, NodeInfo, StateKey
 from draplane.scheduler.plugins import names
-from draplane.scheduler.plugins.dynamicresources.claims import PodClaim
-
+from draplane.scheduler.plugins.dynamicresources.claims import (
+    PodClaim,
+    allocation_mode,
+    claim_status,
+)
 
 NodePredicate = Callable[[NodeInfo], bool]
 
@@ -39,6 +42,29 @@ def node_predicate(selector: NodeSelector) -> NodePredicate:
     return lambda node_info: selector.matches(node_info.node)
 
 
+@dataclass(frozen=True, slots=True)
+class ClaimFacts:
+    index: int
+    pod_claim_name: str
+    allocated: bool
+    deallocation_requested: bool
+    mode: str
+    class_name: str
+
+    @classmethod
+    def of(cls, index: int, pod_claim: PodClaim) -> ClaimFacts:
+        claim = pod_claim.claim
+        status = claim_status(claim)
+        return cls(
+            index=index,
+            pod_claim_name=pod_claim.pod_claim_name,
+            allocated=bool(status.get("allocation")),
+            deallocation_requested=bool(status.get("deallocationRequested")),
+            mode=allocation_mode(claim),
+            class_name=str((claim.get("spec") or {}).get("resourceClassName") or ""),
+        )
+
+
 class SchedulingContextError(Exception):
     """The PodSchedulingContext cannot be used (not owned by the pod)."""
 
@@ -50,10 +76,36 @@ class StateData:
     """Per claim: where its allocation is available (None: everywhere or not allocated)."""
     unavailable_claims: set[int] = field(default_factory=set)
     """Indices of allocated delayed claims whose availableOnNodes excluded some node."""
-    class_selectors: dict[str, NodeSelector | None] = field(default_factory=dict)
-    """ResourceClass name -> parsed suitableNodes, cached for the attempt."""
+    class_selectors: dict[str, NodePredicate | None] = field(default_factory=dict)
+    """ResourceClass name -> its suitableNodes as a predicate, cached for the attempt."""
     scheduling_ctx: Obj | None = None
     scheduling_ctx_dirty: bool = False
+    delayed_checks: dict[int, tuple[NodePredicate | None, frozenset[str]]] = field(
+        default_factory=dict
+    )
+    """Claim index -> (class suitableNodes, unsuitable nodes), for Filter of delayed claims."""
+    _facts: list[ClaimFacts] | None = None
+    _unsuitable: dict[str, frozenset[str]] = field(default_factory=dict)
+    _unsuitable_of: int = 0
+    """id() of the PodSchedulingContext `_unsuitable` was computed from."""
+
+    def claim_facts(self) -> list[ClaimFacts]:
+        """What Filter reads of each claim, extracted once per attempt (Filter runs before
+        any phase replaces a claim)."""
+        if self._facts is None:
+            self._facts = [ClaimFacts.of(i, pc) for i, pc in enumerate(self.claims)]
+        return self._facts
+
+    def unsuitable_set(self, psc: Obj, pod_claim_name: str) -> frozenset[str]:
+        """The drivers' unsuitable nodes for the pod claim in `psc`, as a set (cached)."""
+        if self._unsuitable_of != id(psc):
+            self._unsuitable, self._unsuitable_of = {}, id(psc)
+        found = self._unsuitable.get(pod_claim_name)
+        if found is None:
+            found = self._unsuitable[pod_claim_name] = frozenset(
+                unsuitable_nodes(psc, pod_claim_name) or ()
+            )
+        return found
 
     def scheduling_context(self, *, pod: Obj, lister: Lister) -> Obj:
         """The pod's PodSchedulingContext (from the informer, or a new in-memory object)."""
