@@ -14,6 +14,7 @@ from draplane.api import errors, kinds
 from draplane.api.auth import UserInfo
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
+from draplane.apiserver.nodegraph import NodeGraph
 from draplane.storage.interface import Storage
 
 
@@ -92,10 +93,14 @@ def _claim_statuses(pod: Obj) -> list[tuple[object, object]]:
     return [(e.get("name"), e.get("resourceClaimName") or None) for e in entries]
 
 
-async def node_may_read_claim(storage: Storage, user: UserInfo, namespace: str, name: str) -> None:
-    """A node may GET a claim only when a pod bound to it references it through its status."""
+async def node_may_read_claim(
+    storage: Storage, graph: NodeGraph, user: UserInfo, namespace: str, name: str
+) -> None:
+    """A node may GET a claim only when a pod bound to it references it through its status.
+    The graph answers at once; a miss is checked against the store (the graph follows the
+    change stream and may trail a write that was just acknowledged)."""
     node = user.node_name
-    if node is None:
+    if node is None or graph.allows(node, namespace, name):
         return
     pods, _ = await storage.list(kinds.PODS.key, namespace)
     for pod in pods:

@@ -24,6 +24,7 @@ from draplane.apiserver.audit import Audit
 from draplane.apiserver.binding import BINDING_SUCCESS, binding_mutation
 from draplane.apiserver.deletion import Deleter
 from draplane.apiserver.listing import ListSource, list_envelope
+from draplane.apiserver.nodegraph import NodeGraph
 from draplane.apiserver.watchcache import WatchCache
 from draplane.clock import REAL_CLOCK, Clock, format_time
 from draplane.storage.interface import Storage
@@ -38,7 +39,9 @@ class Registry:
     def __init__(self, storage: Storage, *, clock: Clock = REAL_CLOCK) -> None:
         self.storage = storage
         self.clock = clock
+        self.node_graph = NodeGraph()
         self._watch_cache = WatchCache(storage)
+        self._watch_cache.add_observer(self.node_graph.observe)
         self.lists = ListSource(storage, self._watch_cache)
         self.deleter = Deleter(self)
         self.audit = Audit()
@@ -49,10 +52,15 @@ class Registry:
 
     @watch_cache.setter
     def watch_cache(self, cache: WatchCache) -> None:
+        cache.add_observer(self.node_graph.observe)
         self._watch_cache = cache
         self.lists = ListSource(self.storage, cache, self.lists.fresh_timeout)
 
     async def start(self) -> None:
+        # The graph starts from the pods stored now and follows the change stream from the
+        # same revision (neither call suspends between the two).
+        pods, _ = await self.storage.list(kinds.PODS.key)
+        self.node_graph.load(pods)
         await self.watch_cache.start()
         for ns in DEFAULT_NAMESPACES:
             if await self.storage.get(kinds.NAMESPACES.key, "", ns) is None:
@@ -77,7 +85,9 @@ class Registry:
         """`resource_version`: "" the latest, "0" any, N not older than N (waits, then 504)."""
         await self.lists.wait_fresh(listoptions.parse_resource_version(resource_version))
         if rt is kinds.RESOURCE_CLAIMS:
-            await admission.node_may_read_claim(self.storage, user, namespace, name)
+            await admission.node_may_read_claim(
+                self.storage, self.node_graph, user, namespace, name
+            )
         return await self._get(rt, namespace, name)
 
     async def _get(self, rt: ResourceType, namespace: str, name: str) -> Obj:

@@ -178,6 +178,7 @@ class WatchCache:
         self._storage = storage
         self._ring: deque[Event] = deque(maxlen=history)
         self._watchers: dict[str, _Watchers] = {}
+        self._observers: list[Callable[[Event], None]] = []
         self._task: asyncio.Task[None] | None = None
         self._bookmark_task: asyncio.Task[None] | None = None
         self._bookmark_interval = bookmark_interval
@@ -200,8 +201,14 @@ class WatchCache:
             for w in watchers.all():
                 w.close_now()
 
+    def add_observer(self, observer: Callable[[Event], None]) -> None:
+        """Call `observer` with every event, before any watcher is offered it."""
+        self._observers.append(observer)
+
     async def _consume(self, stream: AsyncIterable[Event]) -> None:
         async for event in stream:
+            for observer in self._observers:
+                observer(event)
             self._ring.append(event)
             self.revision = event.revision
             if self._fresh_waiters:

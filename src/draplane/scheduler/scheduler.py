@@ -143,6 +143,7 @@ class Scheduler:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            await self.recorder.flush()
 
     async def schedule_one(self) -> None:
         """Pop one pod, run its scheduling cycle, and start its binding cycle."""

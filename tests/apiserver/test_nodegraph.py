@@ -1,0 +1,55 @@
+"""The node authorizer's claim graph: edges from pod status, kept current by pod events."""
+
+from __future__ import annotations
+
+import pytest
+
+from draplane.api import kinds
+from draplane.api.meta import Obj
+from draplane.apiserver.nodegraph import NodeGraph
+from draplane.storage.interface import Event, EventType
+from draplane.testing.builders import make_pod
+
+USER_CLAIM = make_pod("user").claim_ref("gpu", "shared").node("node-0").obj()
+TEMPLATE_POD = (
+    make_pod("tmpl").claim_template("gpu", "t").claim_status("gpu", "tmpl-gpu-x").node("node-0")
+).obj()
+NO_CLAIM_NEEDED = make_pod("none").claim_template("gpu", "t").claim_status("gpu", None).obj()
+NOT_CREATED = make_pod("later").claim_template("gpu", "t").node("node-0").obj()
+UNBOUND = make_pod("unbound").claim_ref("gpu", "shared").obj()
+
+
+def event(type_: EventType, obj: Obj, prev: Obj | None = None) -> Event:
+    return Event(type_, kinds.PODS.key, obj, 1, prev)
+
+
+@pytest.mark.parametrize(
+    ("pods", "node", "claim", "allowed"),
+    [
+        pytest.param([USER_CLAIM], "node-0", "shared", True, id="user-claim"),
+        pytest.param([USER_CLAIM], "node-1", "shared", False, id="other-node"),
+        pytest.param([TEMPLATE_POD], "node-0", "tmpl-gpu-x", True, id="template-claim-in-status"),
+        pytest.param([NO_CLAIM_NEEDED], "node-0", "tmpl-gpu-x", False, id="no-claim-needed"),
+        pytest.param([NOT_CREATED], "node-0", "later-gpu-x", False, id="not-created-yet"),
+        pytest.param([UNBOUND], "node-0", "shared", False, id="unbound-pod"),
+    ],
+)
+def test_edges(pods: list[Obj], node: str, claim: str, allowed: bool) -> None:
+    graph = NodeGraph()
+    graph.load(pods)
+    assert graph.allows(node, "default", claim) is allowed
+
+
+def test_events_add_move_and_remove_edges() -> None:
+    graph = NodeGraph()
+    graph.observe(event("ADDED", UNBOUND))
+    assert not graph.allows("node-0", "default", "shared")
+    bound = {**UNBOUND, "spec": {**UNBOUND["spec"], "nodeName": "node-0"}}
+    graph.observe(event("MODIFIED", bound, UNBOUND))
+    assert graph.allows("node-0", "default", "shared")
+    graph.observe(event("ADDED", USER_CLAIM))
+    graph.observe(event("DELETED", bound))
+    assert graph.allows("node-0", "default", "shared"), "the other pod still uses it"
+    graph.observe(event("DELETED", USER_CLAIM))
+    assert not graph.allows("node-0", "default", "shared")
+    assert not graph.allows("node-0", "other", "shared")
