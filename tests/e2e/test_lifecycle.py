@@ -72,6 +72,16 @@ async def running(client: Client, name: str, namespace: str = "default") -> Obj:
     return await wait_for(probe, timeout=TIMEOUT, what=f"pod {name} Running")
 
 
+async def event_written(client: Client, obj: Obj, reason: str) -> list[Obj]:
+    """The Events with `reason` about `obj`, once there is one: components write Events in the
+    background, so one may land just after the state change the test waited for."""
+
+    async def probe() -> list[Obj] | None:
+        return await events_for(client, obj, reason=reason) or None
+
+    return await wait_for(probe, timeout=TIMEOUT, what=f"{reason} event")
+
+
 async def pod_claims(client: Client, pod: Obj) -> list[Obj]:
     """The pod's claims, resolved through pod.status.resourceClaimStatuses (dra.name)."""
     claims = []
@@ -146,7 +156,7 @@ async def test_claim_and_class_parameters(start_plane: PlaneFactory, tmp_path: P
     handle = yaml.safe_load(claim["status"]["allocation"]["resourceHandles"][0]["data"])
     assert handle["EnvVars"] == {"user_size": "large", "admin_mode": "fast"}
     assert_allocated_for(claim, [pod], pod["spec"]["nodeName"])
-    [event] = await events_for(client, pod, reason="ClaimsPrepared")
+    [event] = await event_written(client, pod, "ClaimsPrepared")
     assert meta.name(claim) in event["message"]
 
 
@@ -270,7 +280,7 @@ async def test_uses_all_resources(start_plane: PlaneFactory, tmp_path: Path) -> 
     assert not pod["spec"].get("nodeName")
     [cond] = [c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled"]
     assert cond["reason"] == "Unschedulable"
-    assert await events_for(client, pod, reason="FailedScheduling")
+    assert await event_written(client, pod, "FailedScheduling")
     await kubectl.run("delete", "pod", "app-0", "--timeout=30s")
     pod = await running(client, "app-3")
     assert pod["spec"]["nodeName"] == pods[0]["spec"]["nodeName"]
@@ -351,7 +361,7 @@ async def test_nodes_restart(start_plane: PlaneFactory, tmp_path: Path) -> None:
     assert meta.uid(claim) in prepared_on(plane, before["spec"]["nodeName"])
     [after_claim] = await pod_claims(client, after)
     assert meta.uid(after_claim) in prepared_on(plane, after["spec"]["nodeName"])
-    assert len(await events_for(client, before, reason="ClaimsPrepared")) == 1
+    assert len(await event_written(client, before, "ClaimsPrepared")) == 1
 
 
 async def test_every_example_reaches_its_state(start_plane: PlaneFactory, tmp_path: Path) -> None:
