@@ -8,7 +8,12 @@ import argparse
 from prometheus_client import CollectorRegistry
 
 from draplane.cli.logs import add_logging_flags, setup_logging
-from draplane.cli.process import port_number, rest_client, run_until_signal, serve_metrics
+from draplane.cli.process import (
+    add_metrics_port_flag,
+    rest_client,
+    run_until_signal,
+    serve_metrics,
+)
 from draplane.controllers.manager import ControllerManager
 
 
@@ -18,12 +23,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="run the resource claim controller, garbage collector and namespace controller",
     )
     parser.add_argument("--kubeconfig", required=True)
-    parser.add_argument(
-        "--metrics-port",
-        type=port_number,
-        default=0,
-        help="serve /metrics and /healthz on 127.0.0.1:PORT (0: off)",
-    )
+    add_metrics_port_flag(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 

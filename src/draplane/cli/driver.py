@@ -10,8 +10,8 @@ from prometheus_client import CollectorRegistry
 
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
+    add_metrics_port_flag,
     non_negative,
-    port_number,
     positive,
     rest_client,
     run_until_signal,
@@ -53,12 +53,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "run several drivers of the same kind in one process",
     )
     example.add_argument("--workers", type=positive, default=5)
-    example.add_argument(
-        "--metrics-port",
-        type=port_number,
-        default=0,
-        help="serve /metrics and /healthz on 127.0.0.1:PORT (0: off)",
-    )
+    add_metrics_port_flag(example)
     add_logging_flags(example)
     example.set_defaults(func=async_main)
 

@@ -23,7 +23,7 @@ from draplane.apiserver.kubeconfig import kubeconfig_for_user, write_kubeconfig
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
-    port_number,
+    add_metrics_port_flag,
     positive,
     rest_client,
     run_until_signal,
@@ -68,12 +68,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="API server data dir for per-node tokens "
         "(default: the kubeconfig's directory when it holds a tokens file)",
     )
-    parser.add_argument(
-        "--metrics-port",
-        type=port_number,
-        default=0,
-        help="serve /metrics and /healthz on 127.0.0.1:PORT (0: off)",
-    )
+    add_metrics_port_flag(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 

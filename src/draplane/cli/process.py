@@ -59,6 +59,16 @@ def port_number(value: str) -> int:
     return number
 
 
+def add_metrics_port_flag(parser: argparse.ArgumentParser) -> None:
+    """`--metrics-port`, which `serve_metrics` serves (as every standalone component has)."""
+    parser.add_argument(
+        "--metrics-port",
+        type=port_number,
+        default=0,
+        help="serve /metrics and /healthz on 127.0.0.1:PORT (0: off)",
+    )
+
+
 def rest_client(kubeconfig: str) -> RESTClient:
     """A client for the kubeconfig's current context, its TLS settings checked up front (so a
     bad CA fails here, not as endless informer retries)."""

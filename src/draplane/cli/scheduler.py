@@ -11,7 +11,7 @@ from draplane.api import errors
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
-    port_number,
+    add_metrics_port_flag,
     rest_client,
     run_until_signal,
     serve_metrics,
@@ -47,12 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="on|off",
         help="hold pods whose claims do not exist yet out of scheduling (default on)",
     )
-    parser.add_argument(
-        "--metrics-port",
-        type=port_number,
-        default=0,
-        help="serve /metrics and /healthz on 127.0.0.1:PORT (0: off)",
-    )
+    add_metrics_port_flag(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
