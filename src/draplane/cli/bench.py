@@ -131,23 +131,13 @@ def suite_options_from_args(args: argparse.Namespace) -> SuiteOptions:
     )
 
 
-async def suite_main(args: argparse.Namespace) -> int:
-    try:
-        options = suite_options_from_args(args)
-        options.resolve()
-    except ValueError as err:
-        print(f"draplane bench: {err}", file=sys.stderr)
-        return 2
-    progress = progress_for(Console(stderr=True))
-    try:
-        with _profiled(args.profile, options.output):
-            medians = await run_suite(options, progress=progress)
-    except BenchError as err:
-        print(f"draplane bench: {err}", file=sys.stderr)
-        return 1
-    print_suite_summary(Console(), options, medians)
-    print(f"results: {options.output / 'result.json'}")
-    return 0
+def _resolved(args: argparse.Namespace) -> BenchOptions | SuiteOptions:
+    """The run's options from the flags; ValueError on a bad combination."""
+    options: BenchOptions | SuiteOptions = (
+        suite_options_from_args(args) if args.workload in SUITE else options_from_args(args)
+    )
+    options.resolve()
+    return options
 
 
 async def async_main(args: argparse.Namespace) -> int:
@@ -156,22 +146,26 @@ async def async_main(args: argparse.Namespace) -> int:
         # Per-object INFO lines (claims created, pods unschedulable) would cost the figures
         # their formatting and terminal time; -v 1 and up bring them back.
         logging.getLogger("draplane").setLevel(logging.WARNING)
-    if args.workload in SUITE:
-        return await suite_main(args)
     try:
-        options = options_from_args(args)
-        options.resolve()
+        options = _resolved(args)
     except ValueError as err:
         print(f"draplane bench: {err}", file=sys.stderr)
         return 2
     progress = progress_for(Console(stderr=True))
     try:
         with _profiled(args.profile, options.output):
-            outcome = await run_bench(options, progress=progress)
+            if isinstance(options, SuiteOptions):
+                medians = await run_suite(options, progress=progress)
+            else:
+                outcome = await run_bench(options, progress=progress)
     except BenchError as err:
         progress.close()
         print(f"draplane bench: {err}", file=sys.stderr)
         return 1
-    print_summary(Console(), outcome.medians, ratios=outcome.ratios)
-    print(f"results: {options.output / 'result.json'}, plot: {options.output / 'report.png'}")
+    if isinstance(options, SuiteOptions):
+        print_suite_summary(Console(), options, medians)
+        print(f"results: {options.output / 'result.json'}")
+    else:
+        print_summary(Console(), outcome.medians, ratios=outcome.ratios)
+        print(f"results: {options.output / 'result.json'}, plot: {options.output / 'report.png'}")
     return 0
