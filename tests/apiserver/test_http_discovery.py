@@ -270,7 +270,11 @@ async def test_token_added_while_running_authenticates(
 ) -> None:
     token = server.token("system:node:late-node")
 
-    code, body = await _get(anonymous, "/api/v1/nodes", Authorization=f"Bearer {token}")
+    code, body = await _get(
+        anonymous,
+        "/api/v1/nodes?fieldSelector=metadata.name=late-node",
+        Authorization=f"Bearer {token}",
+    )
 
     assert (code, body["kind"]) == (200, "NodeList")
 

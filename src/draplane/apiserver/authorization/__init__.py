@@ -13,7 +13,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from draplane.api.auth import UserInfo
+from draplane.api.auth import SYSTEM_MASTERS, UserInfo
 
 
 class Decision(enum.Enum):
@@ -107,3 +107,19 @@ class Union:
             if result.error:
                 errors.append(result.error)
         return Result(Decision.NO_OPINION, "\n".join(reasons), "\n".join(errors))
+
+
+class SystemMasters:
+    """The privileged-group authorizer: members of `system:masters` may do everything."""
+
+    def authorize(self, attrs: Attributes) -> Result:
+        if SYSTEM_MASTERS in attrs.user.groups:
+            return Result(Decision.ALLOW)
+        return NO_OPINION
+
+
+class AlwaysAllow:
+    """Every request allowed (kube-apiserver's `--authorization-mode=AlwaysAllow`)."""
+
+    def authorize(self, attrs: Attributes) -> Result:
+        return Result(Decision.ALLOW)
