@@ -21,6 +21,11 @@ class UserInfo:
     name: str
     uid: str = ""
     groups: tuple[str, ...] = ()
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """user.Info's extra, as (key, values) pairs (hashable)."""
+
+    def extra_dict(self) -> dict[str, list[str]]:
+        return {key: list(values) for key, values in self.extra}
 
     @property
     def node_name(self) -> str | None:
@@ -28,6 +33,24 @@ class UserInfo:
         if self.name.startswith(NODE_PREFIX) and SYSTEM_NODES in self.groups:
             return self.name[len(NODE_PREFIX) :]
         return None
+
+
+SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
+SYSTEM_SERVICE_ACCOUNTS = "system:serviceaccounts"
+
+
+def service_account_user(namespace: str, name: str, uid: str = "") -> UserInfo:
+    """The user a service account's token authenticates as."""
+    return UserInfo(
+        f"{SERVICE_ACCOUNT_PREFIX}{namespace}:{name}",
+        uid,
+        (SYSTEM_SERVICE_ACCOUNTS, f"{SYSTEM_SERVICE_ACCOUNTS}:{namespace}", SYSTEM_AUTHENTICATED),
+    )
+
+
+def controller_user(controller: str) -> UserInfo:
+    """A kube-controller-manager controller's identity: its service account in kube-system."""
+    return service_account_user("kube-system", controller)
 
 
 def node_user(node_name: str) -> UserInfo:

@@ -209,22 +209,51 @@ def forbidden_request(
     *,
     subresource: str = "",
 ) -> StatusError:
+    """The authorization filter's 403 for a request on `rt`."""
+    return forbidden_resource(
+        user,
+        verb,
+        rt.group if rt else "",
+        rt.resource if rt else "",
+        namespace,
+        name,
+        detail,
+        subresource=subresource,
+        details=_details(rt, name),
+    )
+
+
+def forbidden_resource(
+    user: str,
+    verb: str,
+    group: str,
+    resource: str,
+    namespace: str | None,
+    name: str | None = None,
+    detail: str = "",
+    *,
+    subresource: str = "",
+    details: dict[str, Any] | None = None,
+) -> StatusError:
     """The authorization filter's 403 (responsewriters.Forbidden): `<resource>[.<group>]
     ["<name>"] is forbidden: User "<u>" cannot <verb> resource "<res>[/<sub>]" in API group
     "<g>" in the namespace "<ns>"` (or `at the cluster scope`), then `: <reason>`."""
-    what = rt.group_resource if rt else ""
-    resource = rt.resource if rt else ""
-    if subresource:
-        resource = f"{resource}/{subresource}"
+    what = f"{resource}.{group}" if group and resource else resource
+    full = f"{resource}/{subresource}" if subresource else resource
     scope = f' in the namespace "{namespace}"' if namespace else " at the cluster scope"
     subject = f'{what} "{name}"' if name else what
-    group = rt.group if rt else ""
     msg = (f"{subject} is forbidden: " if subject else "forbidden: ") + (
-        f'User "{user}" cannot {verb} resource "{resource}" in API group "{group}"{scope}'
+        f'User "{user}" cannot {verb} resource "{full}" in API group "{group}"{scope}'
     )
     if detail:
         msg += f": {detail}"
-    return StatusError(403, "Forbidden", msg, _details(rt, name))
+    if details is None:
+        details = {"kind": resource}
+        if name:
+            details["name"] = name
+        if group:
+            details["group"] = group
+    return StatusError(403, "Forbidden", msg, details)
 
 
 def forbidden_path(user: str, verb: str, path: str, detail: str = "") -> StatusError:

@@ -64,7 +64,15 @@ AUTHENTICATION_GROUP = "authentication.k8s.io"
 CREATE_ONLY = ("create",)
 
 NAMESPACES = ResourceType(
-    CORE, "v1", "namespaces", "Namespace", False, "namespace", ("ns",), ("status", "finalize")
+    CORE,
+    "v1",
+    "namespaces",
+    "Namespace",
+    False,
+    "namespace",
+    ("ns",),
+    ("status", "finalize"),
+    verbs=tuple(v for v in ALL_VERBS if v != "deletecollection"),
 )
 PODS = ResourceType(
     CORE, "v1", "pods", "Pod", True, "pod", ("po",), ("status", "binding"), ("all",)
@@ -191,7 +199,22 @@ SERVED: tuple[ResourceType, ...] = (
     RESOURCE_CLAIMS,
     RESOURCE_CLAIM_TEMPLATES,
     POD_SCHEDULING_CONTEXTS,
+    SERVICE_ACCOUNTS,
+    ROLES,
+    CLUSTER_ROLES,
+    ROLE_BINDINGS,
+    CLUSTER_ROLE_BINDINGS,
+    SUBJECT_ACCESS_REVIEWS,
+    SELF_SUBJECT_ACCESS_REVIEWS,
+    LOCAL_SUBJECT_ACCESS_REVIEWS,
+    SELF_SUBJECT_RULES_REVIEWS,
+    TOKEN_REVIEWS,
+    SELF_SUBJECT_REVIEWS,
+    SELF_SUBJECT_REVIEWS_V1BETA1,
 )
+
+STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs)
+"""The served kinds that are stored (the review kinds are create-only)."""
 
 _BY_GVR = {(r.group, r.version, r.resource): r for r in SERVED}
 _BY_KIND = {(r.api_version, r.kind): r for r in SERVED}

@@ -25,9 +25,11 @@ from draplane.apiserver.admission.namespacelifecycle import NamespaceLifecycle
 from draplane.apiserver.admission.noderestriction import NodeRestriction
 from draplane.apiserver.audit import Audit
 from draplane.apiserver.authorization import (
+    AlwaysAllow,
     Attributes,
     Authorizer,
     Decision,
+    RuleResolver,
     SystemMasters,
     Union,
 )
@@ -65,9 +67,9 @@ class Registry:
         self.admission = Chain(
             mutating=[NamespaceLifecycle(storage)], validating=[NodeRestriction(storage)]
         )
-        self.authorizer: Authorizer = authorizer or Union(
-            [SystemMasters(), NodeAuthorizer(self.node_graph, lambda attrs: True)]
-        )
+        node = NodeAuthorizer(self.node_graph, lambda attrs: True)
+        self.authorizer: Authorizer = authorizer or Union([SystemMasters(), node, AlwaysAllow()])
+        self.rule_resolvers: list[RuleResolver] = [node]
         self.writer = Writer(self)
         self.deleter = Deleter(self)
         self.audit = Audit()
@@ -101,6 +103,8 @@ class Registry:
     # --- the entry ---------------------------------------------------------------------
 
     async def handle(self, user: UserInfo, request: Request) -> Obj | WatchStream:
+        if request.verb not in request.rt.verbs and not request.subresource:
+            raise errors.method_not_allowed()
         await self.authorize(user, request)
         if not request.is_write:
             return await self._read(user, request)
@@ -110,11 +114,14 @@ class Registry:
     async def authorize(self, user: UserInfo, request: Request) -> None:
         attrs = attributes(user, request)
         result = self.authorizer.authorize(attrs)
-        if result.decision is not Decision.ALLOW and SYSTEM_NODES in user.groups:
-            # The graph follows the change stream and may trail a write that was just
-            # acknowledged: decide again once the watch cache has caught up with the store.
-            if await self.watch_cache.wait_until_fresh(self.storage.revision, _GRAPH_WAIT):
-                result = self.authorizer.authorize(attrs)
+        # The graph follows the change stream and may trail a write that was just
+        # acknowledged: a node is decided again once the watch cache caught up with the store.
+        if (
+            result.decision is not Decision.ALLOW
+            and SYSTEM_NODES in user.groups
+            and await self.watch_cache.wait_until_fresh(self.storage.revision, _GRAPH_WAIT)
+        ):
+            result = self.authorizer.authorize(attrs)
         if result.decision is Decision.ALLOW:
             return
         raise errors.forbidden_request(

@@ -18,6 +18,7 @@ from draplane.api.auth import ADMIN
 from draplane.api.handler import ApiHandler
 from draplane.apiserver import authn, certs
 from draplane.apiserver.app import AppConfig, RequestMetrics, create_app
+from draplane.apiserver.authorization import AlwaysAllow
 from draplane.apiserver.health import CheckFn, HealthChecks
 from draplane.apiserver.httpwatch import ActiveWatches
 from draplane.apiserver.kubeconfig import (
@@ -106,6 +107,7 @@ class ApiServer:
             AppConfig(
                 handler=handler,
                 authenticator=authn.TokenAuthenticator(authn.token_file(self.data_dir)),
+                authorizer=getattr(handler, "authorizer", None) or AlwaysAllow(),
                 clock=self._clock,
                 health=self._health,
                 metrics_registry=self.metrics,

@@ -130,12 +130,12 @@ class ControlPlane:
     def _build_components(self) -> None:
         cfg, clock, metrics = self.config, self.clock, self.metrics
         self.components["controller-manager"] = ControllerManager(
-            self.client(UserInfo(auth.CONTROLLER_MANAGER)),
-            claim_controller_client=self.client(UserInfo(auth.RESOURCE_CLAIM_CONTROLLER)),
+            self.client(UserInfo(auth.CONTROLLER_MANAGER, "", (auth.SYSTEM_AUTHENTICATED,))),
+            client_for=lambda name: self.client(auth.controller_user(name)),
             clock=clock,
             metrics=metrics,
         )
-        scheduler_client = self.client(UserInfo(auth.SCHEDULER))
+        scheduler_client = self.client(UserInfo(auth.SCHEDULER, "", (auth.SYSTEM_AUTHENTICATED,)))
         self.components["scheduler"] = Scheduler(
             scheduler_client,
             informers=InformerFactory(scheduler_client, clock=clock),

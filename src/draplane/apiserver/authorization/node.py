@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from draplane.api import kinds
-from draplane.api.auth import NODE_PREFIX, SYSTEM_NODES
+from draplane.api.auth import NODE_PREFIX, SYSTEM_NODES, UserInfo
 from draplane.api.errors import StatusError
 from draplane.api.selectors import FieldSelector
-from draplane.apiserver.authorization import NO_OPINION, Attributes, Decision, Result
+from draplane.apiserver.authorization import NO_OPINION, Attributes, Decision, Result, Rules
 from draplane.apiserver.nodegraph import CLAIM, CONFIGMAP, SERVICEACCOUNT, NodeGraph
 
 NODE_LEASE_NAMESPACE = "kube-node-lease"
@@ -34,6 +34,8 @@ def _no(reason: str) -> Result:
 
 
 class NodeAuthorizer:
+    """Implements `Authorizer` and `RuleResolver`."""
+
     def __init__(self, graph: NodeGraph, node_rules: NodeRules) -> None:
         self._graph = graph
         self._node_rules = node_rules
@@ -50,6 +52,9 @@ class NodeAuthorizer:
             if decide is not None:
                 return decide(self, node, attrs)
         return _ALLOW if self._node_rules(attrs) else NO_OPINION
+
+    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        return node_rules_for(user, namespace)
 
     # --- the graph kinds -----------------------------------------------------------------
 
@@ -148,3 +153,10 @@ _DECIDERS: dict[tuple[str, str], Callable[[NodeAuthorizer, str, Attributes], Res
     ("", "pods"): NodeAuthorizer._pods,
     ("", "nodes"): NodeAuthorizer._nodes,
 }
+
+
+def node_rules_for(user: UserInfo, namespace: str) -> Rules:
+    """Rules review for a node: the Node authorizer does not resolve rules."""
+    if SYSTEM_NODES in user.groups:
+        return Rules(incomplete=True, error="node authorizer does not support user rule resolution")
+    return Rules()
