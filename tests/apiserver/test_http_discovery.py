@@ -66,7 +66,13 @@ async def test_api_and_apis_answer_legacy_json_even_for_aggregated_accept(
     assert content_type == "application/json"
     assert (code, api["kind"], api["versions"]) == (200, "APIVersions", ["v1"])
     by_name = {g["name"]: g for g in groups["groups"]}
-    assert set(by_name) == {"resource.k8s.io", "coordination.k8s.io"}
+    assert set(by_name) == {
+        "resource.k8s.io",
+        "coordination.k8s.io",
+        "rbac.authorization.k8s.io",
+        "authorization.k8s.io",
+        "authentication.k8s.io",
+    }
     assert by_name["resource.k8s.io"]["preferredVersion"] == {
         "groupVersion": "resource.k8s.io/v1alpha2",
         "version": "v1alpha2",
@@ -244,13 +250,12 @@ async def _metrics(server: HttpServer) -> str:
 @pytest.mark.parametrize(
     ("path", "authorization"),
     [
-        pytest.param("/api/v1/namespaces", None, id="no-token"),
         pytest.param("/api/v1/namespaces", "Bearer wrong", id="unknown-token"),
         pytest.param("/api/v1/namespaces", "Basic YWRtaW46YWRtaW4=", id="basic-auth"),
-        pytest.param("/metrics", None, id="metrics-need-a-token"),
+        pytest.param("/version", "Bearer wrong", id="bad-token-even-for-public-paths"),
     ],
 )
-async def test_requests_without_valid_token_are_401(
+async def test_requests_with_bad_credentials_are_401(
     anonymous: aiohttp.ClientSession, path: str, authorization: str | None
 ) -> None:
     headers = {"Authorization": authorization} if authorization else {}
@@ -263,6 +268,49 @@ async def test_requests_without_valid_token_are_401(
         "Unauthorized",
         401,
     )
+
+
+@pytest.mark.parametrize(
+    ("path", "code", "message"),
+    [
+        pytest.param("/version", 200, None, id="version"),
+        pytest.param("/healthz", 200, None, id="healthz"),
+        pytest.param("/readyz", 200, None, id="readyz"),
+        pytest.param(
+            "/api",
+            403,
+            'forbidden: User "system:anonymous" cannot get path "/api"',
+            id="discovery-needs-a-user",
+        ),
+        pytest.param(
+            "/openapi/v2",
+            403,
+            'forbidden: User "system:anonymous" cannot get path "/openapi/v2"',
+            id="openapi-needs-a-user",
+        ),
+        pytest.param(
+            "/metrics",
+            403,
+            'forbidden: User "system:anonymous" cannot get path "/metrics"',
+            id="metrics",
+        ),
+        pytest.param(
+            "/api/v1/namespaces",
+            403,
+            'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" '
+            'in API group "" at the cluster scope',
+            id="resources",
+        ),
+    ],
+)
+async def test_requests_without_credentials_are_anonymous(
+    anonymous: aiohttp.ClientSession, path: str, code: int, message: str | None
+) -> None:
+    got, body = await _get(anonymous, path)
+
+    assert got == code
+    if message is not None:
+        assert (body["reason"], body["message"]) == ("Forbidden", message)
 
 
 async def test_token_added_while_running_authenticates(

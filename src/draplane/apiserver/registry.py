@@ -23,12 +23,14 @@ from draplane.apiserver import listoptions, reads
 from draplane.apiserver.admission import AdmissionAttributes, Chain
 from draplane.apiserver.admission.namespacelifecycle import NamespaceLifecycle
 from draplane.apiserver.admission.noderestriction import NodeRestriction
-from draplane.apiserver.audit import Audit
+from draplane.apiserver.admission.serviceaccount import ServiceAccountAdmission
+from draplane.apiserver.audit import Audit, AuditLog
 from draplane.apiserver.authorization import (
     AlwaysAllow,
     Attributes,
     Authorizer,
     Decision,
+    Result,
     RuleResolver,
     SystemMasters,
     Union,
@@ -40,7 +42,7 @@ from draplane.apiserver.nodegraph import NodeGraph
 from draplane.apiserver.strategies.table import strategy_for
 from draplane.apiserver.watchcache import WatchCache
 from draplane.apiserver.writes import Writer
-from draplane.clock import REAL_CLOCK, Clock
+from draplane.clock import REAL_CLOCK, Clock, format_micro_time
 from draplane.storage.interface import Storage
 
 log = logging.getLogger(__name__)
@@ -64,8 +66,10 @@ class Registry:
         self._watch_cache = WatchCache(storage)
         self._watch_cache.add_observer(self.node_graph.observe)
         self.lists = ListSource(storage, self._watch_cache)
+        service_accounts = ServiceAccountAdmission(storage)
         self.admission = Chain(
-            mutating=[NamespaceLifecycle(storage)], validating=[NodeRestriction(storage)]
+            mutating=[NamespaceLifecycle(storage), service_accounts],
+            validating=[service_accounts, NodeRestriction(storage)],
         )
         node = NodeAuthorizer(self.node_graph, lambda attrs: True)
         self.authorizer: Authorizer = authorizer or Union([SystemMasters(), node, AlwaysAllow()])
@@ -73,6 +77,8 @@ class Registry:
         self.writer = Writer(self)
         self.deleter = Deleter(self)
         self.audit = Audit()
+        self.audit_log: AuditLog | None = None
+        """Set for `--audit-log-path`: every request is logged."""
 
     @property
     def watch_cache(self) -> WatchCache:
@@ -99,19 +105,49 @@ class Registry:
 
     async def stop(self) -> None:
         await self.watch_cache.stop()
+        if self.audit_log is not None:
+            self.audit_log.close()
 
     # --- the entry ---------------------------------------------------------------------
 
     async def handle(self, user: UserInfo, request: Request) -> Obj | WatchStream:
+        if self.audit_log is None:
+            return await self._handle(user, request)
+        received = format_micro_time(self.clock.now())
+        code, decision = 500, Result(Decision.NO_OPINION)
+        try:
+            decision = await self.authorize(user, request)
+            result = await self._dispatch(user, request)
+            code = 201 if request.verb == "create" else 200
+            return result
+        except errors.StatusError as err:
+            code = err.code
+            raise
+        finally:
+            allowed = decision.decision is Decision.ALLOW
+            self.audit_log.record(
+                user,
+                request,
+                code,
+                received=received,
+                decision="allow" if allowed else "forbid",
+                reason=decision.reason,
+            )
+
+    async def _handle(self, user: UserInfo, request: Request) -> Obj | WatchStream:
+        await self.authorize(user, request)
+        return await self._dispatch(user, request)
+
+    async def _dispatch(self, user: UserInfo, request: Request) -> Obj | WatchStream:
         if request.verb not in request.rt.verbs and not request.subresource:
             raise errors.method_not_allowed()
-        await self.authorize(user, request)
         if not request.is_write:
             return await self._read(user, request)
         with self.audit.recording(request.verb, request.rt.resource, request.subresource):
             return await self._write(user, request)
 
-    async def authorize(self, user: UserInfo, request: Request) -> None:
+    async def authorize(self, user: UserInfo, request: Request) -> Result:
+        """The authorizers' ALLOW (with its reason), or a 403."""
         attrs = attributes(user, request)
         result = self.authorizer.authorize(attrs)
         # The graph follows the change stream and may trail a write that was just
@@ -123,7 +159,7 @@ class Registry:
         ):
             result = self.authorizer.authorize(attrs)
         if result.decision is Decision.ALLOW:
-            return
+            return result
         raise errors.forbidden_request(
             user.name,
             request.verb,

@@ -17,6 +17,7 @@ from draplane.api import kinds
 from draplane.api.auth import ADMIN
 from draplane.api.handler import ApiHandler
 from draplane.apiserver import authn, certs
+from draplane.apiserver.audit import AuditLog
 from draplane.apiserver.app import AppConfig, RequestMetrics, create_app
 from draplane.apiserver.authorization import AlwaysAllow
 from draplane.apiserver.health import CheckFn, HealthChecks
@@ -45,8 +46,10 @@ class ApiServer:
         handler: ApiHandler | None = None,
         metrics: prometheus_client.CollectorRegistry | None = None,
         clock: Clock = REAL_CLOCK,
+        audit_log_path: str | Path | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
+        self._audit_log_path = Path(audit_log_path) if audit_log_path else None
         self._requested_port = port
         self._port = 0
         self.storage = storage
@@ -95,6 +98,8 @@ class ApiServer:
             from draplane.apiserver.registry import Registry
 
             registry = Registry(self.storage, clock=self._clock)
+            if self._audit_log_path is not None:
+                registry.audit_log = AuditLog(self._audit_log_path, clock=self._clock)
             await registry.start()
             self._handler = registry
         return self._handler

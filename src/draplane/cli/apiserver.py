@@ -34,6 +34,11 @@ def register(subparsers: Any) -> None:
         default="sqlite",
         help='storage backend: "sqlite" (default), "memory" or sqlite:///FILE',
     )
+    parser.add_argument(
+        "--audit-log-path",
+        default="",
+        help="write an audit.k8s.io/v1 Event JSON line per request to this file",
+    )
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
@@ -50,7 +55,9 @@ async def _open_store(spec: str, data_dir: str) -> Storage:
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
     storage = await _open_store(args.store, args.data_dir)
-    server = ApiServer(args.data_dir, port=args.port, storage=storage)
+    server = ApiServer(
+        args.data_dir, port=args.port, storage=storage, audit_log_path=args.audit_log_path or None
+    )
     try:
         try:
             await server.start()

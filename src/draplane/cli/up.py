@@ -53,6 +53,11 @@ def register(sub: Any) -> None:
     parser.add_argument("--shareable", action="store_true")
     parser.add_argument("--queueing-hints", choices=("on", "off"), default="on")
     parser.add_argument("--pre-enqueue", choices=("on", "off"), default="on")
+    parser.add_argument(
+        "--audit-log-path",
+        default="",
+        help="write an audit.k8s.io/v1 Event JSON line per request to this file",
+    )
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
@@ -66,6 +71,7 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         transport=args.transport,
         queueing_hints=args.queueing_hints == "on",
         pre_enqueue=args.pre_enqueue == "on",
+        audit_log_path=args.audit_log_path or None,
         drivers=[
             DriverSpec(
                 devices_per_node=args.devices_per_node,

@@ -1,5 +1,5 @@
 """`ControllerManager`: runs the resource claim controller, garbage collector, namespace
-controller and ClusterRole aggregation controller in one asyncio loop, like
+controller and service account controller in one asyncio loop, like
 kube-controller-manager with `--use-service-account-credentials`.
 
 The shared informers read as the manager's own user (`system:kube-controller-manager`, which may
@@ -24,13 +24,20 @@ from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.namespace import NamespaceController
 from draplane.controllers.resourceclaim import ResourceClaimController
 from draplane.controllers.resourceclaim_context import EVENT_COMPONENT
+from draplane.controllers.serviceaccounts import ServiceAccountsController
 
 log = logging.getLogger(__name__)
 
 RESOURCE_CLAIM_CONTROLLER = "resource-claim-controller"
 GARBAGE_COLLECTOR = "generic-garbage-collector"
 NAMESPACE_CONTROLLER = "namespace-controller"
-CONTROLLERS = (RESOURCE_CLAIM_CONTROLLER, GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER)
+SERVICE_ACCOUNT_CONTROLLER = "service-account-controller"
+CONTROLLERS = (
+    RESOURCE_CLAIM_CONTROLLER,
+    GARBAGE_COLLECTOR,
+    NAMESPACE_CONTROLLER,
+    SERVICE_ACCOUNT_CONTROLLER,
+)
 """The controllers' names, which are also their service accounts in kube-system."""
 
 ClientFor = Callable[[str], Client]
@@ -65,6 +72,12 @@ class ControllerManager:
         self.namespace_controller = NamespaceController(
             writer(NAMESPACE_CONTROLLER), informers=self._informers, clock=clock, metrics=metrics
         )
+        self.service_account_controller = ServiceAccountsController(
+            writer(SERVICE_ACCOUNT_CONTROLLER),
+            informers=self._informers,
+            clock=clock,
+            metrics=metrics,
+        )
 
     def has_synced(self) -> bool:
         return self._informers.has_synced()
@@ -77,5 +90,6 @@ class ControllerManager:
                 group.create_task(self.resource_claim_controller.run())
                 group.create_task(self.garbage_collector.run())
                 group.create_task(self.namespace_controller.run())
+                group.create_task(self.service_account_controller.run())
         finally:
             await self._informers.stop()

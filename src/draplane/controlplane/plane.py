@@ -22,6 +22,7 @@ from prometheus_client import CollectorRegistry
 from draplane.api import auth, errors, kinds
 from draplane.api.auth import UserInfo
 from draplane.apiserver import authn
+from draplane.apiserver.audit import AuditLog
 from draplane.apiserver.kubeconfig import build_kubeconfig
 from draplane.apiserver.registry import Registry
 from draplane.apiserver.server import ApiServer
@@ -65,6 +66,7 @@ class ControlPlaneConfig:
     queueing_hints: bool = True
     pre_enqueue: bool = True
     drivers: list[DriverSpec] = field(default_factory=lambda: [DriverSpec()])
+    audit_log_path: str | None = None
     driver_workers: int = 5
 
 
@@ -88,6 +90,8 @@ class ControlPlane:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.storage = open_storage(config.store, str(self.data_dir))
         self.registry = Registry(self.storage, clock=clock)
+        if config.audit_log_path:
+            self.registry.audit_log = AuditLog(Path(config.audit_log_path), clock=clock)
         self.apiserver = ApiServer(
             self.data_dir,
             port=config.port,

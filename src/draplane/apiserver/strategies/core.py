@@ -70,4 +70,5 @@ STRATEGIES = (
     ResourceStrategy(
         kinds.LEASES, validate=core.validate_lease, validate_update=core.validate_lease_update
     ),
+    ResourceStrategy(kinds.SERVICE_ACCOUNTS, delete_returns_object=True),
 )
