@@ -17,8 +17,8 @@ from draplane.api import kinds
 from draplane.api.auth import ADMIN
 from draplane.api.handler import ApiHandler
 from draplane.apiserver import authn, certs
-from draplane.apiserver.audit import AuditLog
 from draplane.apiserver.app import AppConfig, RequestMetrics, create_app
+from draplane.apiserver.audit import AuditLog
 from draplane.apiserver.authorization import AlwaysAllow
 from draplane.apiserver.health import CheckFn, HealthChecks
 from draplane.apiserver.httpwatch import ActiveWatches
