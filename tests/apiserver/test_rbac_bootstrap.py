@@ -20,6 +20,8 @@ from draplane.apiserver.authorization.bootstrap import (
 )
 from draplane.apiserver.authorization.rbac import RBACAuthorizer
 from draplane.apiserver.authorization.reconcile import must_recreate, reconcile
+from draplane.testing.apistate import wait_for
+from draplane.testing.cluster import start_cluster
 from draplane.testing.rbacbuilders import make_cluster_role, make_role_binding, rule
 
 RBAC = "rbac.authorization.k8s.io"
@@ -388,3 +390,38 @@ def test_reconciling_the_policy_twice_writes_nothing() -> None:
         "apiGroups": [""],
         "resources": ["pods"],
     }
+
+
+async def test_policy_written_through_the_api_and_followed_from_the_store() -> None:
+    cluster = await start_cluster()
+    rbac = RBACAuthorizer()
+    cluster.registry.watch_cache.add_observer(rbac.observe)
+    admin = cluster.client()
+    try:
+        for desired in [*cluster_roles(), *cluster_role_bindings()]:
+            rt = (
+                kinds.CLUSTER_ROLES
+                if desired["kind"] == "ClusterRole"
+                else kinds.CLUSTER_ROLE_BINDINGS
+            )
+            await admin.create(rt, reconcile(None, desired) or {})
+        stored = [
+            *(await admin.list(kinds.CLUSTER_ROLES))["items"],
+            *(await admin.list(kinds.CLUSTER_ROLE_BINDINGS))["items"],
+        ]
+        by_name = {(o["kind"], meta.name(o)): o for o in stored}
+        for desired in [*cluster_roles(), *cluster_role_bindings()]:
+            assert reconcile(by_name[desired["kind"], meta.name(desired)], desired) is None
+
+        binding = Can(SCHEDULER, "create", "/pods/binding").attrs()
+
+        async def allowed() -> bool:
+            return rbac.authorize(binding).decision is Decision.ALLOW
+
+        await wait_for(allowed, what="the authorizer to see the policy")
+        assert rbac.authorize(binding).reason == (
+            'RBAC: allowed by ClusterRoleBinding "system:kube-scheduler" of ClusterRole '
+            '"system:kube-scheduler" to User "system:kube-scheduler"'
+        )
+    finally:
+        await cluster.stop()

@@ -41,8 +41,17 @@ FULL_AUTHORITY = (
 )
 AGGREGATION_RULE_FORBIDDEN = "must have cluster-admin privileges to use the aggregationRule"
 # Metadata a garbage-collection update may change without an escalation check
-# (IsOnlyMutatingGCFields), plus what the server sets.
-_GC_META_FIELDS = ("ownerReferences", "finalizers", "selfLink", "managedFields", "resourceVersion")
+# (IsOnlyMutatingGCFields), plus what the server sets (validation guards those).
+_GC_META_FIELDS = (
+    "ownerReferences",
+    "finalizers",
+    "selfLink",
+    "managedFields",
+    "resourceVersion",
+    "uid",
+    "creationTimestamp",
+    "generation",
+)
 
 
 # --- covering ---------------------------------------------------------------------------------
