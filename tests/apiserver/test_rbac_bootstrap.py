@@ -78,6 +78,9 @@ def test_bindings() -> None:
         "system:controller:resource-claim-controller": [
             ("ServiceAccount", "kube-system/resource-claim-controller")
         ],
+        "system:controller:service-account-controller": [
+            ("ServiceAccount", "kube-system/service-account-controller")
+        ],
         "system:dra:driver.example.com:controller": [
             ("ServiceAccount", "kube-system/driver.example.com-controller")
         ],
@@ -136,6 +139,7 @@ PLUGIN_SA = "system:serviceaccount:kube-system:driver.example.com-kubelet-plugin
 AGGREGATOR_SA = "system:serviceaccount:kube-system:clusterrole-aggregation-controller"
 GC_SA = "system:serviceaccount:kube-system:generic-garbage-collector"
 NS_SA = "system:serviceaccount:kube-system:namespace-controller"
+SA_SA = "system:serviceaccount:kube-system:service-account-controller"
 ANONYMOUS = ("system:unauthenticated",)
 R = "resource.k8s.io"
 CANS = [
@@ -169,6 +173,8 @@ CANS = [
     Can(NS_SA, "update", "/namespaces/finalize", namespace=""),
     Can(NS_SA, "deletecollection", f"{R}/resourceclaims"),
     Can(AGGREGATOR_SA, "escalate", f"{RBAC}/clusterroles", namespace=""),
+    Can(SA_SA, "create", "/serviceaccounts"),
+    Can(SA_SA, "delete", "/serviceaccounts", allowed=False),
     Can(DRIVER_SA, "update", f"{R}/resourceclaims"),
     Can(DRIVER_SA, "update", f"{R}/podschedulingcontexts/status"),
     Can(DRIVER_SA, "get", "/configmaps"),

@@ -204,4 +204,3 @@ async def test_manager_runs_the_controller(cluster: Cluster) -> None:
     finally:
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)
-

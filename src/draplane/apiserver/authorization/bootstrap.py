@@ -332,6 +332,10 @@ def controller_roles() -> list[Obj]:
             rule(("update", "patch"), (CORE,), "pods/status"),
             events_rule(),
         ],
+        "service-account-controller": [
+            rule(("create",), (CORE,), "serviceaccounts"),
+            events_rule(),
+        ],
     }
     return [cluster_role(CONTROLLER_PREFIX + name, rules) for name, rules in roles.items()]
 
