@@ -1,6 +1,6 @@
 """`ControllerManager`: runs the resource claim controller, garbage collector, namespace
-controller and service account controller in one asyncio loop, like
-kube-controller-manager with `--use-service-account-credentials`.
+controller, service account controller and ClusterRole aggregation controller in one asyncio
+loop, like kube-controller-manager with `--use-service-account-credentials`.
 
 The shared informers read as the manager's own user (`system:kube-controller-manager`, which may
 list and watch everything); each controller writes through its own client, as its service
@@ -20,6 +20,7 @@ from draplane.client.events import EventRecorder
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
+from draplane.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.namespace import NamespaceController
 from draplane.controllers.resourceclaim import ResourceClaimController
@@ -32,11 +33,13 @@ RESOURCE_CLAIM_CONTROLLER = "resource-claim-controller"
 GARBAGE_COLLECTOR = "generic-garbage-collector"
 NAMESPACE_CONTROLLER = "namespace-controller"
 SERVICE_ACCOUNT_CONTROLLER = "service-account-controller"
+CLUSTERROLE_AGGREGATION_CONTROLLER = "clusterrole-aggregation-controller"
 CONTROLLERS = (
     RESOURCE_CLAIM_CONTROLLER,
     GARBAGE_COLLECTOR,
     NAMESPACE_CONTROLLER,
     SERVICE_ACCOUNT_CONTROLLER,
+    CLUSTERROLE_AGGREGATION_CONTROLLER,
 )
 """The controllers' names, which are also their service accounts in kube-system."""
 
@@ -78,6 +81,12 @@ class ControllerManager:
             clock=clock,
             metrics=metrics,
         )
+        self.clusterrole_aggregation_controller = ClusterRoleAggregationController(
+            writer(CLUSTERROLE_AGGREGATION_CONTROLLER),
+            informers=self._informers,
+            clock=clock,
+            metrics=metrics,
+        )
 
     def has_synced(self) -> bool:
         return self._informers.has_synced()
@@ -91,5 +100,6 @@ class ControllerManager:
                 group.create_task(self.garbage_collector.run())
                 group.create_task(self.namespace_controller.run())
                 group.create_task(self.service_account_controller.run())
+                group.create_task(self.clusterrole_aggregation_controller.run())
         finally:
             await self._informers.stop()

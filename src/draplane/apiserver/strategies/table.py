@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from draplane.api.kinds import ResourceType
-from draplane.apiserver.strategies import ResourceStrategy, core, resource, reviews
+from draplane.apiserver.strategies import ResourceStrategy, core, rbac, resource, reviews
 
 STRATEGIES: dict[ResourceType, ResourceStrategy] = {
-    s.rt: s for group in (core.STRATEGIES, resource.STRATEGIES, reviews.STRATEGIES) for s in group
+    s.rt: s
+    for group in (core.STRATEGIES, resource.STRATEGIES, rbac.STRATEGIES, reviews.STRATEGIES)
+    for s in group
 }
 
 
