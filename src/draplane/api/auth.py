@@ -13,7 +13,6 @@ SCHEDULER = "system:kube-scheduler"
 CONTROLLER_MANAGER = "system:kube-controller-manager"
 RESOURCE_CLAIM_CONTROLLER = "system:serviceaccount:kube-system:resource-claim-controller"
 NODE_PREFIX = "system:node:"
-DRIVER_PREFIX = "driver:"
 
 
 @dataclass(frozen=True)
@@ -39,13 +38,23 @@ SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
 SYSTEM_SERVICE_ACCOUNTS = "system:serviceaccounts"
 
 
+def service_account_groups(namespace: str) -> tuple[str, ...]:
+    return (SYSTEM_SERVICE_ACCOUNTS, f"{SYSTEM_SERVICE_ACCOUNTS}:{namespace}")
+
+
 def service_account_user(namespace: str, name: str, uid: str = "") -> UserInfo:
     """The user a service account's token authenticates as."""
     return UserInfo(
         f"{SERVICE_ACCOUNT_PREFIX}{namespace}:{name}",
         uid,
-        (SYSTEM_SERVICE_ACCOUNTS, f"{SYSTEM_SERVICE_ACCOUNTS}:{namespace}", SYSTEM_AUTHENTICATED),
+        (*service_account_groups(namespace), SYSTEM_AUTHENTICATED),
     )
+
+
+def driver_user(driver: str) -> UserInfo:
+    """A DRA driver controller's identity: its service account `kube-system/<driver>-controller`
+    (as a driver's deployment runs it)."""
+    return service_account_user("kube-system", f"{driver}-controller")
 
 
 def controller_user(controller: str) -> UserInfo:

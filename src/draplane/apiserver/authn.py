@@ -27,17 +27,20 @@ BOOTSTRAP_USERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (auth.ADMIN, (auth.SYSTEM_MASTERS,)),
     (auth.SCHEDULER, ()),
     (auth.CONTROLLER_MANAGER, ()),
-    (auth.RESOURCE_CLAIM_CONTROLLER, ()),
-    (auth.DRIVER_PREFIX + "driver.example.com", ()),
+    (auth.RESOURCE_CLAIM_CONTROLLER, auth.service_account_groups("kube-system")),
+    (auth.driver_user("driver.example.com").name, auth.service_account_groups("kube-system")),
 )
 
 
 def default_groups(user: str) -> tuple[str, ...]:
-    """The groups a user gets when none are given: admin is a master, nodes are nodes."""
+    """The groups a user gets when none are given: admin is a master, nodes are nodes, service
+    accounts are in `system:serviceaccounts` and `system:serviceaccounts:<namespace>`."""
     if user == auth.ADMIN:
         return (auth.SYSTEM_MASTERS,)
     if user.startswith(auth.NODE_PREFIX):
         return (auth.SYSTEM_NODES,)
+    if user.startswith(auth.SERVICE_ACCOUNT_PREFIX) and user.count(":") == 3:
+        return auth.service_account_groups(user.split(":")[2])
     return ()
 
 

@@ -26,16 +26,13 @@ from draplane.apiserver.admission.noderestriction import NodeRestriction
 from draplane.apiserver.admission.serviceaccount import ServiceAccountAdmission
 from draplane.apiserver.audit import Audit, AuditLog
 from draplane.apiserver.authorization import (
-    AlwaysAllow,
     Attributes,
     Authorizer,
     Decision,
     Result,
     RuleResolver,
-    SystemMasters,
-    Union,
+    policy,
 )
-from draplane.apiserver.authorization.node import NodeAuthorizer
 from draplane.apiserver.deletion import Deleter
 from draplane.apiserver.listing import ListSource, list_envelope
 from draplane.apiserver.nodegraph import NodeGraph
@@ -71,9 +68,11 @@ class Registry:
             mutating=[NamespaceLifecycle(storage), service_accounts],
             validating=[service_accounts, NodeRestriction(storage)],
         )
-        node = NodeAuthorizer(self.node_graph, lambda attrs: True)
-        self.authorizer: Authorizer = authorizer or Union([SystemMasters(), node, AlwaysAllow()])
-        self.rule_resolvers: list[RuleResolver] = [node]
+        union, node, self.rbac = policy.build(self.node_graph)
+        self._watch_cache.add_observer(self.rbac.observe)
+        self.authorizer: Authorizer = authorizer or union
+        """The union of system:masters, the Node authorizer and RBAC; tests may swap it."""
+        self.rule_resolvers: list[RuleResolver] = [node, self.rbac]
         self.writer = Writer(self)
         self.deleter = Deleter(self)
         self.audit = Audit()
@@ -87,6 +86,7 @@ class Registry:
     @watch_cache.setter
     def watch_cache(self, cache: WatchCache) -> None:
         cache.add_observer(self.node_graph.observe)
+        cache.add_observer(self.rbac.observe)
         self._watch_cache = cache
         self.lists = ListSource(self.storage, cache, self.lists.fresh_timeout)
 
@@ -95,6 +95,7 @@ class Registry:
         # same revision (neither call suspends between the two).
         pods, _ = await self.storage.list(kinds.PODS.key)
         self.node_graph.load(pods)
+        await policy.load_index(self.storage, self.rbac)
         await self.watch_cache.start()
         for ns in DEFAULT_NAMESPACES:
             if await self.storage.get(kinds.NAMESPACES.key, "", ns) is None:
@@ -102,6 +103,24 @@ class Registry:
                 await self.writer.create_object(
                     _SERVER, strategy_for(kinds.NAMESPACES), "", obj, dry_run=False
                 )
+        written = await policy.reconcile_policy(
+            self._policy_get, self._policy_write, self._policy_delete
+        )
+        if written:
+            log.info("reconciled %d bootstrap RBAC objects", written)
+
+    async def _policy_get(self, rt: ResourceType, name: str) -> Obj | None:
+        return await self.storage.get(rt.key, "", name)
+
+    async def _policy_write(self, rt: ResourceType, new: Obj, old: Obj | None) -> None:
+        strategy = strategy_for(rt)
+        if old is None:
+            await self.writer.create_object(_SERVER, strategy, "", new, dry_run=False)
+        else:
+            await self.writer.store_update(_SERVER, strategy, "", new, old)
+
+    async def _policy_delete(self, rt: ResourceType, name: str) -> None:
+        await self._delete(_SERVER, rt, "", name, None)
 
     async def stop(self) -> None:
         await self.watch_cache.stop()

@@ -23,6 +23,7 @@ from draplane.api import auth, errors, kinds
 from draplane.api.auth import UserInfo
 from draplane.apiserver import authn
 from draplane.apiserver.audit import AuditLog
+from draplane.apiserver.authorization.bootstrap import DRIVER_CONTROLLER_ROLE
 from draplane.apiserver.kubeconfig import build_kubeconfig
 from draplane.apiserver.registry import Registry
 from draplane.apiserver.server import ApiServer
@@ -155,7 +156,7 @@ class ControlPlane:
                 shareable=spec.shareable,
             )
             self.components[f"driver/{spec.name}"] = example_controller(
-                self.client(UserInfo(auth.DRIVER_PREFIX + spec.name)),
+                self.client(auth.driver_user(spec.name)),
                 driver_name=spec.name,
                 resources=resources,
                 clock=clock,
@@ -188,8 +189,29 @@ class ControlPlane:
         await self.wait_ready()
 
     async def _ensure_resource_classes(self) -> None:
+        """Each driver's ResourceClass, and the binding that grants its controller's service
+        account the driver controller role (what a driver's deployment manifests hold)."""
         admin = self.client()
         for spec in self.config.drivers:
+            binding = {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "ClusterRoleBinding",
+                "metadata": {"name": f"system:dra:{spec.name}:controller"},
+                "roleRef": {
+                    "apiGroup": "rbac.authorization.k8s.io",
+                    "kind": "ClusterRole",
+                    "name": DRIVER_CONTROLLER_ROLE,
+                },
+                "subjects": [
+                    {
+                        "kind": "ServiceAccount",
+                        "name": f"{spec.name}-controller",
+                        "namespace": "kube-system",
+                    }
+                ],
+            }
+            with contextlib.suppress(errors.StatusError):
+                await admin.create(kinds.CLUSTER_ROLE_BINDINGS, binding)
             obj = {
                 "apiVersion": "resource.k8s.io/v1alpha2",
                 "kind": "ResourceClass",
