@@ -29,7 +29,11 @@ from joserfc.jwk import ECKey, RSAKey
 from draplane.api import auth, meta
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
-from draplane.apiserver.authentication.saclaims import AuthenticationError, Claims, parse_claims
+from draplane.apiserver.authentication.saclaims import (
+    AuthenticationError as AuthenticationError,  # re-exported: what authenticate() raises
+    Claims,
+    parse_claims,
+)
 from draplane.apiserver.authentication.sakeys import (
     PrivateKey,
     PublicKey,
@@ -37,17 +41,6 @@ from draplane.apiserver.authentication.sakeys import (
     VerificationKey,
 )
 from draplane.clock import parse_time
-
-__all__ = [
-    "DEFAULT_ISSUER",
-    "AuthenticationError",
-    "BoundObject",
-    "Lookup",
-    "ServiceAccountAuthenticator",
-    "TokenIssuer",
-    "service_account_user",
-    "username",
-]
 
 DEFAULT_ISSUER = "https://kubernetes.default.svc.cluster.local"
 LEEWAY_SECONDS = 60
