@@ -21,9 +21,11 @@ class UserInfo:
     uid: str = ""
     groups: tuple[str, ...] = ()
     extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    """user.Info's extra, as (key, values) pairs (hashable)."""
+    """Extra attributes (`authentication.kubernetes.io/pod-name`...) as (key, values) pairs,
+    sorted by key, so the user stays hashable."""
 
     def extra_dict(self) -> dict[str, list[str]]:
+        """`extra` as Kubernetes' `map[string][]string`."""
         return {key: list(values) for key, values in self.extra}
 
     @property
