@@ -18,10 +18,9 @@ import prometheus_client
 from aiohttp import web
 
 from draplane.api import errors
-from draplane.api.auth import UserInfo
 from draplane.api.handler import ApiHandler
 from draplane.apiserver import discovery, negotiation, openapi, requestinfo
-from draplane.apiserver.authn import TokenAuthenticator
+from draplane.apiserver.authentication.bearer import BearerAuthenticator
 from draplane.apiserver.authorization import Attributes, Authorizer, Decision
 from draplane.apiserver.health import HealthChecks
 from draplane.apiserver.httpwatch import ActiveWatches
@@ -36,7 +35,6 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # Resource requests: authorized by the handler, on the request's attributes.
 _RESOURCE_PATH = re.compile(r"^/(?:api/v1|apis/[^/]+/[^/]+)/.+")
-ANONYMOUS_USER = UserInfo("system:anonymous", "", ("system:unauthenticated",))
 
 
 class RequestMetrics:
@@ -68,7 +66,7 @@ class RequestMetrics:
 @dataclass(frozen=True)
 class AppConfig:
     handler: ApiHandler
-    authenticator: TokenAuthenticator
+    authenticator: BearerAuthenticator
     authorizer: Authorizer
     clock: Clock
     health: HealthChecks
@@ -126,7 +124,7 @@ async def _errors_middleware(request: web.Request, handler: Handler) -> web.Stre
 
 
 def _authn_middleware(
-    authenticator: TokenAuthenticator, authorizer: Authorizer
+    authenticator: BearerAuthenticator, authorizer: Authorizer
 ) -> Callable[..., Awaitable[web.StreamResponse]]:
     """Authentication (401 for bad credentials; none is `system:anonymous`), impersonation,
     and authorization of non-resource paths (resource requests are authorized by the
@@ -134,13 +132,7 @@ def _authn_middleware(
 
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-        header = request.headers.get("Authorization")
-        if header:
-            user = authenticator.authenticate(header)
-            if user is None:
-                raise errors.unauthorized()
-        else:
-            user = ANONYMOUS_USER
+        user = await authenticator.authenticate(request.headers.get("Authorization"))
         user = impersonate(user, request.headers, authorizer)
         request[USER_KEY] = user
         if not _RESOURCE_PATH.match(request.path):

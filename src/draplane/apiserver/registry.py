@@ -25,6 +25,8 @@ from draplane.apiserver.admission.namespacelifecycle import NamespaceLifecycle
 from draplane.apiserver.admission.noderestriction import NodeRestriction
 from draplane.apiserver.admission.serviceaccount import ServiceAccountAdmission
 from draplane.apiserver.audit import Audit, AuditLog
+from draplane.apiserver.authentication.bearer import BearerAuthenticator
+from draplane.apiserver.authentication.satokens import TokenIssuer
 from draplane.apiserver.authorization import (
     Attributes,
     Authorizer,
@@ -76,6 +78,10 @@ class Registry:
         self.writer = Writer(self)
         self.deleter = Deleter(self)
         self.audit = Audit()
+        self.token_authenticator: BearerAuthenticator | None = None
+        """What TokenReview asks (set by the API server at start)."""
+        self.token_issuer: TokenIssuer | None = None
+        """Signs the tokens of `serviceaccounts/token` (set by the API server at start)."""
         self.audit_log: AuditLog | None = None
         """Set for `--audit-log-path`: every request is logged."""
 
@@ -213,6 +219,11 @@ class Registry:
         return await self.watch_cache.watch(
             spec, None if o.resource_version in ("", "0") else start
         )
+
+    async def lookup(self, resource: str, namespace: str, name: str) -> Obj | None:
+        """A stored core/v1 object by resource name (the token machinery's lookup)."""
+        rt = kinds.lookup("", "v1", resource)
+        return None if rt is None else await self.storage.get(rt.key, namespace, name)
 
     async def _get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
         obj = await self.storage.get(rt.key, namespace if rt.namespaced else "", name)

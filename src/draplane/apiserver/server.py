@@ -16,9 +16,13 @@ from aiohttp import web
 from draplane.api import kinds
 from draplane.api.auth import ADMIN
 from draplane.api.handler import ApiHandler
+from draplane.api.meta import Obj
 from draplane.apiserver import authn, certs
 from draplane.apiserver.app import AppConfig, RequestMetrics, create_app
 from draplane.apiserver.audit import AuditLog
+from draplane.apiserver.authentication import sakeys
+from draplane.apiserver.authentication.bearer import BearerAuthenticator
+from draplane.apiserver.authentication.satokens import ServiceAccountAuthenticator, TokenIssuer
 from draplane.apiserver.authorization import AlwaysAllow
 from draplane.apiserver.health import CheckFn, HealthChecks
 from draplane.apiserver.httpwatch import ActiveWatches
@@ -27,6 +31,7 @@ from draplane.apiserver.kubeconfig import (
     build_kubeconfig,
     write_kubeconfig,
 )
+from draplane.apiserver.registry import Registry
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.storage.interface import Storage
 
@@ -93,10 +98,12 @@ class ApiServer:
         await self.storage.get(kinds.NAMESPACES.key, "", "default")
         return True
 
+    async def _lookup(self, resource: str, namespace: str, name: str) -> Obj | None:
+        rt = kinds.lookup("", "v1", resource)
+        return None if rt is None else await self.storage.get(rt.key, namespace, name)
+
     async def _ensure_handler(self) -> ApiHandler:
         if self._handler is None:
-            from draplane.apiserver.registry import Registry
-
             registry = Registry(self.storage, clock=self._clock)
             if self._audit_log_path is not None:
                 registry.audit_log = AuditLog(self._audit_log_path, clock=self._clock)
@@ -107,11 +114,22 @@ class ApiServer:
     async def start(self) -> None:
         paths = certs.ensure_certs(self.data_dir)
         authn.ensure_bootstrap_tokens(self.data_dir)
+        issuer = TokenIssuer(sakeys.load_or_create(self.data_dir))
         handler = await self._ensure_handler()
+        if isinstance(handler, Registry):
+            handler.token_issuer = issuer
+        authenticator = BearerAuthenticator(
+            authn.TokenAuthenticator(authn.token_file(self.data_dir)),
+            ServiceAccountAuthenticator.for_issuer(issuer),
+            self._lookup,
+            clock=self._clock,
+        )
+        if isinstance(handler, Registry):
+            handler.token_authenticator = authenticator
         app = create_app(
             AppConfig(
                 handler=handler,
-                authenticator=authn.TokenAuthenticator(authn.token_file(self.data_dir)),
+                authenticator=authenticator,
                 authorizer=getattr(handler, "authorizer", None) or AlwaysAllow(),
                 clock=self._clock,
                 health=self._health,

@@ -7,7 +7,7 @@ from draplane.api import kinds
 from draplane.api.meta import Obj
 from draplane.api.validation import core, pod, podstatus
 from draplane.apiserver.strategies import ResourceStrategy
-from draplane.apiserver.strategies.subresources import bind_pod
+from draplane.apiserver.strategies.subresources import bind_pod, request_token
 
 
 def _prepare_pod(obj: Obj) -> None:
@@ -70,5 +70,9 @@ STRATEGIES = (
     ResourceStrategy(
         kinds.LEASES, validate=core.validate_lease, validate_update=core.validate_lease_update
     ),
-    ResourceStrategy(kinds.SERVICE_ACCOUNTS, delete_returns_object=True),
+    ResourceStrategy(
+        kinds.SERVICE_ACCOUNTS,
+        delete_returns_object=True,
+        subresource_create={"token": request_token},
+    ),
 )

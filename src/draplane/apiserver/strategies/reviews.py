@@ -221,7 +221,26 @@ async def self_subject_review(registry: Registry, user: UserInfo, req: Request) 
     return _response(req.rt, req.body, {"userInfo": user_info_status(user)})
 
 
+async def token_review(registry: Registry, user: UserInfo, req: Request) -> Obj:
+    """TokenReview: who a bearer token authenticates as (status.authenticated, status.user)."""
+    spec = _dict(req.body.get("spec"))
+    token = spec.get("token")
+    if not isinstance(token, str) or not token:
+        raise errors.invalid_object(req.rt.kind, "", [errors.required("spec.token")], req.rt)
+    status: Obj = {"authenticated": False, "user": {}}
+    authenticator = registry.token_authenticator
+    if authenticator is not None:
+        try:
+            found = await authenticator.authenticate(f"Bearer {token}")
+        except errors.StatusError:
+            status["error"] = "invalid bearer token"
+        else:
+            status = {"authenticated": True, "user": user_info_status(found)}
+    return _response(req.rt, req.body, status)
+
+
 STRATEGIES = (
+    ResourceStrategy(kinds.TOKEN_REVIEWS, create_only=token_review),
     ResourceStrategy(kinds.SUBJECT_ACCESS_REVIEWS, create_only=subject_access_review),
     ResourceStrategy(kinds.LOCAL_SUBJECT_ACCESS_REVIEWS, create_only=subject_access_review),
     ResourceStrategy(kinds.SELF_SUBJECT_ACCESS_REVIEWS, create_only=self_subject_access_review),
