@@ -13,7 +13,6 @@ from pathlib import Path
 import prometheus_client
 from aiohttp import web
 
-from draplane.api import kinds
 from draplane.api.auth import ADMIN
 from draplane.api.handler import ApiHandler
 from draplane.apiserver import authn, certs
@@ -86,7 +85,8 @@ class ApiServer:
         self._health.add_ready_check(name, fn)
 
     async def _storage_ready(self) -> bool:
-        await self.storage.get(kinds.NAMESPACES.key, "", "default")
+        """Fails (with the reason logged) while the store cannot write, e.g. its disk is full."""
+        await self.storage.check()
         return True
 
     async def _ensure_handler(self) -> ApiHandler:

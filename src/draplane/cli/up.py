@@ -7,7 +7,13 @@ import argparse
 from typing import Any
 
 from draplane.cli.logs import add_logging_flags, setup_logging
-from draplane.cli.process import CommandError, non_negative, port_number, run_until_signal
+from draplane.cli.process import (
+    CommandError,
+    add_restored_store_flag,
+    non_negative,
+    port_number,
+    run_until_signal,
+)
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
 
 
@@ -53,6 +59,7 @@ def register(sub: Any) -> None:
     parser.add_argument("--shareable", action="store_true")
     parser.add_argument("--queueing-hints", choices=("on", "off"), default="on")
     parser.add_argument("--pre-enqueue", choices=("on", "off"), default="on")
+    add_restored_store_flag(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
@@ -66,6 +73,7 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         transport=args.transport,
         queueing_hints=args.queueing_hints == "on",
         pre_enqueue=args.pre_enqueue == "on",
+        restored_store=args.restored_store,
         drivers=[
             DriverSpec(
                 devices_per_node=args.devices_per_node,

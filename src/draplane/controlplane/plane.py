@@ -37,6 +37,7 @@ from draplane.drivers.example import Resources, example_controller, node_plugin_
 from draplane.node import Nodes
 from draplane.scheduler.scheduler import Scheduler
 from draplane.storage.factory import open_storage
+from draplane.storage.files import private_dir
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,8 @@ class ControlPlaneConfig:
     pre_enqueue: bool = True
     drivers: list[DriverSpec] = field(default_factory=lambda: [DriverSpec()])
     driver_workers: int = 5
+    restored_store: bool = False
+    """The sqlite store was restored from a backup on purpose (see `SqliteStorage`)."""
 
 
 class _Runnable(Protocol):
@@ -85,8 +88,10 @@ class ControlPlane:
             self.data_dir = Path(self._tmp.name)
         else:
             self.data_dir = Path(config.data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.storage = open_storage(config.store, str(self.data_dir))
+        private_dir(self.data_dir)
+        self.storage = open_storage(
+            config.store, str(self.data_dir), restored=config.restored_store
+        )
         self.registry = Registry(self.storage, clock=clock)
         self.apiserver = ApiServer(
             self.data_dir,
