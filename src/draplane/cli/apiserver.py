@@ -7,6 +7,7 @@ A store that lost writes, or a full disk, ends the command with one `error:` lin
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sqlite3
 from typing import Any
 
@@ -17,7 +18,7 @@ from draplane.cli.process import (
     CommandError,
     add_restored_store_flag,
     port_number,
-    wait_for_signal,
+    stop_on_signals,
 )
 from draplane.storage.factory import open_storage
 from draplane.storage.files import DiskFullError
@@ -68,11 +69,15 @@ async def async_main(args: argparse.Namespace) -> int:
             raise CommandError(str(err)) from err
         except OSError as err:
             raise CommandError(f"cannot start on 127.0.0.1:{args.port}: {err}") from err
-        print(
-            f"draplane apiserver listening on {server.url}; kubeconfig: {server.kubeconfig_path}",
-            flush=True,
-        )
-        await wait_for_signal()
+        stop = asyncio.Event()
+        # Handlers first: a signal sent as soon as the line is read stops the server cleanly.
+        with stop_on_signals(stop):
+            print(
+                f"draplane apiserver listening on {server.url}; "
+                f"kubeconfig: {server.kubeconfig_path}",
+                flush=True,
+            )
+            await stop.wait()
     finally:
         await server.stop()
         await storage.close()

@@ -103,13 +103,6 @@ def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
             loop.remove_signal_handler(sig)
 
 
-async def wait_for_signal() -> None:
-    """Return on SIGINT or SIGTERM."""
-    stop = asyncio.Event()
-    with stop_on_signals(stop):
-        await stop.wait()
-
-
 async def run_until_signal(run: Callable[[], Awaitable[None]], *, name: str) -> int:
     """Run a component until SIGINT/SIGTERM (exit code 0) or until it fails (logged, 1)."""
     stop = asyncio.Event()

@@ -104,7 +104,7 @@ def _damaged(path: str, reason: str) -> StoreError:
 
 
 def _cannot_open(path: str, exc: BaseException) -> StoreError:
-    if files.is_disk_full(exc):
+    if files.is_disk_full(exc, path):
         return StoreError(f"cannot open store {path}: the disk is full ({exc}); free some space")
     code = getattr(exc, "sqlite_errorcode", None)
     if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):

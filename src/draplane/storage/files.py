@@ -20,6 +20,9 @@ log = logging.getLogger(__name__)
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 _FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+NEARLY_FULL = 1024 * 1024
+"""Below this many available bytes, a SQLite I/O error is taken for a full disk (SQLite
+reports some failed writes, e.g. of its -shm file, as I/O errors without the errno)."""
 
 
 class DiskFullError(OSError):
@@ -36,13 +39,30 @@ class DiskFullError(OSError):
         return str(self.strerror)
 
 
-def is_disk_full(exc: BaseException) -> bool:
-    """Whether `exc` says that the disk is full (an OSError, or SQLite's SQLITE_FULL)."""
+def is_disk_full(exc: BaseException, path: str | Path | None = None) -> bool:
+    """Whether `exc` says that the disk is full: an OSError ENOSPC/EDQUOT, SQLite's SQLITE_FULL,
+    or a SQLite I/O error while the filesystem of `path` has (almost) no space left."""
     if isinstance(exc, OSError):
         return exc.errno in _FULL_ERRNOS
     if isinstance(exc, sqlite3.Error):
-        return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code == sqlite3.SQLITE_FULL:
+            return True
+        if code is not None and code & 0xFF == sqlite3.SQLITE_IOERR and path is not None:
+            return available_bytes(path) < NEARLY_FULL
     return False
+
+
+def available_bytes(path: str | Path) -> int:
+    """Bytes available to this process on the filesystem of `path` (or of its directory)."""
+    target = Path(path)
+    while not target.exists() and target != target.parent:
+        target = target.parent
+    try:
+        st = os.statvfs(target)
+    except OSError:
+        return NEARLY_FULL
+    return st.f_bavail * st.f_frsize
 
 
 def private_dir(path: str | Path) -> Path:

@@ -137,7 +137,7 @@ class SqliteStorage:
         try:
             await asyncio.get_running_loop().run_in_executor(self._executor, probe)
         except Exception as exc:
-            if files.is_disk_full(exc):
+            if files.is_disk_full(exc, self._path):
                 raise insufficient_storage(self._path, exc) from exc
             raise errors.internal(f"storage probe failed: {exc}") from exc
         self._write_error = None
@@ -252,7 +252,7 @@ class SqliteStorage:
         self._queue = []
         self._overlay.clear()
         self._pending_revision = self._engine.revision
-        if files.is_disk_full(exc):
+        if files.is_disk_full(exc, self._path):
             error = insufficient_storage(self._path, exc)
             self._write_error = error
             log.error("%s", error.message)
