@@ -65,12 +65,17 @@ def available_bytes(path: str | Path) -> int:
     return st.f_bavail * st.f_frsize
 
 
+_warned: set[Path] = set()
+
+
 def private_dir(path: str | Path) -> Path:
-    """Create `path` (and missing parents) 0700; warn when an existing one is open to others."""
+    """Create `path` (and missing parents) 0700; warn (once) when an existing one is open to
+    others."""
     path = Path(path)
     if path.is_dir():
         mode = stat.S_IMODE(path.stat().st_mode)
-        if mode & 0o077:
+        if mode & 0o077 and path not in _warned:
+            _warned.add(path)
             log.warning(
                 "data dir %s has mode %o: others can read it; the recommended mode is 700",
                 path,
