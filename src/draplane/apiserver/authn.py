@@ -68,8 +68,9 @@ def format_token_line(token: str, user: UserInfo) -> str:
 @contextlib.contextmanager
 def _locked(data_dir: Path) -> Iterator[None]:
     files.private_dir(data_dir)
-    fd = os.open(data_dir / (TOKEN_FILE + ".lock"), os.O_WRONLY | os.O_CREAT, files.FILE_MODE)
-    with os.fdopen(fd, "w") as lock:
+    lock_path = data_dir / (TOKEN_FILE + ".lock")
+    files.create_private(lock_path)
+    with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
