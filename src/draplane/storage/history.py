@@ -58,10 +58,12 @@ class EventLog:
 
     def extend(self, events: Iterable[Event]) -> None:
         """Append events (in revision order), then drop the oldest beyond the bounds."""
+        retained = self._events
         for event in events:
-            self._events.append(event)
-            self.bytes += event_bytes(event)
-        self._trim()
+            retained.append(event)
+            self.bytes += event.size + ENTRY_OVERHEAD
+        if len(retained) > self.max_events or self.bytes > self.max_bytes:
+            self._trim()
 
     def clear(self) -> None:
         self._events.clear()
