@@ -95,7 +95,8 @@ class ApiServer:
         self._health.add_ready_check(name, fn)
 
     async def _storage_ready(self) -> bool:
-        await self.storage.get(kinds.NAMESPACES.key, "", "default")
+        """Fails (with the reason logged) while the store cannot write, e.g. its disk is full."""
+        await self.storage.check()
         return True
 
     async def _lookup(self, resource: str, namespace: str, name: str) -> Obj | None:

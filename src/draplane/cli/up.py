@@ -7,7 +7,13 @@ import argparse
 from typing import Any
 
 from draplane.cli.logs import add_logging_flags, setup_logging
-from draplane.cli.process import CommandError, non_negative, port_number, run_until_signal
+from draplane.cli.process import (
+    CommandError,
+    add_restored_store_flag,
+    non_negative,
+    port_number,
+    run_until_signal,
+)
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
 
 
@@ -58,6 +64,7 @@ def register(sub: Any) -> None:
         default="",
         help="write an audit.k8s.io/v1 Event JSON line per request to this file",
     )
+    add_restored_store_flag(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
@@ -72,6 +79,7 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         queueing_hints=args.queueing_hints == "on",
         pre_enqueue=args.pre_enqueue == "on",
         audit_log_path=args.audit_log_path or None,
+        restored_store=args.restored_store,
         drivers=[
             DriverSpec(
                 devices_per_node=args.devices_per_node,

@@ -39,6 +39,7 @@ from draplane.drivers.example import Resources, example_controller, node_plugin_
 from draplane.node import Nodes
 from draplane.scheduler.scheduler import Scheduler
 from draplane.storage.factory import open_storage
+from draplane.storage.files import private_dir
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,8 @@ class ControlPlaneConfig:
     drivers: list[DriverSpec] = field(default_factory=lambda: [DriverSpec()])
     audit_log_path: str | None = None
     driver_workers: int = 5
+    restored_store: bool = False
+    """The sqlite store was restored from a backup on purpose (see `SqliteStorage`)."""
 
 
 class _Runnable(Protocol):
@@ -88,8 +91,10 @@ class ControlPlane:
             self.data_dir = Path(self._tmp.name)
         else:
             self.data_dir = Path(config.data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.storage = open_storage(config.store, str(self.data_dir))
+        private_dir(self.data_dir)
+        self.storage = open_storage(
+            config.store, str(self.data_dir), restored=config.restored_store
+        )
         self.registry = Registry(self.storage, clock=clock)
         if config.audit_log_path:
             self.registry.audit_log = AuditLog(Path(config.audit_log_path), clock=clock)
