@@ -36,6 +36,18 @@ async def anonymous(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
         yield session
 
 
+@pytest.fixture
+async def user(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
+    """An authenticated user with no bindings but group system:monitoring (health checks)."""
+    token = server.token("watcher", ("system:monitoring",))
+    async with aiohttp.ClientSession(
+        base_url=server.url,
+        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
+        headers={"Authorization": f"Bearer {token}"},
+    ) as session:
+        yield session
+
+
 async def _get(session: aiohttp.ClientSession, path: str, **headers: str) -> tuple[int, Any]:
     async with session.get(path, headers=headers) as resp:
         body = await resp.read()
@@ -44,8 +56,8 @@ async def _get(session: aiohttp.ClientSession, path: str, **headers: str) -> tup
         return resp.status, body.decode(errors="replace")
 
 
-async def test_version_is_1_28_semver(anonymous: aiohttp.ClientSession) -> None:
-    code, version = await _get(anonymous, "/version")
+async def test_version_is_1_28_semver(user: aiohttp.ClientSession) -> None:
+    code, version = await _get(user, "/version")
 
     assert code == 200
     assert (version["major"], version["minor"]) == ("1", "28")
@@ -56,12 +68,12 @@ async def test_version_is_1_28_semver(anonymous: aiohttp.ClientSession) -> None:
 
 
 async def test_api_and_apis_answer_legacy_json_even_for_aggregated_accept(
-    anonymous: aiohttp.ClientSession,
+    user: aiohttp.ClientSession,
 ) -> None:
-    async with anonymous.get("/apis", headers={"Accept": AGGREGATED_ACCEPT}) as resp:
+    async with user.get("/apis", headers={"Accept": AGGREGATED_ACCEPT}) as resp:
         content_type = resp.headers["Content-Type"]
         groups = orjson.loads(await resp.read())
-    code, api = await _get(anonymous, "/api", Accept=AGGREGATED_ACCEPT)
+    code, api = await _get(user, "/api", Accept=AGGREGATED_ACCEPT)
 
     assert content_type == "application/json"
     assert (code, api["kind"], api["versions"]) == (200, "APIVersions", ["v1"])
@@ -120,20 +132,20 @@ async def test_api_and_apis_answer_legacy_json_even_for_aggregated_accept(
     ],
 )
 async def test_resource_lists(
-    anonymous: aiohttp.ClientSession, path: str, name: str, expected: dict[str, Any]
+    user: aiohttp.ClientSession, path: str, name: str, expected: dict[str, Any]
 ) -> None:
-    code, resources = await _get(anonymous, path)
+    code, resources = await _get(user, path)
 
     assert (code, resources["kind"]) == (200, "APIResourceList")
     entry = next(r for r in resources["resources"] if r["name"] == name)
     assert {k: entry[k] for k in expected} == expected
 
 
-async def test_every_served_kind_is_discoverable(anonymous: aiohttp.ClientSession) -> None:
+async def test_every_served_kind_is_discoverable(user: aiohttp.ClientSession) -> None:
     found = set()
     for rt in kinds.SERVED:
         path = "/api/v1" if not rt.group else f"/apis/{rt.group}/{rt.version}"
-        _, resources = await _get(anonymous, path)
+        _, resources = await _get(user, path)
         found |= {(resources["groupVersion"], r["name"]) for r in resources["resources"]}
 
     assert {(rt.api_version, rt.resource) for rt in kinds.SERVED} <= found
@@ -160,10 +172,10 @@ async def test_group_documents(server: HttpServer, path: str, code: int, kind: s
 
 
 async def test_openapi_v2_is_the_minimal_protobuf_document(
-    anonymous: aiohttp.ClientSession,
+    user: aiohttp.ClientSession,
 ) -> None:
     accept = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
-    async with anonymous.get("/openapi/v2", headers={"Accept": accept}) as resp:
+    async with user.get("/openapi/v2", headers={"Accept": accept}) as resp:
         body = await resp.read()
 
     assert resp.status == 200
@@ -172,8 +184,8 @@ async def test_openapi_v2_is_the_minimal_protobuf_document(
     assert b"Kubernetes" in body
 
 
-async def test_openapi_v3_is_not_served(anonymous: aiohttp.ClientSession) -> None:
-    code, status = await _get(anonymous, "/openapi/v3")
+async def test_openapi_v3_is_not_served(user: aiohttp.ClientSession) -> None:
+    code, status = await _get(user, "/openapi/v3")
 
     assert (code, status["kind"], status["reason"]) == (404, "Status", "NotFound")
 
@@ -201,25 +213,25 @@ async def test_openapi_v3_is_not_served(anonymous: aiohttp.ClientSession) -> Non
     ],
 )
 async def test_health_endpoints(
-    anonymous: aiohttp.ClientSession, path: str, code: int, body: str
+    user: aiohttp.ClientSession, path: str, code: int, body: str
 ) -> None:
-    assert await _get(anonymous, path) == (code, body)
+    assert await _get(user, path) == (code, body)
 
 
 async def test_failing_ready_check_fails_readyz(
-    server: HttpServer, anonymous: aiohttp.ClientSession
+    server: HttpServer, user: aiohttp.ClientSession
 ) -> None:
     async def informers_synced() -> bool:
         return False
 
     server.server.add_ready_check("informers-synced", informers_synced)
 
-    code, body = await _get(anonymous, "/readyz?verbose")
+    code, body = await _get(user, "/readyz?verbose")
 
     assert code == 500
     assert "[-]informers-synced failed: reason withheld" in body
     assert body.endswith("readyz check failed\n")
-    assert (await _get(anonymous, "/livez"))[0] == 200
+    assert (await _get(user, "/livez"))[0] == 200
 
 
 async def test_metrics_count_requests_by_verb_resource_and_code(server: HttpServer) -> None:
@@ -337,7 +349,7 @@ async def test_bootstrap_files(server: HttpServer) -> None:
         "system:kube-scheduler",
         "system:kube-controller-manager",
         "system:serviceaccount:kube-system:resource-claim-controller",
-        "driver:driver.example.com",
+        "system:serviceaccount:kube-system:driver.example.com-controller",
     } <= set(users)
     config = server.kubeconfig()
     assert (config.server, config.user) == (server.url, "admin")
