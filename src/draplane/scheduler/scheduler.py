@@ -94,7 +94,12 @@ class Scheduler:
             framework=self.framework,
             percentage_of_nodes_to_score=self.config.percentage_of_nodes_to_score,
         )
-        EventHandlers(self.queue, self.cache, profile.scheduler_name).install(
+        EventHandlers(
+            self.queue,
+            self.cache,
+            profile.scheduler_name,
+            reject_waiting_pod=self.framework.reject_waiting_pod,
+        ).install(
             pods=self._pods,
             nodes=informers.informer(NODES),
             claims=informers.informer(RESOURCE_CLAIMS),
@@ -143,6 +148,7 @@ class Scheduler:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            self.framework.close()
             await self.recorder.flush()
 
     async def schedule_one(self) -> None:
