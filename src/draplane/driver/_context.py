@@ -31,7 +31,15 @@ class SyncResult(enum.Enum):
 
 
 class SyncError(Exception):
-    """A failed sync whose message is the Warning event text (upstream's wrapped errors)."""
+    """A failed sync whose message is the Warning event text (upstream's wrapped errors).
+
+    `concerns` names the claims the failure is about, each with the message its own `Failed`
+    event gets, when the synced object is another one (a PodSchedulingContext): `kubectl
+    describe resourceclaim` then explains why the claim is not allocated."""
+
+    def __init__(self, message: str, *, concerns: tuple[tuple[Obj, str], ...] = ()) -> None:
+        super().__init__(message)
+        self.concerns = concerns
 
 
 class ObjectReader(Protocol):

@@ -28,6 +28,7 @@ from draplane.driver._context import (
     MUTATION_CACHE_TTL_SECONDS,
     RECHECK_DELAY_SECONDS,
     SyncContext,
+    SyncError,
     SyncResult,
 )
 from draplane.driver._interfaces import Driver
@@ -155,6 +156,8 @@ class DriverController:
             obj = self._lookup(key)
             if obj is not None:
                 self._recorder.event(obj, "Warning", "Failed", str(err))
+            for claim, message in err.concerns if isinstance(err, SyncError) else ():
+                self._recorder.event(claim, "Warning", "Failed", message)
             self._queue.add_rate_limited(key)
             return
         if result is SyncResult.DONE:
