@@ -35,6 +35,7 @@ from draplane.client.rest import RESTClient
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.manager import ControllerManager
 from draplane.dra.kubeletplugin import NodePluginRegistry
+from draplane.driver import Delays
 from draplane.drivers.example import Resources, example_controller, node_plugin_factory
 from draplane.node import Nodes
 from draplane.scheduler.scheduler import Scheduler
@@ -72,6 +73,8 @@ class ControlPlaneConfig:
     driver_workers: int = 5
     restored_store: bool = False
     """The sqlite store was restored from a backup on purpose (see `SqliteStorage`)."""
+    driver_delays: Delays = field(default_factory=Delays)
+    """The drivers' fixed waits (recheck, mutation cache), on the plane's clock."""
 
 
 class _Runnable(Protocol):
@@ -167,6 +170,7 @@ class ControlPlane:
                 clock=clock,
                 metrics=metrics,
                 workers=cfg.driver_workers,
+                delays=cfg.driver_delays,
             )
             self.node_plugins.register(spec.name, node_plugin_factory(spec.name))
         self.components["nodes"] = self._build_nodes(metrics)
