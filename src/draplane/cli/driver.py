@@ -12,9 +12,9 @@ from prometheus_client import CollectorRegistry
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     add_metrics_port_flag,
+    component_client,
     non_negative,
     positive,
-    rest_client,
     run_until_signal,
     serve_metrics,
 )
@@ -81,7 +81,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
-    client = rest_client(args.kubeconfig)
+    client = component_client(args.kubeconfig)
     try:
         registry = CollectorRegistry()
         resources = Resources(

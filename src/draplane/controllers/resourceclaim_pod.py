@@ -26,6 +26,7 @@ from draplane.controllers.resourceclaim_context import (
 )
 from draplane.controllers.resourceclaim_scheduled import help_scheduled_pod
 from draplane.dra import claims as dra
+from draplane.klog import V2
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +164,8 @@ async def _create_claim(
             ctx.uncertain_creates.add(meta.uid(pod))
         raise SyncError(f"create ResourceClaim {claim['metadata']['generateName']}: {err}") from err
     ctx.claim_cache.mutation(created)
-    log.info(
+    log.log(
+        V2,
         "Created ResourceClaim %s/%s for pod %s/%s",
         namespace,
         meta.name(created),

@@ -31,6 +31,7 @@ from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.client.kubeconfig import parse_kubeconfig
 from draplane.client.local import LocalClient
+from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.manager import ControllerManager
@@ -119,15 +120,16 @@ class ControlPlane:
         return self.apiserver.kubeconfig_path
 
     def client(self, user: UserInfo = auth.ADMIN_USER) -> Client:
-        """A client acting as `user` over the configured transport."""
+        """A client acting as `user` over the configured transport (logging each request at
+        -v 6)."""
         if self.config.transport == "local":
-            return LocalClient(self.registry, user)
+            return logged(LocalClient(self.registry, user))
         token = authn.ensure_user_token(self.data_dir, user.name, user.groups or None)
         ca = (self.data_dir / "ca.crt").read_bytes()
         config = build_kubeconfig(server=self.apiserver.url, ca_pem=ca, user=user.name, token=token)
         client = RESTClient(parse_kubeconfig(config, base=self.data_dir))
         self._clients.append(client)
-        return client
+        return logged(client)
 
     async def start(self) -> None:
         await self.storage.start()

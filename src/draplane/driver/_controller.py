@@ -32,6 +32,7 @@ from draplane.driver._context import (
 )
 from draplane.driver._interfaces import Driver
 from draplane.driver._scheduling import sync_pod_scheduling_context
+from draplane.klog import V4
 
 log = logging.getLogger(__name__)
 
@@ -161,6 +162,7 @@ class DriverController:
                 self._recorder.event(claim, "Warning", "Failed", message)
             self._queue.add_rate_limited(key)
             return
+        log.log(V4, "driver %s: synced %s (%s)", self.driver_name, key, result.value)
         if result is SyncResult.DONE:
             self._queue.forget(key)
         elif result is SyncResult.REQUEUE:

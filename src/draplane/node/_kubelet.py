@@ -24,6 +24,7 @@ from draplane.client.informer import DeletedFinalStateUnknown, Informer
 from draplane.client.ratelimit import ItemExponentialFailureRateLimiter
 from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import Clock, format_time, parse_time
+from draplane.klog import V2, V4
 from draplane.node import _objects
 from draplane.node._claims import (
     ClaimNotReady,
@@ -105,6 +106,7 @@ class Kubelet:
             log.info("node %s: pod %s/%s: %s", self.ctx.node_name, key.namespace, key.name, err)
             self.queue.add_rate_limited(key)
             return
+        log.log(V4, "node %s: synced pod %s/%s", self.ctx.node_name, key.namespace, key.name)
         self.queue.forget(key)
 
     async def _sync(self, key: PodKey) -> None:
@@ -142,6 +144,7 @@ class Kubelet:
             ip=_objects.pod_ip(self._index, self._ips),
         )
         await self.ctx.client.update(kinds.PODS, updated, subresource="status")
+        log.log(V2, "node %s: started pod %s", self.ctx.node_name, meta.key(pod))
         run = _PodRun(key, now, claims)
         self._runs[meta.uid(pod)] = run
         if claims:
@@ -163,6 +166,7 @@ class Kubelet:
         updated = meta.deep_copy(pod)
         updated["status"] = _objects.succeeded_status(pod, now=format_time(self._clock.now()))
         await self.ctx.client.update(kinds.PODS, updated, subresource="status")
+        log.log(V2, "node %s: pod %s completed", self.ctx.node_name, meta.key(pod))
         self._runs.pop(meta.uid(pod), None)
 
     async def _finish_deletion(self, pod: Obj) -> None:
@@ -184,6 +188,13 @@ class Kubelet:
                 started=run is not None or status.get("phase") == "Running",
             )
             await self.ctx.client.update(kinds.PODS, updated, subresource="status")
+            log.log(
+                V2,
+                "node %s: stopped pod %s (%s)",
+                self.ctx.node_name,
+                meta.key(pod),
+                updated["status"]["phase"],
+            )
         if (pod.get("metadata") or {}).get("deletionGracePeriodSeconds") == 0:
             return  # already finalized on our side; other finalizers hold the object
         try:
