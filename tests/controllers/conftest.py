@@ -222,8 +222,13 @@ async def pod_statuses(
 
 
 async def warning_events(client: Client) -> list[str]:
+    """`Kind/name Reason: message` of every Warning event."""
     items = (await client.list(EVENTS, "default"))["items"]
-    return sorted(f"{e['reason']}: {e['message']}" for e in items if e.get("type") == "Warning")
+    return sorted(
+        f"{e['involvedObject']['kind']}/{e['involvedObject']['name']} {e['reason']}: {e['message']}"
+        for e in items
+        if e.get("type") == "Warning"
+    )
 
 
 async def run_case(
