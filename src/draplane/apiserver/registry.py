@@ -38,10 +38,12 @@ from draplane.apiserver.authorization import (
 from draplane.apiserver.deletion import Deleter
 from draplane.apiserver.listing import ListSource, list_envelope
 from draplane.apiserver.nodegraph import NodeGraph
+from draplane.apiserver.storageerrors import to_status
 from draplane.apiserver.strategies.table import strategy_for
 from draplane.apiserver.watchcache import WatchCache
 from draplane.apiserver.writes import Writer
 from draplane.clock import REAL_CLOCK, Clock, format_micro_time
+from draplane.storage.errors import KeyNotFound, RevisionConflict, StorageError
 from draplane.storage.interface import Storage
 
 log = logging.getLogger(__name__)
@@ -136,6 +138,12 @@ class Registry:
     # --- the entry ---------------------------------------------------------------------
 
     async def handle(self, user: UserInfo, request: Request) -> Obj | WatchStream:
+        try:
+            return await self._audited(user, request)
+        except StorageError as err:
+            raise to_status(err) from None
+
+    async def _audited(self, user: UserInfo, request: Request) -> Obj | WatchStream:
         if self.audit_log is None:
             return await self._handle(user, request)
         received = format_micro_time(self.clock.now())
@@ -147,6 +155,9 @@ class Registry:
             return result
         except errors.StatusError as err:
             code = err.code
+            raise
+        except StorageError as err:
+            code = to_status(err).code
             raise
         finally:
             allowed = decision.decision is Decision.ALLOW
@@ -253,9 +264,9 @@ class Registry:
             await self.admission.validate(attrs)
             try:
                 return await self.deleter.delete(strategy, old, options or {})
-            except errors.StatusError as err:
-                stale = errors.is_conflict(err) and "Precondition failed" not in err.message
-                if not stale or attempt == _DELETE_CONFLICT_RETRIES - 1:
+            except RevisionConflict:
+                # Changed since it was read: decide again on the fresh object.
+                if attempt == _DELETE_CONFLICT_RETRIES - 1:
                     raise
         raise AssertionError("unreachable")
 
@@ -271,6 +282,8 @@ class Registry:
                     user, req.rt, meta.namespace(item), meta.name(item), req.body
                 )
                 self.audit.record("delete", req.rt.resource)
+            except KeyNotFound:
+                continue
             except errors.StatusError as err:
                 if errors.is_not_found(err):
                     continue
