@@ -126,10 +126,13 @@ async def test_template_claim_flow(start_plane: Callable[[Flow], ControlPlane], 
     await wait_for(bound_stepping_backoffs, what="pod bound")
     assert (steps > 0) == (flow.backoff_steps > 0)
     assert await wait_for(node_name, what="pod bound") in ("node-0", "node-1")
-    assert (attempts(plane, "unschedulable"), attempts(plane, "scheduled")) == (
-        flow.attempts - 1,
-        1,
-    )
+    unschedulable = attempts(plane, "unschedulable")
+    assert attempts(plane, "scheduled") == 1
+    if flow.hints:
+        assert unschedulable == flow.attempts - 1
+    else:
+        # Without hints the driver's answer may land during an attempt and cost one more.
+        assert flow.attempts - 1 <= unschedulable <= flow.attempts
     if flow.backoff_steps == 0:
         assert clock.monotonic() == start  # never stepped: nothing waited for a backoff
     assert (backoff_entries(plane) > 0) == (flow.backoff_steps > 0)
