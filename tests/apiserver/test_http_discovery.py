@@ -3,8 +3,6 @@ bearer-token authentication (401s, tokens added while running)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -13,27 +11,12 @@ import pytest
 
 from draplane.api import errors, kinds
 from draplane.apiserver import openapi
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 
 AGGREGATED_ACCEPT = (
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
     "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
 )
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path)
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture
-async def anonymous(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(
-        base_url=server.url, connector=aiohttp.TCPConnector(ssl=server.ssl_context())
-    ) as session:
-        yield session
 
 
 async def _get(session: aiohttp.ClientSession, path: str, **headers: str) -> tuple[int, Any]:
@@ -142,13 +125,10 @@ async def test_every_served_kind_is_discoverable(anonymous: aiohttp.ClientSessio
         pytest.param("/nothing/here", 404, "Status", id="unknown-path"),
     ],
 )
-async def test_group_documents(server: HttpServer, path: str, code: int, kind: str) -> None:
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-        headers={"Authorization": f"Bearer {server.token()}"},
-    ) as session:
-        got_code, body = await _get(session, path)
+async def test_group_documents(
+    http: aiohttp.ClientSession, path: str, code: int, kind: str
+) -> None:
+    got_code, body = await _get(http, path)
 
     assert (got_code, body["kind"]) == (code, kind)
 
@@ -216,27 +196,23 @@ async def test_failing_ready_check_fails_readyz(
     assert (await _get(anonymous, "/livez"))[0] == 200
 
 
-async def test_metrics_count_requests_by_verb_resource_and_code(server: HttpServer) -> None:
+async def test_metrics_count_requests_by_verb_resource_and_code(
+    server: HttpServer, http: aiohttp.ClientSession
+) -> None:
     client = server.client()
     await client.list(kinds.PODS)
     with pytest.raises(errors.StatusError):
         await client.get(kinds.PODS, "missing", "default")
 
-    metrics = await _metrics(server)
+    metrics = await _metrics(http)
 
     assert 'apiserver_request_total{code="200",resource="pods",verb="LIST"} 1.0' in metrics
     assert 'apiserver_request_total{code="404",resource="pods",verb="GET"} 1.0' in metrics
     assert "apiserver_request_duration_seconds_bucket" in metrics
 
 
-async def _metrics(server: HttpServer) -> str:
-    async with (
-        aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-            headers={"Authorization": f"Bearer {server.token()}"},
-        ) as session,
-        session.get(server.url + "/metrics") as resp,
-    ):
+async def _metrics(http: aiohttp.ClientSession) -> str:
+    async with http.get("/metrics") as resp:
         assert resp.status == 200
         return await resp.text()
 

@@ -3,9 +3,7 @@ and no partial writes: every rejected write leaves the store's revision where it
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -14,33 +12,21 @@ import pytest
 
 from draplane.api import kinds
 from draplane.testing.builders import make_claim, make_pod
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 
 CM = "/api/v1/namespaces/default/configmaps"
 CLAIMS = "/apis/resource.k8s.io/v1alpha2/namespaces/default/resourceclaims"
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path)
-    client = srv.client()
+async def server(server: HttpServer) -> HttpServer:
+    client = server.client()
     await client.create(
         kinds.CONFIGMAPS, {"metadata": {"name": "cm"}, "data": {"k": "v"}}, "default"
     )
     await client.create(kinds.RESOURCE_CLAIMS, make_claim("claim").obj())
     await client.create(kinds.PODS, make_pod("pod").obj())
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture
-async def http(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        headers={"Authorization": f"Bearer {server.token()}"},
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-    ) as session:
-        yield session
+    return server
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,14 +16,7 @@ from kubernetes.client.rest import ApiException  # noqa: E402
 
 from draplane.api import kinds  # noqa: E402
 from draplane.testing.builders import make_claim, make_pod  # noqa: E402
-from draplane.testing.httpserver import HttpServer, start_http_server  # noqa: E402
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path)
-    yield srv
-    await srv.stop()
+from draplane.testing.httpserver import HttpServer  # noqa: E402
 
 
 @pytest.fixture

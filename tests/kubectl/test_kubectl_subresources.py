@@ -5,7 +5,6 @@ namespace` carried out end to end by the namespace controller."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -14,28 +13,13 @@ import yaml
 from draplane.api import errors, kinds
 from draplane.controllers.manager import ControllerManager
 from draplane.testing.builders import make_claim, make_pod
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 from draplane.testing.kubectl import VERSIONS, Kubectl, kubectl_binary
 
 pytestmark = pytest.mark.kubectl
 
 if not any(kubectl_binary(v) for v in VERSIONS):
     pytest.skip("no versioned kubectl binaries installed", allow_module_level=True)
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path / "data")
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture(params=VERSIONS)
-def kubectl(request: pytest.FixtureRequest, server: HttpServer, tmp_path: Path) -> Kubectl:
-    binary = kubectl_binary(request.param)
-    if binary is None:
-        pytest.skip(f"kubectl.{request.param} is not installed")
-    return Kubectl(binary, request.param, server.kubeconfig_path, tmp_path / "kube-cache")
 
 
 async def test_status_subresource_get_and_patch(kubectl: Kubectl, server: HttpServer) -> None:
