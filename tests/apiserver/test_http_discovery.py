@@ -106,6 +106,28 @@ async def test_resource_lists(
     assert {k: entry[k] for k in expected} == expected
 
 
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        pytest.param("/version/", None, id="version"),
+        pytest.param("/api/", "APIVersions", id="api"),
+        pytest.param("/api/v1/", "APIResourceList", id="api-v1"),
+        pytest.param("/apis/", "APIGroupList", id="apis"),
+        pytest.param("/apis/resource.k8s.io/", "APIGroup", id="group"),
+        pytest.param("/apis/resource.k8s.io/v1alpha2/", "APIResourceList", id="group-version"),
+    ],
+)
+async def test_discovery_answers_with_and_without_a_trailing_slash(
+    anonymous: aiohttp.ClientSession, path: str, kind: str | None
+) -> None:
+    with_slash = await _get(anonymous, path)
+    without = await _get(anonymous, path.rstrip("/"))
+
+    assert with_slash == without
+    assert with_slash[0] == 200
+    assert with_slash[1].get("kind") == kind
+
+
 async def test_every_served_kind_is_discoverable(anonymous: aiohttp.ClientSession) -> None:
     found = set()
     for rt in kinds.SERVED:

@@ -155,3 +155,24 @@ async def test_dynamic_client_watches_resource_claims(server: HttpServer, api_cl
     seen = await asyncio.wait_for(watching, timeout=10)
 
     assert seen == [("ADDED", "dw"), ("DELETED", "dw")]
+
+
+async def test_discovery_apis_with_trailing_slash_paths(api_client: Any) -> None:
+    def scenario() -> tuple[Any, ...]:
+        return (
+            k8s.VersionApi(api_client).get_code(),
+            k8s.CoreApi(api_client).get_api_versions(),
+            k8s.CoreV1Api(api_client).get_api_resources(),
+            k8s.ApisApi(api_client).get_api_versions(),
+            k8s.ResourceApi(api_client).get_api_group(),
+            k8s.ResourceV1alpha2Api(api_client).get_api_resources(),
+        )
+
+    version, core, core_v1, groups, resource, resource_v1alpha2 = await asyncio.to_thread(scenario)
+
+    assert (version.major, version.minor) == ("1", "28")
+    assert core.versions == ["v1"]
+    assert "pods" in [r.name for r in core_v1.resources]
+    assert "resource.k8s.io" in [g.name for g in groups.groups]
+    assert resource.preferred_version.group_version == "resource.k8s.io/v1alpha2"
+    assert "resourceclaims" in [r.name for r in resource_v1alpha2.resources]

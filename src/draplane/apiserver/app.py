@@ -216,12 +216,18 @@ def create_app(config: AppConfig) -> web.Application:
     )
     rest = RestHandlers(RestContext(config.handler, config.clock, config.watches))
     r = app.router
-    r.add_get("/version", _version)
-    r.add_get("/api", _api)
-    r.add_get("/api/v1", _resources)
-    r.add_get("/apis", _apis)
-    r.add_get("/apis/{group}", _group)
-    r.add_get("/apis/{group}/{version}", _resources)
+    # As kube-apiserver, version and discovery answer with and without a trailing slash (the
+    # kubernetes Python client asks for /version/, /api/, /api/v1/, /apis/<group>/...).
+    for path, discovery_handler in (
+        ("/version", _version),
+        ("/api", _api),
+        ("/api/v1", _resources),
+        ("/apis", _apis),
+        ("/apis/{group}", _group),
+        ("/apis/{group}/{version}", _resources),
+    ):
+        r.add_get(path, discovery_handler)
+        r.add_get(path + "/", discovery_handler)
     r.add_get("/openapi/v2", _openapi_v2)
     for endpoint in ("healthz", "livez", "readyz"):
         r.add_get(f"/{endpoint}", config.health.handle)
