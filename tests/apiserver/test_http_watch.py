@@ -197,6 +197,31 @@ async def test_dropped_client_closes_the_server_stream(
     assert server.server.active_watches == 0
 
 
+def _watch_requests(server: HttpServer) -> dict[str, float]:
+    """apiserver_request_total of configmap WATCHes, by code."""
+    return {
+        sample.labels["code"]: sample.value
+        for metric in server.server.metrics.collect()
+        if metric.name == "apiserver_request"
+        for sample in metric.samples
+        if sample.name == "apiserver_request_total"
+        and sample.labels["verb"] == "WATCH"
+        and sample.labels["resource"] == "configmaps"
+    }
+
+
+async def test_watch_the_client_closes_counts_as_a_200(
+    server: HttpServer, client: RESTClient
+) -> None:
+    stream = await client.watch(kinds.CONFIGMAPS, "default", resource_version="1")
+    await client.create(kinds.CONFIGMAPS, _cm("seen"))
+    assert (await _next(aiter(stream))).type == "ADDED"
+
+    await stream.close()
+
+    assert await wait_for(lambda: _watch_requests(server), what="the watch counted") == {"200": 1.0}
+
+
 async def test_server_stop_ends_open_watches(tmp_path: Path) -> None:
     srv = await start_http_server(tmp_path)
     stream = await srv.client().watch(kinds.CONFIGMAPS, "default", resource_version="1")

@@ -90,6 +90,14 @@ def _from_http_exception(exc: web.HTTPException) -> errors.StatusError:
     return errors.StatusError(exc.status, exc.reason.replace(" ", ""), exc.text or exc.reason)
 
 
+_SENT_CODE_KEY = web.RequestKey("sent_code", int)
+"""The status line already sent: a streamed response (a watch) has one before it ends."""
+
+
+async def _record_sent_code(request: web.Request, response: web.StreamResponse) -> None:
+    request[_SENT_CODE_KEY] = response.status
+
+
 def _metrics_middleware(metrics: RequestMetrics) -> Callable[..., Awaitable[web.StreamResponse]]:
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -99,6 +107,11 @@ def _metrics_middleware(metrics: RequestMetrics) -> Callable[..., Awaitable[web.
             response = await handler(request)
             code = response.status
             return response
+        except BaseException:
+            # A client that goes away cancels the handler: as in kube-apiserver, a watch that
+            # was streaming counts with the code it sent (200), not as a server error.
+            code = request.get(_SENT_CODE_KEY, 500)
+            raise
         finally:
             metrics.observe(request, code, time.perf_counter() - start)
 
@@ -239,5 +252,6 @@ def create_app(config: AppConfig) -> web.Application:
     async def close_watches(_: web.Application) -> None:
         await config.watches.close_all()
 
+    app.on_response_prepare.append(_record_sent_code)
     app.on_shutdown.append(close_watches)
     return app
