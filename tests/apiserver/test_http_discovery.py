@@ -11,6 +11,7 @@ import pytest
 
 from draplane.api import errors, kinds
 from draplane.apiserver import openapi
+from draplane.testing.exposition import check_component_exposition, series_names
 from draplane.testing.httpserver import HttpServer
 
 AGGREGATED_ACCEPT = (
@@ -231,6 +232,17 @@ async def test_metrics_count_requests_by_verb_resource_and_code(
     assert 'apiserver_request_total{code="200",resource="pods",verb="LIST"} 1.0' in metrics
     assert 'apiserver_request_total{code="404",resource="pods",verb="GET"} 1.0' in metrics
     assert "apiserver_request_duration_seconds_bucket" in metrics
+
+
+async def test_metrics_carry_process_series_and_no_created_series(
+    server: HttpServer, http: aiohttp.ClientSession
+) -> None:
+    await server.client().list(kinds.PODS)
+
+    metrics = await _metrics(http)
+
+    check_component_exposition(metrics)
+    assert "apiserver_request_total" in series_names(metrics)
 
 
 async def _metrics(http: aiohttp.ClientSession) -> str:

@@ -26,6 +26,7 @@ from draplane.apiserver.kubeconfig import (
     write_kubeconfig,
 )
 from draplane.clock import REAL_CLOCK, Clock
+from draplane.metrics import component_registry
 from draplane.storage.interface import Storage
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ class ApiServer:
         self.storage = storage
         self._handler = handler
         self._owns_handler = handler is None
-        self.metrics = metrics if metrics is not None else prometheus_client.CollectorRegistry()
+        self.metrics = metrics if metrics is not None else component_registry()
         self._clock = clock
         self._health = HealthChecks()
         self._watches = ActiveWatches()

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import argparse
 
-from prometheus_client import CollectorRegistry
-
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     add_metrics_port_flag,
@@ -15,6 +13,7 @@ from draplane.cli.process import (
     serve_metrics,
 )
 from draplane.controllers.manager import ControllerManager
+from draplane.metrics import component_registry
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,7 +31,7 @@ async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
     client = rest_client(args.kubeconfig)
     try:
-        metrics = CollectorRegistry()
+        metrics = component_registry()
         manager = ControllerManager(client, metrics=metrics)
         runner = await serve_metrics(metrics, port=args.metrics_port, ready=manager.has_synced)
         try:

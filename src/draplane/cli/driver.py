@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from prometheus_client import CollectorRegistry
-
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     add_metrics_port_flag,
@@ -18,6 +16,7 @@ from draplane.cli.process import (
     serve_metrics,
 )
 from draplane.drivers.example import DRIVER_NAME, Resources, example_controller
+from draplane.metrics import component_registry
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -62,7 +61,7 @@ async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
     client = rest_client(args.kubeconfig)
     try:
-        registry = CollectorRegistry()
+        registry = component_registry()
         resources = Resources(
             devices_per_node=args.devices_per_node,
             network_attached=args.network_attached,
