@@ -16,6 +16,7 @@ from draplane.testing.httpserver import HttpServer
 
 CM = "/api/v1/namespaces/default/configmaps"
 CLAIMS = "/apis/resource.k8s.io/v1alpha2/namespaces/default/resourceclaims"
+PODS = "/api/v1/namespaces/default/pods"
 
 
 @pytest.fixture
@@ -117,6 +118,23 @@ STALE_CM = {"metadata": {"name": "cm", "resourceVersion": "1"}, "data": {"k": "x
                 "Invalid",
             ),
             id="json-patch-test-failure",
+        ),
+        pytest.param(
+            Bad(
+                "POST",
+                PODS,
+                _json(
+                    make_pod("debugged")
+                    .set("spec.ephemeralContainers", [{"name": "debug", "image": "busybox:1"}])
+                    .obj()
+                ),
+                "application/json",
+                422,
+                "Invalid",
+                'Pod "debugged" is invalid: spec.ephemeralContainers: Forbidden: '
+                "cannot be set on create",
+            ),
+            id="ephemeral-containers-on-create",
         ),
         pytest.param(
             Bad("PATCH", f"{CM}/cm", b'{"data": 1}', "text/plain", 415, "UnsupportedMediaType"),
