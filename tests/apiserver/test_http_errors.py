@@ -287,3 +287,30 @@ async def test_invalid_lists_every_cause_with_its_field(http: aiohttp.ClientSess
         '"WaitForFirstConsumer"',
         "field": "spec.allocationMode",
     }
+
+
+@pytest.mark.parametrize(
+    ("method", "tail", "what"),
+    [
+        pytest.param("GET", "log", "container logs (kubectl logs)", id="log"),
+        pytest.param("GET", "log?container=ctr&follow=true", "container logs", id="log-follow"),
+        pytest.param("POST", "exec?command=sh&stdin=true", "exec (kubectl exec)", id="exec"),
+        pytest.param("POST", "attach", "attach (kubectl attach)", id="attach"),
+        pytest.param("POST", "portforward?ports=80", "port forwarding", id="portforward"),
+        pytest.param("GET", "proxy/healthz", "proxying to the pod", id="proxy"),
+    ],
+)
+async def test_kubelet_subresources_of_a_simulated_pod_are_a_clear_400(
+    http: aiohttp.ClientSession, method: str, tail: str, what: str
+) -> None:
+    async with http.request(method, f"/api/v1/namespaces/default/pods/pod/{tail}") as resp:
+        body = orjson.loads(await resp.read())
+
+    assert (resp.status, body["kind"], body["reason"], body["code"]) == (
+        400,
+        "Status",
+        "BadRequest",
+        400,
+    )
+    assert body["message"].startswith('pod "pod" runs on a simulated node, which serves no ')
+    assert what in body["message"]

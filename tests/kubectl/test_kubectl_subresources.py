@@ -1,6 +1,7 @@
 """The real kubectl binaries: `--subresource=status` on get and patch, strategic merge patch of a
 ResourceClaim, `replace` (a PUT of the whole object, as `kubectl edit` saves), and `delete
-namespace` carried out end to end by the namespace controller."""
+namespace` carried out end to end by the namespace controller; `logs`, `exec` and `port-forward`
+answered with why a simulated node serves none of them."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import yaml
 
 from draplane.api import errors, kinds
 from draplane.controllers.manager import ControllerManager
+from draplane.testing.apistate import seed_objects
 from draplane.testing.builders import make_claim, make_pod
 from draplane.testing.httpserver import HttpServer
 from draplane.testing.kubectl import VERSIONS, Kubectl, kubectl_binary
@@ -95,3 +97,22 @@ async def test_delete_namespace_removes_its_content_then_the_namespace(
     assert err.value.code == 404
     for rt in (kinds.CONFIGMAPS, kinds.RESOURCE_CLAIMS, kinds.PODS):
         assert (await client.list(rt, "team"))["items"] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "what"),
+    [
+        pytest.param(("logs", "web"), "container logs (kubectl logs)", id="logs"),
+        pytest.param(("exec", "web", "--", "true"), "exec (kubectl exec)", id="exec"),
+        pytest.param(("port-forward", "pod/web", "0:80"), "port forwarding", id="port-forward"),
+    ],
+)
+async def test_kubelet_commands_say_the_node_is_simulated(
+    kubectl: Kubectl, server: HttpServer, args: tuple[str, ...], what: str
+) -> None:
+    await seed_objects(server.client(), make_pod("web").node("node-0").phase("Running").obj())
+
+    output = await kubectl.run(*args, check=False)
+
+    assert 'pod "web" runs on a simulated node, which serves no ' in output
+    assert what in output
