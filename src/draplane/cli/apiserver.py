@@ -12,7 +12,7 @@ from typing import Any
 from draplane.api import errors
 from draplane.apiserver.server import ApiServer
 from draplane.cli.logs import add_logging_flags, setup_logging
-from draplane.cli.process import CommandError, port_number, wait_for_signal
+from draplane.cli.process import CommandError, listen_error, port_number, wait_for_signal
 from draplane.storage.factory import open_storage
 from draplane.storage.interface import Storage
 
@@ -55,7 +55,7 @@ async def async_main(args: argparse.Namespace) -> int:
         try:
             await server.start()
         except OSError as err:
-            raise CommandError(f"cannot start on 127.0.0.1:{args.port}: {err}") from err
+            raise listen_error(args.port, err, flag="--port") from err
         print(
             f"draplane apiserver listening on {server.url}; kubeconfig: {server.kubeconfig_path}",
             flush=True,
