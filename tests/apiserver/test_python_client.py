@@ -24,6 +24,7 @@ def api_client(server: HttpServer) -> Any:
     api = k8s_config.new_client_from_config(config_file=str(server.kubeconfig_path))
     yield api
     api.close()
+    api.rest_client.pool_manager.clear()  # ApiClient.close() leaves its connections open
 
 
 async def test_pod_list_create_patch_delete(server: HttpServer, api_client: Any) -> None:

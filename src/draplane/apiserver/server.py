@@ -138,8 +138,16 @@ class ApiServer:
     async def stop(self) -> None:
         await self._watches.close_all()
         if self._runner is not None:
+            server = self._runner.server
+            transports = [
+                c.transport for c in (server.connections if server else []) if c.transport
+            ]
             await self._runner.cleanup()
             self._runner = None
+            # Closing a TLS connection waits for the client's close_notify, which a client
+            # that has dropped its socket never sends: end those sockets now.
+            for transport in transports:
+                transport.abort()
         if self._owns_handler and self._handler is not None:
             close = getattr(self._handler, "stop", None) or getattr(self._handler, "close", None)
             if close is not None:
