@@ -1,4 +1,5 @@
-"""The node authorizer's graph for ResourceClaims: claim -> pod -> node edges (spec §8.2).
+"""The node authorizer's graph for ResourceClaims: claim -> pod -> node edges (as
+kubernetes/kubernetes plugin/pkg/auth/authorizer/node/graph.go).
 
 Only pods with `spec.nodeName` contribute; every pod claim that `dra.name()` resolves to a name
 adds the edge `<namespace>/<claim>` -> node (errors and "no claim needed" add none). The watch

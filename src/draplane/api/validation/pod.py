@@ -1,7 +1,8 @@
 """Pod create and update rules (core ValidatePodCreate / ValidatePodUpdate, 1.28).
 
-`spec.resourceClaims` follows spec/claim-controller.md §2.1; the spec is immutable after create
-except container images, activeDeadlineSeconds, added tolerations and removed scheduling gates.
+`spec.resourceClaims` follows validatePodResourceClaims (pkg/apis/core/validation); the spec is
+immutable after create except container images, activeDeadlineSeconds, added tolerations and removed
+scheduling gates.
 """
 
 from __future__ import annotations
