@@ -17,7 +17,7 @@ from draplane.api.meta import Obj
 from draplane.client.rest import RESTClient, resource_path
 from draplane.controllers.manager import ControllerManager
 from draplane.testing.apistate import wait_for
-from draplane.testing.builders import make_claim, make_pod
+from draplane.testing.builders import make_claim, make_pod, make_template
 from draplane.testing.httpserver import HttpServer
 
 
@@ -29,36 +29,51 @@ async def _delete(
         return resp.status, orjson.loads(await resp.read())
 
 
-async def test_immediate_delete_returns_a_success_status_except_for_pods(
-    server: HttpServer, http: aiohttp.ClientSession
+@pytest.mark.parametrize(
+    ("rt", "obj", "returns_object"),
+    [
+        pytest.param(kinds.PODS, make_pod("x").obj(), True, id="pod"),
+        pytest.param(kinds.RESOURCE_CLAIMS, make_claim("x").obj(), True, id="resourceclaim"),
+        pytest.param(
+            kinds.RESOURCE_CLAIM_TEMPLATES,
+            make_template("x").obj(),
+            True,
+            id="resourceclaimtemplate",
+        ),
+        pytest.param(
+            kinds.CONFIGMAPS,
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}},
+            False,
+            id="configmap",
+        ),
+    ],
+)
+async def test_immediate_delete_returns_the_object_or_a_success_status_as_upstream(
+    server: HttpServer,
+    http: aiohttp.ClientSession,
+    rt: kinds.ResourceType,
+    obj: Obj,
+    returns_object: bool,
 ) -> None:
-    client = server.client()
-    claim = await client.create(kinds.RESOURCE_CLAIMS, make_claim("c").obj())
-    pod = await client.create(kinds.PODS, make_pod("p").obj())
+    created = await server.client().create(rt, obj, "default")
 
-    claim_code, claim_body = await _delete(
-        http,
-        resource_path(kinds.RESOURCE_CLAIMS, "default", "c"),
-        {"propagationPolicy": "Background"},
+    code, body = await _delete(
+        http, resource_path(rt, "default", "x"), {"propagationPolicy": "Background"}
     )
-    pod_code, pod_body = await _delete(http, resource_path(kinds.PODS, "default", "p"))
 
-    assert claim_code == 200
-    assert claim_body == {
-        "kind": "Status",
-        "apiVersion": "v1",
-        "metadata": {},
-        "status": "Success",
-        "details": {
-            "name": "c",
-            "group": "resource.k8s.io",
-            "kind": "resourceclaims",
-            "uid": claim["metadata"]["uid"],
-        },
-    }
-    assert pod_code == 200
-    assert (pod_body["kind"], pod_body["metadata"]["uid"]) == ("Pod", pod["metadata"]["uid"])
-    assert int(pod_body["metadata"]["resourceVersion"]) == server.storage.revision
+    assert code == 200
+    if returns_object:
+        assert (body["kind"], body["metadata"]["uid"]) == (rt.kind, created["metadata"]["uid"])
+        assert int(body["metadata"]["resourceVersion"]) == server.storage.revision
+    else:
+        details = {"name": "x", "kind": rt.resource, "uid": created["metadata"]["uid"]}
+        assert body == {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Success",
+            "details": details,
+        }
 
 
 async def test_finalizers_keep_the_object_until_the_last_one_is_removed(

@@ -3,6 +3,7 @@ bearer-token authentication (401s, tokens added while running)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
@@ -20,6 +21,18 @@ AGGREGATED_ACCEPT = (
 )
 
 
+@pytest.fixture
+async def user(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
+    """An authenticated user with no bindings but group system:monitoring (health checks)."""
+    token = server.token("watcher", ("system:monitoring",))
+    async with aiohttp.ClientSession(
+        base_url=server.url,
+        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
+        headers={"Authorization": f"Bearer {token}"},
+    ) as session:
+        yield session
+
+
 async def _get(session: aiohttp.ClientSession, path: str, **headers: str) -> tuple[int, Any]:
     async with session.get(path, headers=headers) as resp:
         body = await resp.read()
@@ -28,8 +41,8 @@ async def _get(session: aiohttp.ClientSession, path: str, **headers: str) -> tup
         return resp.status, body.decode(errors="replace")
 
 
-async def test_version_is_1_28_semver(anonymous: aiohttp.ClientSession) -> None:
-    code, version = await _get(anonymous, "/version")
+async def test_version_is_1_28_semver(user: aiohttp.ClientSession) -> None:
+    code, version = await _get(user, "/version")
 
     assert code == 200
     assert (version["major"], version["minor"]) == ("1", "28")
@@ -40,17 +53,23 @@ async def test_version_is_1_28_semver(anonymous: aiohttp.ClientSession) -> None:
 
 
 async def test_api_and_apis_answer_legacy_json_even_for_aggregated_accept(
-    anonymous: aiohttp.ClientSession,
+    user: aiohttp.ClientSession,
 ) -> None:
-    async with anonymous.get("/apis", headers={"Accept": AGGREGATED_ACCEPT}) as resp:
+    async with user.get("/apis", headers={"Accept": AGGREGATED_ACCEPT}) as resp:
         content_type = resp.headers["Content-Type"]
         groups = orjson.loads(await resp.read())
-    code, api = await _get(anonymous, "/api", Accept=AGGREGATED_ACCEPT)
+    code, api = await _get(user, "/api", Accept=AGGREGATED_ACCEPT)
 
     assert content_type == "application/json"
     assert (code, api["kind"], api["versions"]) == (200, "APIVersions", ["v1"])
     by_name = {g["name"]: g for g in groups["groups"]}
-    assert set(by_name) == {"resource.k8s.io", "coordination.k8s.io"}
+    assert set(by_name) == {
+        "resource.k8s.io",
+        "coordination.k8s.io",
+        "rbac.authorization.k8s.io",
+        "authorization.k8s.io",
+        "authentication.k8s.io",
+    }
     assert by_name["resource.k8s.io"]["preferredVersion"] == {
         "groupVersion": "resource.k8s.io/v1alpha2",
         "version": "v1alpha2",
@@ -98,9 +117,9 @@ async def test_api_and_apis_answer_legacy_json_even_for_aggregated_accept(
     ],
 )
 async def test_resource_lists(
-    anonymous: aiohttp.ClientSession, path: str, name: str, expected: dict[str, Any]
+    user: aiohttp.ClientSession, path: str, name: str, expected: dict[str, Any]
 ) -> None:
-    code, resources = await _get(anonymous, path)
+    code, resources = await _get(user, path)
 
     assert (code, resources["kind"]) == (200, "APIResourceList")
     entry = next(r for r in resources["resources"] if r["name"] == name)
@@ -119,21 +138,21 @@ async def test_resource_lists(
     ],
 )
 async def test_discovery_answers_with_and_without_a_trailing_slash(
-    anonymous: aiohttp.ClientSession, path: str, kind: str | None
+    user: aiohttp.ClientSession, path: str, kind: str | None
 ) -> None:
-    with_slash = await _get(anonymous, path)
-    without = await _get(anonymous, path.rstrip("/"))
+    with_slash = await _get(user, path)
+    without = await _get(user, path.rstrip("/"))
 
     assert with_slash == without
     assert with_slash[0] == 200
     assert with_slash[1].get("kind") == kind
 
 
-async def test_every_served_kind_is_discoverable(anonymous: aiohttp.ClientSession) -> None:
+async def test_every_served_kind_is_discoverable(user: aiohttp.ClientSession) -> None:
     found = set()
     for rt in kinds.SERVED:
         path = "/api/v1" if not rt.group else f"/apis/{rt.group}/{rt.version}"
-        _, resources = await _get(anonymous, path)
+        _, resources = await _get(user, path)
         found |= {(resources["groupVersion"], r["name"]) for r in resources["resources"]}
 
     assert {(rt.api_version, rt.resource) for rt in kinds.SERVED} <= found
@@ -157,10 +176,10 @@ async def test_group_documents(
 
 
 async def test_openapi_v2_is_the_minimal_protobuf_document(
-    anonymous: aiohttp.ClientSession,
+    user: aiohttp.ClientSession,
 ) -> None:
     accept = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
-    async with anonymous.get("/openapi/v2", headers={"Accept": accept}) as resp:
+    async with user.get("/openapi/v2", headers={"Accept": accept}) as resp:
         body = await resp.read()
 
     assert resp.status == 200
@@ -169,8 +188,8 @@ async def test_openapi_v2_is_the_minimal_protobuf_document(
     assert b"Kubernetes" in body
 
 
-async def test_openapi_v3_is_not_served(anonymous: aiohttp.ClientSession) -> None:
-    code, status = await _get(anonymous, "/openapi/v3")
+async def test_openapi_v3_is_not_served(user: aiohttp.ClientSession) -> None:
+    code, status = await _get(user, "/openapi/v3")
 
     assert (code, status["kind"], status["reason"]) == (404, "Status", "NotFound")
 
@@ -198,25 +217,25 @@ async def test_openapi_v3_is_not_served(anonymous: aiohttp.ClientSession) -> Non
     ],
 )
 async def test_health_endpoints(
-    anonymous: aiohttp.ClientSession, path: str, code: int, body: str
+    user: aiohttp.ClientSession, path: str, code: int, body: str
 ) -> None:
-    assert await _get(anonymous, path) == (code, body)
+    assert await _get(user, path) == (code, body)
 
 
 async def test_failing_ready_check_fails_readyz(
-    server: HttpServer, anonymous: aiohttp.ClientSession
+    server: HttpServer, user: aiohttp.ClientSession
 ) -> None:
     async def informers_synced() -> bool:
         return False
 
     server.server.add_ready_check("informers-synced", informers_synced)
 
-    code, body = await _get(anonymous, "/readyz?verbose")
+    code, body = await _get(user, "/readyz?verbose")
 
     assert code == 500
     assert "[-]informers-synced failed: reason withheld" in body
     assert body.endswith("readyz check failed\n")
-    assert (await _get(anonymous, "/livez"))[0] == 200
+    assert (await _get(user, "/livez"))[0] == 200
 
 
 async def test_metrics_count_requests_by_verb_resource_and_code(
@@ -254,13 +273,12 @@ async def _metrics(http: aiohttp.ClientSession) -> str:
 @pytest.mark.parametrize(
     ("path", "authorization"),
     [
-        pytest.param("/api/v1/namespaces", None, id="no-token"),
         pytest.param("/api/v1/namespaces", "Bearer wrong", id="unknown-token"),
         pytest.param("/api/v1/namespaces", "Basic YWRtaW46YWRtaW4=", id="basic-auth"),
-        pytest.param("/metrics", None, id="metrics-need-a-token"),
+        pytest.param("/version", "Bearer wrong", id="bad-token-even-for-public-paths"),
     ],
 )
-async def test_requests_without_valid_token_are_401(
+async def test_requests_with_bad_credentials_are_401(
     anonymous: aiohttp.ClientSession, path: str, authorization: str | None
 ) -> None:
     headers = {"Authorization": authorization} if authorization else {}
@@ -275,12 +293,59 @@ async def test_requests_without_valid_token_are_401(
     )
 
 
+@pytest.mark.parametrize(
+    ("path", "code", "message"),
+    [
+        pytest.param("/version", 200, None, id="version"),
+        pytest.param("/healthz", 200, None, id="healthz"),
+        pytest.param("/readyz", 200, None, id="readyz"),
+        pytest.param(
+            "/api",
+            403,
+            'forbidden: User "system:anonymous" cannot get path "/api"',
+            id="discovery-needs-a-user",
+        ),
+        pytest.param(
+            "/openapi/v2",
+            403,
+            'forbidden: User "system:anonymous" cannot get path "/openapi/v2"',
+            id="openapi-needs-a-user",
+        ),
+        pytest.param(
+            "/metrics",
+            403,
+            'forbidden: User "system:anonymous" cannot get path "/metrics"',
+            id="metrics",
+        ),
+        pytest.param(
+            "/api/v1/namespaces",
+            403,
+            'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" '
+            'in API group "" at the cluster scope',
+            id="resources",
+        ),
+    ],
+)
+async def test_requests_without_credentials_are_anonymous(
+    anonymous: aiohttp.ClientSession, path: str, code: int, message: str | None
+) -> None:
+    got, body = await _get(anonymous, path)
+
+    assert got == code
+    if message is not None:
+        assert (body["reason"], body["message"]) == ("Forbidden", message)
+
+
 async def test_token_added_while_running_authenticates(
     server: HttpServer, anonymous: aiohttp.ClientSession
 ) -> None:
     token = server.token("system:node:late-node")
 
-    code, body = await _get(anonymous, "/api/v1/nodes", Authorization=f"Bearer {token}")
+    code, body = await _get(
+        anonymous,
+        "/api/v1/nodes?fieldSelector=metadata.name=late-node",
+        Authorization=f"Bearer {token}",
+    )
 
     assert (code, body["kind"]) == (200, "NodeList")
 
@@ -295,7 +360,7 @@ async def test_bootstrap_files(server: HttpServer) -> None:
         "system:kube-scheduler",
         "system:kube-controller-manager",
         "system:serviceaccount:kube-system:resource-claim-controller",
-        "driver:driver.example.com",
+        "system:serviceaccount:kube-system:driver.example.com-controller",
     } <= set(users)
     config = server.kubeconfig()
     assert (config.server, config.user) == (server.url, "admin")

@@ -355,8 +355,10 @@ class _FailingGets:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._registry, name)
 
-    async def get(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("secret internal detail")
+    async def handle(self, user: Any, request: Any) -> Any:
+        if request.verb == "get":
+            raise RuntimeError("secret internal detail")
+        return await self._registry.handle(user, request)
 
 
 async def test_unexpected_exception_is_500_status_without_traceback(

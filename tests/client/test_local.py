@@ -1,5 +1,5 @@
-"""LocalClient maps each Client call onto the ApiHandler verb, user and arguments unchanged,
-and round-trips through the real registry."""
+"""LocalClient turns each Client call into one Request sent to the ApiHandler as its user, and
+round-trips through the real registry."""
 
 from __future__ import annotations
 
@@ -11,106 +11,119 @@ import pytest
 from draplane.api.auth import ADMIN_USER, UserInfo, node_user
 from draplane.api.errors import StatusError
 from draplane.api.kinds import NODES, PODS, RESOURCE_CLAIMS
-from draplane.api.meta import Obj
+from draplane.api.request import Options, Request
 from draplane.client.interface import PatchType
 from draplane.client.local import LocalClient
-from draplane.testing.builders import make_claim, make_node, make_pod
+from draplane.testing.builders import make_claim, make_pod
 from draplane.testing.cluster import Cluster, start_cluster
 
 
 class RecordingHandler:
-    """An ApiHandler at the seam: records each call and echoes a marker object."""
+    """An ApiHandler at the seam: records each request and echoes a marker object."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, UserInfo, tuple[Any, ...], dict[str, Any]]] = []
+        self.calls: list[tuple[UserInfo, Request]] = []
 
-    def __getattr__(self, verb: str) -> Any:
-        async def call(user: UserInfo, *args: Any, **kwargs: Any) -> Obj:
-            self.calls.append((verb, user, args, kwargs))
-            return {"kind": "Recorded", "verb": verb}
+    async def handle(self, user: UserInfo, request: Request) -> Any:
+        self.calls.append((user, request))
+        if request.verb == "watch":
+            return _EmptyStream()
+        return {"kind": "Recorded", "verb": request.verb}
 
-        return call
+
+class _EmptyStream:
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self
+
+    async def __anext__(self) -> Any:
+        raise StopAsyncIteration
+
+    async def close(self) -> None:
+        return None
+
+
+_POD = {"metadata": {"name": "p", "namespace": "ns"}}
+_NODE = {"metadata": {"name": "n"}}
+_CLAIM = {"metadata": {"name": "c", "namespace": "ns"}}
+_DELETE_OPTIONS = {
+    "kind": "DeleteOptions",
+    "apiVersion": "v1",
+    "propagationPolicy": "Foreground",
+    "gracePeriodSeconds": 0,
+    "preconditions": {"uid": "u"},
+}
 
 
 @pytest.mark.parametrize(
-    ("invoke", "want_verb", "want_args", "want_kwargs"),
+    ("invoke", "want"),
     [
         pytest.param(
             lambda c: c.get(PODS, "p", "ns", subresource="status"),
-            "get",
-            (PODS, "ns", "p"),
-            {"subresource": "status"},
+            Request("get", PODS, "ns", "p", "status"),
             id="get",
         ),
         pytest.param(
             lambda c: c.list(RESOURCE_CLAIMS, "ns", label_selector="a=b", limit=5),
-            "list",
-            (RESOURCE_CLAIMS, "ns"),
-            {
-                "label_selector": "a=b",
-                "field_selector": "",
-                "limit": 5,
-                "continue_": "",
-                "resource_version": "",
-            },
+            Request("list", RESOURCE_CLAIMS, "ns", options=Options(label_selector="a=b", limit=5)),
             id="list",
         ),
         pytest.param(
             lambda c: c.watch(PODS, resource_version="7", allow_bookmarks=True),
-            "watch",
-            (PODS, ""),
-            {
-                "resource_version": "7",
-                "label_selector": "",
-                "field_selector": "",
-                "allow_bookmarks": True,
-                "timeout_seconds": 0,
-            },
+            Request("watch", PODS, options=Options(resource_version="7", allow_bookmarks=True)),
             id="watch",
         ),
         pytest.param(
-            lambda c: c.create(PODS, make_pod("p", "ns").obj()),
-            "create",
-            (PODS, "ns"),
-            {"subresource": "", "name": "", "field_manager": ""},
+            lambda c: c.create(PODS, _POD),
+            Request("create", PODS, "ns", body=_POD),
             id="create-namespace-from-object",
         ),
         pytest.param(
-            lambda c: c.create(NODES, make_node("n").obj(), field_manager="me"),
-            "create",
-            (NODES, ""),
-            {"subresource": "", "name": "", "field_manager": "me"},
+            lambda c: c.create(NODES, _NODE, field_manager="me"),
+            Request("create", NODES, body=_NODE, options=Options(field_manager="me")),
             id="create-cluster-scoped",
         ),
         pytest.param(
-            lambda c: c.update(RESOURCE_CLAIMS, make_claim("c", "ns").obj(), subresource="status"),
-            "update",
-            (RESOURCE_CLAIMS, "ns", "c"),
-            {"subresource": "status", "field_manager": ""},
+            lambda c: c.create(
+                PODS, {"target": {"name": "n"}}, "ns", subresource="binding", name="p"
+            ),
+            Request("create", PODS, "ns", "p", "binding", {"target": {"name": "n"}}),
+            id="create-subresource",
+        ),
+        pytest.param(
+            lambda c: c.update(RESOURCE_CLAIMS, _CLAIM, subresource="status"),
+            Request("update", RESOURCE_CLAIMS, "ns", "c", "status", _CLAIM),
             id="update",
         ),
         pytest.param(
             lambda c: c.patch(PODS, "p", [{"op": "add"}], "ns", patch_type="json"),
-            "patch",
-            (PODS, "ns", "p", [{"op": "add"}], "application/json-patch+json"),
-            {"subresource": "", "field_manager": "", "force": False},
+            Request(
+                "patch",
+                PODS,
+                "ns",
+                "p",
+                body=[{"op": "add"}],
+                options=Options(patch_type="application/json-patch+json"),
+            ),
             id="patch-json",
         ),
         pytest.param(
             lambda c: c.patch(
                 PODS, "p", {}, "ns", patch_type="apply", field_manager="m", force=True
             ),
-            "patch",
-            (PODS, "ns", "p", {}, "application/apply-patch+yaml"),
-            {"subresource": "", "field_manager": "m", "force": True},
+            Request(
+                "patch",
+                PODS,
+                "ns",
+                "p",
+                body={},
+                options=Options(
+                    field_manager="m", force=True, patch_type="application/apply-patch+yaml"
+                ),
+            ),
             id="patch-apply",
         ),
         pytest.param(
-            lambda c: c.delete(PODS, "p", "ns"),
-            "delete",
-            (PODS, "ns", "p"),
-            {"options": None},
-            id="delete",
+            lambda c: c.delete(PODS, "p", "ns"), Request("delete", PODS, "ns", "p"), id="delete"
         ),
         pytest.param(
             lambda c: c.delete(
@@ -121,44 +134,22 @@ class RecordingHandler:
                 preconditions={"uid": "u"},
                 propagation_policy="Foreground",
             ),
-            "delete",
-            (PODS, "ns", "p"),
-            {
-                "options": {
-                    "kind": "DeleteOptions",
-                    "apiVersion": "v1",
-                    "propagationPolicy": "Foreground",
-                    "gracePeriodSeconds": 0,
-                    "preconditions": {"uid": "u"},
-                }
-            },
+            Request("delete", PODS, "ns", "p", body=_DELETE_OPTIONS),
             id="delete-with-options",
         ),
         pytest.param(
             lambda c: c.delete_collection(PODS, "ns", label_selector="x"),
-            "delete_collection",
-            (PODS, "ns"),
-            {"label_selector": "x", "field_selector": ""},
+            Request("deletecollection", PODS, "ns", options=Options(label_selector="x")),
             id="delete-collection",
         ),
     ],
 )
-async def test_calls_handler_verb_as_user(
-    invoke: Any, want_verb: str, want_args: tuple[Any, ...], want_kwargs: dict[str, Any]
-) -> None:
+async def test_sends_one_request_as_user(invoke: Any, want: Request) -> None:
     handler = RecordingHandler()
     user = node_user("node-0")
     client = LocalClient(handler, user)
-    result = await invoke(client)
-    assert result == {"kind": "Recorded", "verb": want_verb}
-    verb, got_user, args, kwargs = handler.calls[0]
-    assert (verb, got_user, args[: len(want_args)], kwargs) == (
-        want_verb,
-        user,
-        want_args,
-        want_kwargs,
-    )
-    assert client.user == "system:node:node-0"
+    await invoke(client)
+    assert handler.calls == [(user, want)]
 
 
 @pytest.mark.parametrize(

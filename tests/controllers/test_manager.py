@@ -7,7 +7,7 @@ import asyncio
 from prometheus_client import CollectorRegistry
 
 from draplane.api import meta
-from draplane.api.auth import RESOURCE_CLAIM_CONTROLLER, UserInfo
+from draplane.api.auth import controller_user
 from draplane.api.errors import StatusError
 from draplane.api.kinds import NAMESPACES, PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
 from draplane.controllers.manager import ControllerManager
@@ -20,7 +20,7 @@ async def test_manager_creates_claims_and_collects_them(cluster) -> None:
     metrics = CollectorRegistry()
     manager = ControllerManager(
         admin,
-        claim_controller_client=cluster.client(UserInfo(RESOURCE_CLAIM_CONTROLLER)),
+        client_for=lambda name: cluster.client(controller_user(name)),
         metrics=metrics,
     )
     running = asyncio.create_task(manager.run())

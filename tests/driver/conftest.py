@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from draplane.api import meta
-from draplane.api.auth import DRIVER_PREFIX, SYSTEM_AUTHENTICATED, UserInfo
+from draplane.api import auth, meta
+from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.driver import ClaimAllocation, DriverController
@@ -97,7 +97,7 @@ class Env:
 
 
 def driver_user(name: str = DRIVER) -> UserInfo:
-    return UserInfo(DRIVER_PREFIX + name, "", (SYSTEM_AUTHENTICATED,))
+    return auth.driver_user(name)
 
 
 async def _start_env(*, set_reserved_for: bool) -> AsyncIterator[Env]:

@@ -37,7 +37,7 @@ STOPS_WITHIN = 5.0
 COMPONENT_USERS = {
     "controller-manager": "system:kube-controller-manager",
     "scheduler": "system:kube-scheduler",
-    "driver": "driver:driver.example.com",
+    "driver": "system:serviceaccount:kube-system:driver.example.com-controller",
     "nodes": "system:node:node-0",
 }
 
@@ -184,7 +184,11 @@ async def test_up_with_http_transport_runs_a_template_pod(
         await client.close()
     # Over HTTPS every component, each node included, authenticates with its own token.
     users = {line.split(",")[1] for line in (data_dir / "tokens").read_text().splitlines()}
-    assert {"system:node:node-0", "system:node:node-1", "driver:driver.example.com"} <= users
+    assert {
+        "system:node:node-0",
+        "system:node:node-1",
+        "system:serviceaccount:kube-system:driver.example.com-controller",
+    } <= users
     await assert_stops_cleanly(up)
 
 

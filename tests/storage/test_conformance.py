@@ -296,6 +296,35 @@ async def test_too_old_revision_is_expired_after_trimming(make_store: Any) -> No
         await store.close()
 
 
+@pytest.mark.parametrize(
+    ("pads", "oldest"),
+    [
+        pytest.param([1000] * 6, 1, id="within-bound-all-kept"),
+        pytest.param([1000] * 4 + [6500, 1000], 4, id="large-event-pushes-out-older"),
+        pytest.param([1000] * 5 + [20_000], 6, id="newest-kept-however-large"),
+    ],
+)
+async def test_history_is_bounded_in_bytes(make_store: Any, pads: list[int], oldest: int) -> None:
+    """Each pod of pad 1000 counts about 1.35 kB (JSON plus the per-event overhead)."""
+    store: Storage = make_store(history_bytes=10_000)
+    await store.start()
+    try:
+        for i, pad in enumerate(pads):
+            await store.create(POD, make_pod(f"p{i}").annotation("pad", "x" * pad).obj())
+        kept = (store.oldest_revision, store.revision)
+        watch = store.watch(oldest - 1)
+        replayed = [e.revision for e in await take(watch, len(pads) - oldest + 1)]
+        await watch.close()
+        with pytest.raises(errors.StatusError) as exc:
+            store.watch(oldest - 2)
+    finally:
+        await store.close()
+
+    assert kept == (oldest, len(pads))
+    assert replayed == list(range(oldest, len(pads) + 1))
+    assert exc.value.code == 410
+
+
 async def test_concurrent_cas_updates_exactly_one_wins(store: Storage) -> None:
     await store.create(CLAIM, make_claim("c").obj())
 

@@ -12,7 +12,7 @@ import pytest
 
 from draplane.api import errors
 from draplane.api.kinds import CONFIGMAPS, NODES, PODS
-from draplane.storage import Event, Watch
+from draplane.storage import Event, StoreError, Watch
 from draplane.storage.sqlite import SqliteStorage
 from draplane.testing.builders import make_node, make_pod
 
@@ -125,13 +125,11 @@ async def test_restart_after_trailing_delete_keeps_revision(tmp_path: Path) -> N
         await store.close()
 
 
-async def test_unopenable_file_is_status_error(tmp_path: Path) -> None:
+async def test_unopenable_file_is_store_error(tmp_path: Path) -> None:
     store = SqliteStorage(str(tmp_path / "missing-dir" / "d.db"))
 
-    with pytest.raises(errors.StatusError) as exc:
+    with pytest.raises(StoreError, match=r"cannot open store .*missing-dir/d\.db"):
         await store.start()
-
-    assert exc.value.code == 500
 
 
 async def test_write_after_close_is_status_error(tmp_path: Path) -> None:

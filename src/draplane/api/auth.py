@@ -13,7 +13,6 @@ SCHEDULER = "system:kube-scheduler"
 CONTROLLER_MANAGER = "system:kube-controller-manager"
 RESOURCE_CLAIM_CONTROLLER = "system:serviceaccount:kube-system:resource-claim-controller"
 NODE_PREFIX = "system:node:"
-DRIVER_PREFIX = "driver:"
 
 
 @dataclass(frozen=True)
@@ -21,6 +20,13 @@ class UserInfo:
     name: str
     uid: str = ""
     groups: tuple[str, ...] = ()
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Extra attributes (`authentication.kubernetes.io/pod-name`...) as (key, values) pairs,
+    sorted by key, so the user stays hashable."""
+
+    def extra_dict(self) -> dict[str, list[str]]:
+        """`extra` as Kubernetes' `map[string][]string`."""
+        return {key: list(values) for key, values in self.extra}
 
     @property
     def node_name(self) -> str | None:
@@ -28,6 +34,34 @@ class UserInfo:
         if self.name.startswith(NODE_PREFIX) and SYSTEM_NODES in self.groups:
             return self.name[len(NODE_PREFIX) :]
         return None
+
+
+SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
+SYSTEM_SERVICE_ACCOUNTS = "system:serviceaccounts"
+
+
+def service_account_groups(namespace: str) -> tuple[str, ...]:
+    return (SYSTEM_SERVICE_ACCOUNTS, f"{SYSTEM_SERVICE_ACCOUNTS}:{namespace}")
+
+
+def service_account_user(namespace: str, name: str, uid: str = "") -> UserInfo:
+    """The user a service account's token authenticates as."""
+    return UserInfo(
+        f"{SERVICE_ACCOUNT_PREFIX}{namespace}:{name}",
+        uid,
+        (*service_account_groups(namespace), SYSTEM_AUTHENTICATED),
+    )
+
+
+def driver_user(driver: str) -> UserInfo:
+    """A DRA driver controller's identity: its service account `kube-system/<driver>-controller`
+    (as a driver's deployment runs it)."""
+    return service_account_user("kube-system", f"{driver}-controller")
+
+
+def controller_user(controller: str) -> UserInfo:
+    """A kube-controller-manager controller's identity: its service account in kube-system."""
+    return service_account_user("kube-system", controller)
 
 
 def node_user(node_name: str) -> UserInfo:

@@ -206,17 +206,62 @@ def forbidden_request(
     namespace: str | None,
     name: str | None = None,
     detail: str = "",
+    *,
+    subresource: str = "",
 ) -> StatusError:
-    what = f"{rt.resource}" if rt else "resource"
+    """The authorization filter's 403 for a request on `rt`."""
+    return forbidden_resource(
+        user,
+        verb,
+        rt.group if rt else "",
+        rt.resource if rt else "",
+        namespace,
+        name,
+        detail,
+        subresource=subresource,
+        details=_details(rt, name),
+    )
+
+
+def forbidden_resource(
+    user: str,
+    verb: str,
+    group: str,
+    resource: str,
+    namespace: str | None,
+    name: str | None = None,
+    detail: str = "",
+    *,
+    subresource: str = "",
+    details: dict[str, Any] | None = None,
+) -> StatusError:
+    """The authorization filter's 403 (responsewriters.Forbidden): `<resource>[.<group>]
+    ["<name>"] is forbidden: User "<u>" cannot <verb> resource "<res>[/<sub>]" in API group
+    "<g>" in the namespace "<ns>"` (or `at the cluster scope`), then `: <reason>`."""
+    what = f"{resource}.{group}" if group and resource else resource
+    full = f"{resource}/{subresource}" if subresource else resource
     scope = f' in the namespace "{namespace}"' if namespace else " at the cluster scope"
-    msg = (
-        f"{what}{' ' + repr(name).replace(chr(39), chr(34)) if name else ''} is forbidden: "
-        f'User "{user}" cannot {verb} resource "{what}" in API group '
-        f'"{rt.group if rt else ""}"{scope}'
+    subject = f'{what} "{name}"' if name else what
+    msg = (f"{subject} is forbidden: " if subject else "forbidden: ") + (
+        f'User "{user}" cannot {verb} resource "{full}" in API group "{group}"{scope}'
     )
     if detail:
         msg += f": {detail}"
-    return StatusError(403, "Forbidden", msg, _details(rt, name))
+    if details is None:
+        details = {"kind": resource}
+        if name:
+            details["name"] = name
+        if group:
+            details["group"] = group
+    return StatusError(403, "Forbidden", msg, details)
+
+
+def forbidden_path(user: str, verb: str, path: str, detail: str = "") -> StatusError:
+    """The 403 of a non-resource request (`/apis`, `/metrics`, ...)."""
+    msg = f'forbidden: User "{user}" cannot {verb} path "{path}"'
+    if detail:
+        msg += f": {detail}"
+    return StatusError(403, "Forbidden", msg, {})
 
 
 def forbidden_message(

@@ -58,9 +58,21 @@ class ResourceType:
 CORE = ""
 RESOURCE_GROUP = "resource.k8s.io"
 COORDINATION_GROUP = "coordination.k8s.io"
+RBAC_GROUP = "rbac.authorization.k8s.io"
+AUTHORIZATION_GROUP = "authorization.k8s.io"
+AUTHENTICATION_GROUP = "authentication.k8s.io"
+CREATE_ONLY = ("create",)
 
 NAMESPACES = ResourceType(
-    CORE, "v1", "namespaces", "Namespace", False, "namespace", ("ns",), ("status", "finalize")
+    CORE,
+    "v1",
+    "namespaces",
+    "Namespace",
+    False,
+    "namespace",
+    ("ns",),
+    ("status", "finalize"),
+    verbs=tuple(v for v in ALL_VERBS if v != "deletecollection"),
 )
 PODS = ResourceType(
     CORE, "v1", "pods", "Pod", True, "pod", ("po",), ("status", "binding"), ("all",)
@@ -101,6 +113,81 @@ POD_SCHEDULING_CONTEXTS = ResourceType(
     ("status",),
 )
 
+SERVICE_ACCOUNTS = ResourceType(
+    CORE, "v1", "serviceaccounts", "ServiceAccount", True, "serviceaccount", ("sa",), ("token",)
+)
+ROLES = ResourceType(RBAC_GROUP, "v1", "roles", "Role", True, "role")
+CLUSTER_ROLES = ResourceType(RBAC_GROUP, "v1", "clusterroles", "ClusterRole", False, "clusterrole")
+ROLE_BINDINGS = ResourceType(RBAC_GROUP, "v1", "rolebindings", "RoleBinding", True, "rolebinding")
+CLUSTER_ROLE_BINDINGS = ResourceType(
+    RBAC_GROUP, "v1", "clusterrolebindings", "ClusterRoleBinding", False, "clusterrolebinding"
+)
+# Review kinds: create-only, never stored (the answer is the returned status).
+SUBJECT_ACCESS_REVIEWS = ResourceType(
+    AUTHORIZATION_GROUP,
+    "v1",
+    "subjectaccessreviews",
+    "SubjectAccessReview",
+    False,
+    "subjectaccessreview",
+    verbs=CREATE_ONLY,
+)
+SELF_SUBJECT_ACCESS_REVIEWS = ResourceType(
+    AUTHORIZATION_GROUP,
+    "v1",
+    "selfsubjectaccessreviews",
+    "SelfSubjectAccessReview",
+    False,
+    "selfsubjectaccessreview",
+    verbs=CREATE_ONLY,
+)
+LOCAL_SUBJECT_ACCESS_REVIEWS = ResourceType(
+    AUTHORIZATION_GROUP,
+    "v1",
+    "localsubjectaccessreviews",
+    "LocalSubjectAccessReview",
+    True,
+    "localsubjectaccessreview",
+    verbs=CREATE_ONLY,
+)
+SELF_SUBJECT_RULES_REVIEWS = ResourceType(
+    AUTHORIZATION_GROUP,
+    "v1",
+    "selfsubjectrulesreviews",
+    "SelfSubjectRulesReview",
+    False,
+    "selfsubjectrulesreview",
+    verbs=CREATE_ONLY,
+)
+TOKEN_REVIEWS = ResourceType(
+    AUTHENTICATION_GROUP,
+    "v1",
+    "tokenreviews",
+    "TokenReview",
+    False,
+    "tokenreview",
+    verbs=CREATE_ONLY,
+)
+SELF_SUBJECT_REVIEWS = ResourceType(
+    AUTHENTICATION_GROUP,
+    "v1",
+    "selfsubjectreviews",
+    "SelfSubjectReview",
+    False,
+    "selfsubjectreview",
+    verbs=CREATE_ONLY,
+)
+# kubectl 1.27 asks for v1beta1 (then v1alpha1); same schema.
+SELF_SUBJECT_REVIEWS_V1BETA1 = ResourceType(
+    AUTHENTICATION_GROUP,
+    "v1beta1",
+    "selfsubjectreviews",
+    "SelfSubjectReview",
+    False,
+    "selfsubjectreview",
+    verbs=CREATE_ONLY,
+)
+
 SERVED: tuple[ResourceType, ...] = (
     NAMESPACES,
     PODS,
@@ -112,11 +199,28 @@ SERVED: tuple[ResourceType, ...] = (
     RESOURCE_CLAIMS,
     RESOURCE_CLAIM_TEMPLATES,
     POD_SCHEDULING_CONTEXTS,
+    SERVICE_ACCOUNTS,
+    ROLES,
+    CLUSTER_ROLES,
+    ROLE_BINDINGS,
+    CLUSTER_ROLE_BINDINGS,
+    SUBJECT_ACCESS_REVIEWS,
+    SELF_SUBJECT_ACCESS_REVIEWS,
+    LOCAL_SUBJECT_ACCESS_REVIEWS,
+    SELF_SUBJECT_RULES_REVIEWS,
+    TOKEN_REVIEWS,
+    SELF_SUBJECT_REVIEWS,
+    SELF_SUBJECT_REVIEWS_V1BETA1,
 )
+
+STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs)
+"""The served kinds that are stored (the review kinds are create-only)."""
 
 _BY_GVR = {(r.group, r.version, r.resource): r for r in SERVED}
 _BY_KIND = {(r.api_version, r.kind): r for r in SERVED}
-_BY_KEY = {r.key: r for r in SERVED}
+_BY_KEY: dict[str, ResourceType] = {}
+for _r in SERVED:
+    _BY_KEY.setdefault(_r.key, _r)
 
 
 def lookup(group: str, version: str, resource: str) -> ResourceType | None:

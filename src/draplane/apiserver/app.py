@@ -1,8 +1,8 @@
 """The aiohttp Application: routes, and middleware for metrics, Status errors and authentication.
 
 Every failure leaves as a Kubernetes Status body with the same HTTP code; an unexpected exception
-becomes a 500 Status without a traceback. Health, version, discovery and /openapi need no
-token; everything else needs a valid bearer token (401 otherwise).
+becomes a 500 Status without a traceback. A request without credentials is `system:anonymous`
+(RBAC lets it read health and version only); bad credentials are a 401.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from aiohttp import web
 from draplane.api import errors
 from draplane.api.handler import ApiHandler
 from draplane.apiserver import discovery, negotiation, openapi, requestinfo
-from draplane.apiserver.authn import TokenAuthenticator
+from draplane.apiserver.authentication.bearer import BearerAuthenticator
+from draplane.apiserver.authorization import Attributes, Authorizer, Decision
 from draplane.apiserver.health import HealthChecks
 from draplane.apiserver.httpwatch import ActiveWatches
+from draplane.apiserver.impersonation import impersonate
 from draplane.apiserver.requestinfo import RESOURCE_KEY, USER_KEY, VERB_KEY
 from draplane.apiserver.resthandlers import RestContext, RestHandlers, encode
 from draplane.clock import Clock
@@ -31,10 +33,8 @@ log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
-_PUBLIC = re.compile(
-    r"^/(?:(?:healthz|livez|readyz)(?:/.*)?|version/?|api/?|api/v1/?|apis/?"
-    r"|apis/[^/]+/?|apis/[^/]+/[^/]+/?|openapi(?:/.*)?)$"
-)
+# Resource requests: authorized by the handler, on the request's attributes.
+_RESOURCE_PATH = re.compile(r"^/(?:api/v1|apis/[^/]+/[^/]+)/.+")
 
 
 class RequestMetrics:
@@ -66,7 +66,8 @@ class RequestMetrics:
 @dataclass(frozen=True)
 class AppConfig:
     handler: ApiHandler
-    authenticator: TokenAuthenticator
+    authenticator: BearerAuthenticator
+    authorizer: Authorizer
     clock: Clock
     health: HealthChecks
     metrics_registry: prometheus_client.CollectorRegistry
@@ -136,16 +137,24 @@ async def _errors_middleware(request: web.Request, handler: Handler) -> web.Stre
 
 
 def _authn_middleware(
-    authenticator: TokenAuthenticator,
+    authenticator: BearerAuthenticator, authorizer: Authorizer
 ) -> Callable[..., Awaitable[web.StreamResponse]]:
+    """Authentication (401 for bad credentials; none is `system:anonymous`), impersonation,
+    and authorization of non-resource paths (resource requests are authorized by the
+    handler)."""
+
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if _PUBLIC.match(request.path) and request.method in ("GET", "HEAD"):
-            return await handler(request)
-        user = authenticator.authenticate(request.headers.get("Authorization"))
-        if user is None:
-            raise errors.unauthorized()
+        user = await authenticator.authenticate(request.headers.get("Authorization"))
+        user = impersonate(user, request.headers, authorizer)
         request[USER_KEY] = user
+        if not _RESOURCE_PATH.match(request.path):
+            verb = request.method.lower()
+            verb = "get" if verb == "head" else verb
+            attrs = Attributes(user, verb, False, path=request.path)
+            result = authorizer.authorize(attrs)
+            if result.decision is not Decision.ALLOW:
+                raise errors.forbidden_path(user.name, verb, request.path, result.reason)
         return await handler(request)
 
     return middleware
@@ -224,7 +233,7 @@ def create_app(config: AppConfig) -> web.Application:
         middlewares=[
             _metrics_middleware(config.request_metrics),
             _errors_middleware,
-            _authn_middleware(config.authenticator),
+            _authn_middleware(config.authenticator, config.authorizer),
         ],
     )
     rest = RestHandlers(RestContext(config.handler, config.clock, config.watches))

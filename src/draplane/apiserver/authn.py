@@ -1,7 +1,8 @@
 """Bearer-token authentication from a kube-apiserver static token file (`DIR/tokens`).
 
 One line per user: `token,user,uid,"group1,group2"`. `ensure_user_token` adds a user under a
-file lock and replaces the file atomically; `TokenAuthenticator` re-reads it whenever its
+file lock and replaces the file atomically (0600, like its lock file and data dir: see
+`storage.files`); `TokenAuthenticator` re-reads it whenever its
 identity (inode, size, mtime) changes, so users added by other processes work at once.
 """
 
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from draplane.api import auth
 from draplane.api.auth import UserInfo
+from draplane.storage import files
 
 TOKEN_FILE = "tokens"
 
@@ -27,17 +29,20 @@ BOOTSTRAP_USERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (auth.ADMIN, (auth.SYSTEM_MASTERS,)),
     (auth.SCHEDULER, ()),
     (auth.CONTROLLER_MANAGER, ()),
-    (auth.RESOURCE_CLAIM_CONTROLLER, ()),
-    (auth.DRIVER_PREFIX + "driver.example.com", ()),
+    (auth.RESOURCE_CLAIM_CONTROLLER, auth.service_account_groups("kube-system")),
+    (auth.driver_user("driver.example.com").name, auth.service_account_groups("kube-system")),
 )
 
 
 def default_groups(user: str) -> tuple[str, ...]:
-    """The groups a user gets when none are given: admin is a master, nodes are nodes."""
+    """The groups a user gets when none are given: admin is a master, nodes are nodes, service
+    accounts are in `system:serviceaccounts` and `system:serviceaccounts:<namespace>`."""
     if user == auth.ADMIN:
         return (auth.SYSTEM_MASTERS,)
     if user.startswith(auth.NODE_PREFIX):
         return (auth.SYSTEM_NODES,)
+    if user.startswith(auth.SERVICE_ACCOUNT_PREFIX) and user.count(":") == 3:
+        return auth.service_account_groups(user.split(":")[2])
     return ()
 
 
@@ -65,8 +70,10 @@ def format_token_line(token: str, user: UserInfo) -> str:
 
 @contextlib.contextmanager
 def _locked(data_dir: Path) -> Iterator[None]:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with open(data_dir / (TOKEN_FILE + ".lock"), "w") as lock:
+    files.private_dir(data_dir)
+    lock_path = data_dir / (TOKEN_FILE + ".lock")
+    files.create_private(lock_path)
+    with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
@@ -90,11 +97,7 @@ def ensure_user_token(data_dir: Path, user: str, groups: tuple[str, ...] | None 
             text += "\n"
         # Formatted before the temporary file exists, so a rejected name leaves nothing behind.
         line = format_token_line(token, info)
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(text + line)
-        os.replace(tmp, path)
+        files.write_private(path, text + line)
         return token
 
 

@@ -2,14 +2,14 @@
 
 Files: `ca.crt`/`ca.key` (self-signed CA) and `apiserver.crt`/`apiserver.key` (signed by the CA,
 SANs 127.0.0.1, ::1 and localhost). Existing files are reused, so kubeconfigs stay valid across
-restarts. EC P-256 keys keep first start fast; Go's TLS stack (kubectl) accepts them.
+restarts. EC P-256 keys keep first start fast; Go's TLS stack (kubectl) accepts them. Every
+file is written atomically with mode 0600 into a 0700 data dir (`storage.files`).
 """
 
 from __future__ import annotations
 
 import datetime
 import ipaddress
-import os
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +18,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from draplane.storage import files
 
 _VALIDITY = datetime.timedelta(days=3650)
 
@@ -47,12 +49,12 @@ def cert_paths(data_dir: Path) -> CertPaths:
 def ensure_certs(data_dir: Path) -> CertPaths:
     """Create the CA and serving certificate unless both already exist."""
     paths = cert_paths(data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
+    files.private_dir(data_dir)
     if not (paths.ca_cert.exists() and paths.ca_key.exists()):
         ca_key = ec.generate_private_key(ec.SECP256R1())
         ca_cert = _ca_certificate(ca_key)
         _write_key(paths.ca_key, ca_key)
-        paths.ca_cert.write_bytes(ca_cert.public_bytes(serialization.Encoding.PEM))
+        files.write_private(paths.ca_cert, ca_cert.public_bytes(serialization.Encoding.PEM))
         paths.serving_cert.unlink(missing_ok=True)
     if not (paths.serving_cert.exists() and paths.serving_key.exists()):
         ca_key_loaded = serialization.load_pem_private_key(paths.ca_key.read_bytes(), None)
@@ -62,7 +64,7 @@ def ensure_certs(data_dir: Path) -> CertPaths:
         key = ec.generate_private_key(ec.SECP256R1())
         cert = _serving_certificate(key=key, ca_key=ca_key_loaded, ca_cert=ca_cert)
         _write_key(paths.serving_key, key)
-        paths.serving_cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        files.write_private(paths.serving_cert, cert.public_bytes(serialization.Encoding.PEM))
     return paths
 
 
@@ -72,9 +74,7 @@ def _write_key(path: Path, key: ec.EllipticCurvePrivateKey) -> None:
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(pem)
+    files.write_private(path, pem)
 
 
 def _now() -> datetime.datetime:

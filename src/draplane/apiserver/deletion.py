@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from draplane.api import errors, kinds, meta
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.apiserver import strategy
+from draplane.apiserver.strategies import ResourceStrategy
 from draplane.clock import format_time
 
 if TYPE_CHECKING:
@@ -28,25 +28,26 @@ class Deleter:
     def __init__(self, registry: Registry) -> None:
         self._registry = registry
 
-    async def delete(self, rt: ResourceType, old: Obj, options: Obj) -> Obj:
+    async def delete(self, strategy: ResourceStrategy, old: Obj, options: Obj) -> Obj:
+        rt = strategy.rt
         if not isinstance(options, dict):
             raise errors.bad_request("DeleteOptions must be an object")
         _check_preconditions(rt, old, options.get("preconditions") or {})
         policy = _policy(options)
-        grace = self._grace_period(rt, old, options.get("gracePeriodSeconds"))
+        grace = _grace_period(strategy, old, options.get("gracePeriodSeconds"))
         dry_run = bool(options.get("dryRun"))
         if meta.deletion_timestamp(old):
-            return await self._delete_again(rt, old, grace, dry_run=dry_run)
+            return await self._delete_again(strategy, old, grace, dry_run=dry_run)
         new = meta.deep_copy(old)
         md = new["metadata"]
         extra = (
             {ORPHAN} if policy == "Orphan" else {FOREGROUND} if policy == "Foreground" else set()
         )
-        if extra and _has_dependents_kind(rt):
+        if extra and strategy.has_dependents:
             md["finalizers"] = sorted(set(md.get("finalizers") or []) | extra)
         blocked = bool(md.get("finalizers")) or grace > 0 or _namespace_pending(rt, new)
         if not blocked:
-            return old if dry_run else await self.remove(rt, old, expected_rv=_rv(old))
+            return old if dry_run else await self.remove(strategy, old, expected_rv=_rv(old))
         now = self._registry.clock.now()
         md["deletionTimestamp"] = format_time(now + timedelta(seconds=grace))
         md["deletionGracePeriodSeconds"] = grace
@@ -56,10 +57,13 @@ class Deleter:
             return new
         return await self._registry.storage.update(rt.key, new, expected_rv=_rv(old))
 
-    async def _delete_again(self, rt: ResourceType, old: Obj, grace: int, *, dry_run: bool) -> Obj:
-        """A second DELETE: may shorten a pod's grace period; grace 0 removes it if it can."""
+    async def _delete_again(
+        self, strategy: ResourceStrategy, old: Obj, grace: int, *, dry_run: bool
+    ) -> Obj:
+        """A second DELETE: may shorten a graceful deletion; grace 0 removes it if it can."""
+        rt = strategy.rt
         current = old["metadata"].get("deletionGracePeriodSeconds")
-        if rt is not kinds.PODS or current is None or grace >= int(current):
+        if current is None or grace >= int(current):
             return old
         new = meta.deep_copy(old)
         new["metadata"]["deletionGracePeriodSeconds"] = grace
@@ -68,35 +72,26 @@ class Deleter:
         )
         if dry_run:
             return new
-        if self.should_remove(rt, new):
-            return await self.remove(rt, new, expected_rv=_rv(old))
+        if self.should_remove(strategy, new):
+            return await self.remove(strategy, new, expected_rv=_rv(old))
         return await self._registry.storage.update(rt.key, new, expected_rv=_rv(old))
 
-    def _grace_period(self, rt: ResourceType, old: Obj, requested: object) -> int:
-        value: int | None = None
-        if requested is not None:
-            if isinstance(requested, bool) or not isinstance(requested, int):
-                raise errors.bad_request("gracePeriodSeconds must be an integer")
-            value = requested
-        if rt is kinds.PODS:
-            return strategy.pod_grace_period(old, value)
-        return 0
-
     @staticmethod
-    def should_remove(rt: ResourceType, obj: Obj) -> bool:
+    def should_remove(strategy: ResourceStrategy, obj: Obj) -> bool:
         md = obj.get("metadata") or {}
         if not md.get("deletionTimestamp") or md.get("finalizers"):
             return False
-        if _namespace_pending(rt, obj):
+        if _namespace_pending(strategy.rt, obj):
             return False
         return not md.get("deletionGracePeriodSeconds")
 
-    async def remove(self, rt: ResourceType, obj: Obj, *, expected_rv: int) -> Obj:
+    async def remove(self, strategy: ResourceStrategy, obj: Obj, *, expected_rv: int) -> Obj:
+        rt = strategy.rt
         ns = meta.namespace(obj) if rt.namespaced else ""
         deleted = await self._registry.storage.delete(
             rt.key, ns, meta.name(obj), expected_rv=expected_rv
         )
-        if rt is kinds.PODS:
+        if strategy.delete_returns_object:
             return deleted
         details: Obj = {"name": meta.name(obj), "kind": rt.resource, "uid": meta.uid(obj)}
         if rt.group:
@@ -163,8 +158,13 @@ def _policy(options: Obj) -> str:
     return str(policy)
 
 
-def _has_dependents_kind(rt: ResourceType) -> bool:
-    return rt is not kinds.EVENTS
+def _grace_period(strategy: ResourceStrategy, old: Obj, requested: object) -> int:
+    value: int | None = None
+    if requested is not None:
+        if isinstance(requested, bool) or not isinstance(requested, int):
+            raise errors.bad_request("gracePeriodSeconds must be an integer")
+        value = requested
+    return strategy.grace_period(old, value)
 
 
 def _namespace_pending(rt: ResourceType, obj: Obj) -> bool:

@@ -19,8 +19,13 @@ _SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
     "status": ("get", "patch", "update"),
     "binding": ("create",),
     "finalize": ("update",),
+    "token": ("create",),
 }
-_SUBRESOURCE_KIND: dict[str, str] = {"binding": "Binding"}
+# Subresources of another kind than their parent: (group, version, kind).
+_SUBRESOURCE_KIND: dict[str, tuple[str, str, str]] = {
+    "binding": ("", "v1", "Binding"),
+    "token": ("authentication.k8s.io", "v1", "TokenRequest"),
+}
 
 
 def version_info() -> dict[str, str]:
@@ -83,12 +88,11 @@ def _resource_entries(rt: ResourceType) -> list[dict[str, Any]]:
             "name": f"{rt.resource}/{sub}",
             "singularName": "",
             "namespaced": rt.namespaced,
-            "kind": _SUBRESOURCE_KIND.get(sub, rt.kind),
+            "kind": _SUBRESOURCE_KIND[sub][2] if sub in _SUBRESOURCE_KIND else rt.kind,
             "verbs": list(_SUBRESOURCE_VERBS.get(sub, ("get",))),
         }
         if sub in _SUBRESOURCE_KIND:
-            entry["group"] = ""
-            entry["version"] = "v1"
+            entry["group"], entry["version"], _ = _SUBRESOURCE_KIND[sub]
         entries.append(entry)
     return entries
 

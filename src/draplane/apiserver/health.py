@@ -2,7 +2,9 @@
 
 Output follows kube-apiserver: `ok` when every check passes; with `verbose` one
 `[+]name ok` / `[-]name failed: reason withheld` line per check and a closing
-`<endpoint> check passed|failed` line. A failing endpoint answers 500.
+`<endpoint> check passed|failed` line. A failing endpoint answers 500. A check fails by
+returning False or raising; a StatusError's message (e.g. the store's disk is full) is logged
+as the reason, without a traceback.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
+
+from draplane.api import errors
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +51,9 @@ class HealthChecks:
             if inspect.isawaitable(result):
                 result = await result
             return bool(result)
+        except errors.StatusError as err:
+            log.warning("%s check %s failed: %s", endpoint, name, err)
+            return False
         except Exception:
             log.exception("health check %s/%s raised", endpoint, name)
             return False

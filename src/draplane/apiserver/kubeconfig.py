@@ -7,7 +7,6 @@ to the token file when needed) from the server URL recorded in the admin kubecon
 from __future__ import annotations
 
 import base64
-import os
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import yaml
 
 from draplane.apiserver.authn import ensure_user_token
 from draplane.apiserver.certs import cert_paths
+from draplane.storage import files
 
 CONTEXT = "draplane"
 KUBECONFIG_FILE = "kubeconfig"
@@ -45,11 +45,9 @@ def dump_kubeconfig(config: dict[str, Any]) -> str:
 
 
 def write_kubeconfig(path: Path, config: dict[str, Any]) -> None:
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(dump_kubeconfig(config))
-    os.replace(tmp, path)
+    """Replace `path` atomically (0600); `storage.files.DiskFullError` when the disk is full,
+    and no temporary file stays behind on any failure."""
+    files.write_private(path, dump_kubeconfig(config))
 
 
 def recorded_server(data_dir: Path) -> str:

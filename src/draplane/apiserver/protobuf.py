@@ -1,8 +1,10 @@
 """Decoding the Kubernetes protobuf envelope for the few kinds kubectl sends that way.
 
-kubectl 1.32 posts core/v1 Namespace and ConfigMap as `application/vnd.kubernetes.protobuf`
-(magic `k8s\\0` + runtime.Unknown{typeMeta, raw}) and does not retry as JSON. This decodes those
-two kinds into the JSON dict they stand for; zero values are dropped, as Go's `omitempty` would.
+kubectl 1.32 posts core/v1 Namespace and ConfigMap, and the review and TokenRequest bodies of
+`auth whoami`, `auth can-i`, `create token`, `create serviceaccount` and `create
+(cluster)role(binding)`, as `application/vnd.kubernetes.protobuf` (magic
+`k8s\\0` + runtime.Unknown{typeMeta, raw}) and does not retry as JSON. This decodes those kinds
+into the JSON dict they stand for; zero values are dropped, as Go's `omitempty` would.
 """
 
 from __future__ import annotations
@@ -74,9 +76,88 @@ _CONFIG_MAP: Schema = {
     3: F("binaryData", "map_bytes"),
     4: F("immutable", "bool"),
 }
+_SELF_SUBJECT_REVIEW: Schema = {1: F("metadata", _OBJECT_META)}
+_RESOURCE_ATTRIBUTES: Schema = {
+    1: F("namespace", "string"),
+    2: F("verb", "string"),
+    3: F("group", "string"),
+    4: F("version", "string"),
+    5: F("resource", "string"),
+    6: F("subresource", "string"),
+    7: F("name", "string"),
+}
+_SELF_SUBJECT_ACCESS_REVIEW: Schema = {
+    1: F("metadata", _OBJECT_META),
+    2: F(
+        "spec",
+        {
+            1: F("resourceAttributes", _RESOURCE_ATTRIBUTES),
+            2: F("nonResourceAttributes", {1: F("path", "string"), 2: F("verb", "string")}),
+        },
+    ),
+}
+_SELF_SUBJECT_RULES_REVIEW: Schema = {
+    1: F("metadata", _OBJECT_META),
+    2: F("spec", {1: F("namespace", "string")}),
+}
+_TOKEN_REQUEST: Schema = {
+    1: F("metadata", _OBJECT_META),
+    2: F(
+        "spec",
+        {
+            1: F("audiences", "string", repeated=True),
+            3: F(
+                "boundObjectRef",
+                {
+                    1: F("kind", "string"),
+                    2: F("apiVersion", "string"),
+                    3: F("name", "string"),
+                    4: F("uid", "string"),
+                },
+            ),
+            4: F("expirationSeconds", "int"),
+        },
+    ),
+}
+_POLICY_RULE: Schema = {
+    1: F("verbs", "string", repeated=True),
+    2: F("apiGroups", "string", repeated=True),
+    3: F("resources", "string", repeated=True),
+    4: F("resourceNames", "string", repeated=True),
+    5: F("nonResourceURLs", "string", repeated=True),
+}
+_ROLE: Schema = {1: F("metadata", _OBJECT_META), 2: F("rules", _POLICY_RULE, repeated=True)}
+_BINDING: Schema = {
+    1: F("metadata", _OBJECT_META),
+    2: F(
+        "subjects",
+        {
+            1: F("kind", "string"),
+            2: F("apiGroup", "string"),
+            3: F("name", "string"),
+            4: F("namespace", "string"),
+        },
+        repeated=True,
+    ),
+    3: F("roleRef", {1: F("apiGroup", "string"), 2: F("kind", "string"), 3: F("name", "string")}),
+}
+_SERVICE_ACCOUNT: Schema = {
+    1: F("metadata", _OBJECT_META),
+    4: F("automountServiceAccountToken", "bool"),
+}
 SCHEMAS: dict[tuple[str, str], Schema] = {
+    ("v1", "ServiceAccount"): _SERVICE_ACCOUNT,
+    ("rbac.authorization.k8s.io/v1", "Role"): _ROLE,
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"): _ROLE,
+    ("rbac.authorization.k8s.io/v1", "RoleBinding"): _BINDING,
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): _BINDING,
     ("v1", "Namespace"): _NAMESPACE,
     ("v1", "ConfigMap"): _CONFIG_MAP,
+    ("authentication.k8s.io/v1", "SelfSubjectReview"): _SELF_SUBJECT_REVIEW,
+    ("authentication.k8s.io/v1beta1", "SelfSubjectReview"): _SELF_SUBJECT_REVIEW,
+    ("authentication.k8s.io/v1", "TokenRequest"): _TOKEN_REQUEST,
+    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): _SELF_SUBJECT_ACCESS_REVIEW,
+    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): _SELF_SUBJECT_RULES_REVIEW,
 }
 
 

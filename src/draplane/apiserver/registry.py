@@ -1,50 +1,89 @@
-"""The registry: every API verb over storage, shared by HTTP handlers and LocalClient.
+"""The registry: the API server's one entry, `handle(user, request)`, over storage.
 
-Request path: admission (namespace lifecycle, NodeRestriction) -> defaulting -> strategy
-(status vs main resource) -> validation -> storage with a resourceVersion precondition.
-Writes that change nothing are not stored (no new revision, no watch event), like
-kube-apiserver's GuaranteedUpdate.
+Request path: authorize (system:masters, the Node authorizer, RBAC; 403 otherwise) -> the verb:
+reads from the watch cache and the store, writes through `Writer` (mutating admission ->
+strategy -> validation -> validating admission -> storage) and `Deleter`. The audit wraps the
+entry once. The node graph and RBAC's index follow the store's change stream through the watch
+cache.
 """
 
 from __future__ import annotations
 
-import uuid
+import logging
 from typing import Any
 
-from draplane.api import errors, kinds, meta, validation
-from draplane.api.apply import server_side_apply
-from draplane.api.auth import UserInfo
+from draplane.api import errors, kinds, meta
+from draplane.api.auth import SYSTEM_NODES, UserInfo
 from draplane.api.handler import WatchStream
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.api.names import generate_name
-from draplane.api.patch import patch_object
-from draplane.apiserver import admission, listoptions, reads, strategy, writerules
-from draplane.apiserver.audit import Audit
-from draplane.apiserver.binding import BINDING_SUCCESS, binding_mutation
+from draplane.api.request import Request
+from draplane.api.selectors import FieldSelector
+from draplane.apiserver import listoptions, reads
+from draplane.apiserver.admission import AdmissionAttributes, Chain
+from draplane.apiserver.admission.namespacelifecycle import NamespaceLifecycle
+from draplane.apiserver.admission.noderestriction import NodeRestriction
+from draplane.apiserver.admission.serviceaccount import ServiceAccountAdmission
+from draplane.apiserver.audit import Audit, AuditLog
+from draplane.apiserver.authentication.bearer import BearerAuthenticator
+from draplane.apiserver.authentication.satokens import TokenIssuer
+from draplane.apiserver.authorization import (
+    Attributes,
+    Authorizer,
+    Decision,
+    Result,
+    RuleResolver,
+    policy,
+)
 from draplane.apiserver.deletion import Deleter
 from draplane.apiserver.listing import ListSource, list_envelope
 from draplane.apiserver.nodegraph import NodeGraph
+from draplane.apiserver.strategies.table import strategy_for
 from draplane.apiserver.watchcache import WatchCache
-from draplane.clock import REAL_CLOCK, Clock, format_time
+from draplane.apiserver.writes import Writer
+from draplane.clock import REAL_CLOCK, Clock, format_micro_time
 from draplane.storage.interface import Storage
 
+log = logging.getLogger(__name__)
+
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-node-lease", "kube-public")
-APPLY_PATCH = "application/apply-patch+yaml"
-_GENERATE_NAME_ATTEMPTS = 8
-_PATCH_CONFLICT_RETRIES = 5
+_DELETE_CONFLICT_RETRIES = 5
+_GRAPH_WAIT = 3.0
 
 
 class Registry:
-    def __init__(self, storage: Storage, *, clock: Clock = REAL_CLOCK) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        clock: Clock = REAL_CLOCK,
+        authorizer: Authorizer | None = None,
+    ) -> None:
         self.storage = storage
         self.clock = clock
         self.node_graph = NodeGraph()
         self._watch_cache = WatchCache(storage)
         self._watch_cache.add_observer(self.node_graph.observe)
         self.lists = ListSource(storage, self._watch_cache)
+        service_accounts = ServiceAccountAdmission(storage)
+        self.admission = Chain(
+            mutating=[NamespaceLifecycle(storage), service_accounts],
+            validating=[service_accounts, NodeRestriction(storage)],
+        )
+        union, node, self.rbac = policy.build(self.node_graph)
+        self._watch_cache.add_observer(self.rbac.observe)
+        self.authorizer: Authorizer = authorizer or union
+        """The union of system:masters, the Node authorizer and RBAC; tests may swap it."""
+        self.rule_resolvers: list[RuleResolver] = [node, self.rbac]
+        self.writer = Writer(self)
         self.deleter = Deleter(self)
         self.audit = Audit()
+        self.token_authenticator: BearerAuthenticator | None = None
+        """What TokenReview asks (set by the API server at start)."""
+        self.token_issuer: TokenIssuer | None = None
+        """Signs the tokens of `serviceaccounts/token` (set by the API server at start)."""
+        self.audit_log: AuditLog | None = None
+        """Set for `--audit-log-path`: every request is logged."""
 
     @property
     def watch_cache(self) -> WatchCache:
@@ -53,6 +92,7 @@ class Registry:
     @watch_cache.setter
     def watch_cache(self, cache: WatchCache) -> None:
         cache.add_observer(self.node_graph.observe)
+        cache.add_observer(self.rbac.observe)
         self._watch_cache = cache
         self.lists = ListSource(self.storage, cache, self.lists.fresh_timeout)
 
@@ -61,34 +101,129 @@ class Registry:
         # same revision (neither call suspends between the two).
         pods, _ = await self.storage.list(kinds.PODS.key)
         self.node_graph.load(pods)
+        await policy.load_index(self.storage, self.rbac)
         await self.watch_cache.start()
         for ns in DEFAULT_NAMESPACES:
             if await self.storage.get(kinds.NAMESPACES.key, "", ns) is None:
                 obj: Obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
-                await self._create(kinds.NAMESPACES, "", obj)
+                await self.writer.create_object(
+                    _SERVER, strategy_for(kinds.NAMESPACES), "", obj, dry_run=False
+                )
+        written = await policy.reconcile_policy(
+            self._policy_get, self._policy_write, self._policy_delete
+        )
+        if written:
+            log.info("reconciled %d bootstrap RBAC objects", written)
+
+    async def _policy_get(self, rt: ResourceType, name: str) -> Obj | None:
+        return await self.storage.get(rt.key, "", name)
+
+    async def _policy_write(self, rt: ResourceType, new: Obj, old: Obj | None) -> None:
+        strategy = strategy_for(rt)
+        if old is None:
+            await self.writer.create_object(_SERVER, strategy, "", new, dry_run=False)
+        else:
+            await self.writer.store_update(_SERVER, strategy, "", new, old)
+
+    async def _policy_delete(self, rt: ResourceType, name: str) -> None:
+        await self._delete(_SERVER, rt, "", name, None)
 
     async def stop(self) -> None:
         await self.watch_cache.stop()
+        if self.audit_log is not None:
+            self.audit_log.close()
 
-    # --- reads -------------------------------------------------------------------------
+    # --- the entry ---------------------------------------------------------------------
 
-    async def get(
-        self,
-        user: UserInfo,
-        rt: ResourceType,
-        namespace: str,
-        name: str,
-        *,
-        subresource: str = "",
-        resource_version: str = "",
-    ) -> Obj:
-        """`resource_version`: "" the latest, "0" any, N not older than N (waits, then 504)."""
-        await self.lists.wait_fresh(listoptions.parse_resource_version(resource_version))
-        if rt is kinds.RESOURCE_CLAIMS:
-            await admission.node_may_read_claim(
-                self.storage, self.node_graph, user, namespace, name
+    async def handle(self, user: UserInfo, request: Request) -> Obj | WatchStream:
+        if self.audit_log is None:
+            return await self._handle(user, request)
+        received = format_micro_time(self.clock.now())
+        code, decision = 500, Result(Decision.NO_OPINION)
+        try:
+            decision = await self.authorize(user, request)
+            result = await self._dispatch(user, request)
+            code = 201 if request.verb == "create" else 200
+            return result
+        except errors.StatusError as err:
+            code = err.code
+            raise
+        finally:
+            allowed = decision.decision is Decision.ALLOW
+            self.audit_log.record(
+                user,
+                request,
+                code,
+                received=received,
+                decision="allow" if allowed else "forbid",
+                reason=decision.reason,
             )
-        return await self._get(rt, namespace, name)
+
+    async def _handle(self, user: UserInfo, request: Request) -> Obj | WatchStream:
+        await self.authorize(user, request)
+        return await self._dispatch(user, request)
+
+    async def _dispatch(self, user: UserInfo, request: Request) -> Obj | WatchStream:
+        if request.verb not in request.rt.verbs and not request.subresource:
+            raise errors.method_not_allowed()
+        if not request.is_write:
+            return await self._read(user, request)
+        with self.audit.recording(request.verb, request.rt.resource, request.subresource):
+            return await self._write(user, request)
+
+    async def authorize(self, user: UserInfo, request: Request) -> Result:
+        """The authorizers' ALLOW (with its reason), or a 403."""
+        attrs = attributes(user, request)
+        result = self.authorizer.authorize(attrs)
+        # The graph follows the change stream and may trail a write that was just
+        # acknowledged: a node is decided again once the watch cache caught up with the store.
+        if (
+            result.decision is not Decision.ALLOW
+            and SYSTEM_NODES in user.groups
+            and await self.watch_cache.wait_until_fresh(self.storage.revision, _GRAPH_WAIT)
+        ):
+            result = self.authorizer.authorize(attrs)
+        if result.decision is Decision.ALLOW:
+            return result
+        raise errors.forbidden_request(
+            user.name,
+            request.verb,
+            request.rt,
+            request.namespace or None,
+            request.name or None,
+            result.reason,
+            subresource=request.subresource,
+        )
+
+    async def _read(self, user: UserInfo, req: Request) -> Obj | WatchStream:
+        rt, o = req.rt, req.options
+        if req.verb == "get":
+            await self.lists.wait_fresh(listoptions.parse_resource_version(o.resource_version))
+            return await self._get(rt, req.namespace, req.name)
+        if req.verb == "list":
+            return await reads.list_objects(
+                self.lists,
+                rt,
+                req.namespace,
+                label_selector=o.label_selector,
+                field_selector=o.field_selector,
+                limit=o.limit,
+                continue_=o.continue_,
+                resource_version=o.resource_version,
+                resource_version_match=o.resource_version_match,
+            )
+        spec = reads.watch_spec(
+            rt, req.namespace, o.label_selector, o.field_selector, o.allow_bookmarks
+        )
+        start = listoptions.parse_resource_version(o.resource_version)
+        return await self.watch_cache.watch(
+            spec, None if o.resource_version in ("", "0") else start
+        )
+
+    async def lookup(self, resource: str, namespace: str, name: str) -> Obj | None:
+        """A stored core/v1 object by resource name (the token machinery's lookup)."""
+        rt = kinds.lookup("", "v1", resource)
+        return None if rt is None else await self.storage.get(rt.key, namespace, name)
 
     async def _get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
         obj = await self.storage.get(rt.key, namespace if rt.namespaced else "", name)
@@ -96,354 +231,80 @@ class Registry:
             raise errors.not_found(rt, name)
         return obj
 
-    async def list(
-        self,
-        user: UserInfo,
-        rt: ResourceType,
-        namespace: str,
-        *,
-        label_selector: str = "",
-        field_selector: str = "",
-        limit: int = 0,
-        continue_: str = "",
-        resource_version: str = "",
-        resource_version_match: str = "",
+    async def _write(self, user: UserInfo, req: Request) -> Obj:
+        if req.verb == "create":
+            return await self.writer.create(user, req)
+        if req.verb == "update":
+            return await self.writer.update(user, req)
+        if req.verb == "patch":
+            return await self.writer.patch(user, req)
+        if req.verb == "delete":
+            return await self._delete(user, req.rt, req.namespace, req.name, req.body)
+        return await self._delete_collection(user, req)
+
+    async def _delete(
+        self, user: UserInfo, rt: ResourceType, namespace: str, name: str, options: Any
     ) -> Obj:
-        self._forbid_node_claim_list(user, rt, "list")
-        return await reads.list_objects(
-            self.lists,
-            rt,
-            namespace,
-            label_selector=label_selector,
-            field_selector=field_selector,
-            limit=limit,
-            continue_=continue_,
-            resource_version=resource_version,
-            resource_version_match=resource_version_match,
-        )
-
-    async def watch(
-        self,
-        user: UserInfo,
-        rt: ResourceType,
-        namespace: str,
-        *,
-        resource_version: str = "",
-        label_selector: str = "",
-        field_selector: str = "",
-        allow_bookmarks: bool = False,
-        timeout_seconds: int = 0,
-    ) -> WatchStream:
-        self._forbid_node_claim_list(user, rt, "watch")
-        spec = reads.watch_spec(rt, namespace, label_selector, field_selector, allow_bookmarks)
-        start = listoptions.parse_resource_version(resource_version)
-        return await self.watch_cache.watch(spec, None if resource_version in ("", "0") else start)
-
-    @staticmethod
-    def _forbid_node_claim_list(user: UserInfo, rt: ResourceType, verb: str) -> None:
-        if user.node_name is not None and rt is kinds.RESOURCE_CLAIMS:
-            raise errors.forbidden_request(user.name, verb, rt, None)
-
-    # --- create ------------------------------------------------------------------------
-
-    async def _create_impl(
-        self,
-        user: UserInfo,
-        rt: ResourceType,
-        namespace: str,
-        obj: Obj,
-        *,
-        subresource: str = "",
-        name: str = "",
-        field_manager: str = "",
-        dry_run: bool = False,
-    ) -> Obj:
-        if subresource == "binding" and rt is kinds.PODS:
-            return await self._bind(user, namespace, name, obj)
-        if subresource:
-            raise errors.method_not_allowed()
-        if not isinstance(obj, dict):
-            raise errors.bad_request("the request body must be an object")
-        admission.node_may_write(user, rt, obj=obj, old=None, subresource="")
-        return await self._create(rt, namespace, meta.deep_copy(obj), dry_run=dry_run)
-
-    async def _create(
-        self, rt: ResourceType, namespace: str, obj: Obj, *, dry_run: bool = False
-    ) -> Obj:
-        writerules.check_type(rt, obj)
-        md = obj.get("metadata")
-        if md is None:
-            md = obj["metadata"] = {}
-        elif not isinstance(md, dict):
-            raise errors.bad_request("metadata must be an object")
-        writerules.set_namespace(rt, namespace, md)
-        await admission.check_namespace(
-            self.storage, rt, md.get("namespace", ""), name=str(md.get("name") or "")
-        )
-        obj["apiVersion"], obj["kind"] = rt.api_version, rt.kind
-        for field in (
-            "resourceVersion",
-            "deletionTimestamp",
-            "deletionGracePeriodSeconds",
-            "selfLink",
-        ):
-            md.pop(field, None)
-        md["uid"] = str(uuid.uuid4())
-        md["creationTimestamp"] = format_time(self.clock.now())
-        md["generation"] = 1
-        validation.default(rt, obj)
-        strategy.prepare_for_create(rt, obj)
-        generated = not md.get("name") and bool(md.get("generateName"))
-        for attempt in range(_GENERATE_NAME_ATTEMPTS):
-            if generated:
-                md["name"] = generate_name(str(md["generateName"]))
-            causes = validation.validate_create(rt, obj)
-            if causes:
-                raise errors.invalid_object(rt.kind, meta.name(obj), causes, rt)
-            if dry_run:
-                return obj
-            try:
-                return await self.storage.create(rt.key, obj)
-            except errors.StatusError as err:
-                if (
-                    not (generated and errors.is_already_exists(err))
-                    or attempt == _GENERATE_NAME_ATTEMPTS - 1
-                ):
-                    raise
-        raise AssertionError("unreachable")
-
-    async def _bind(self, user: UserInfo, namespace: str, name: str, binding: Obj) -> Obj:
-        bind_name, mutate = binding_mutation(binding, name, format_time(self.clock.now()))
-        await self._guaranteed_update(
-            kinds.PODS, namespace, bind_name, mutate, subresource="binding"
-        )
-        return BINDING_SUCCESS
-
-    # --- update and patch --------------------------------------------------------------
-
-    async def _update_impl(
-        self,
-        user: UserInfo,
-        rt: ResourceType,
-        namespace: str,
-        name: str,
-        obj: Obj,
-        *,
-        subresource: str = "",
-        field_manager: str = "",
-        dry_run: bool = False,
-    ) -> Obj:
-        if not isinstance(obj, dict):
-            raise errors.bad_request("the request body must be an object")
-        writerules.check_type(rt, obj)
-        body_name = (obj.get("metadata") or {}).get("name")
-        if body_name and body_name != name:
-            raise errors.bad_request(
-                f"the name of the object ({body_name}) does not match the name on the URL ({name})"
-            )
-        old = await self._get(rt, namespace, name)
-        precondition = (obj.get("metadata") or {}).get("resourceVersion")
-        if precondition and precondition != meta.resource_version(old):
-            raise errors.conflict(rt, name)
-        new = writerules.merge_for_write(rt, subresource, meta.deep_copy(obj), old, namespace, name)
-        admission.node_may_write(user, rt, obj=new, old=old, subresource=subresource)
-        return await self._store_update(rt, subresource, new, old, dry_run=dry_run)
-
-    async def _patch_impl(
-        self,
-        user: UserInfo,
-        rt: ResourceType,
-        namespace: str,
-        name: str,
-        patch: Any,
-        patch_type: str,
-        *,
-        subresource: str = "",
-        field_manager: str = "",
-        force: bool = False,
-        dry_run: bool = False,
-    ) -> Obj:
-        for attempt in range(_PATCH_CONFLICT_RETRIES):
-            try:
-                return await self._patch_once(
-                    user,
-                    rt,
-                    namespace,
-                    name,
-                    patch,
-                    patch_type,
-                    subresource=subresource,
-                    field_manager=field_manager,
-                    force=force,
-                    dry_run=dry_run,
-                )
-            except errors.StatusError as err:
-                pinned = isinstance(patch, dict) and (patch.get("metadata") or {}).get(
-                    "resourceVersion"
-                )
-                if (
-                    not errors.is_conflict(err)
-                    or pinned
-                    or err.details.get("causes")
-                    or attempt == _PATCH_CONFLICT_RETRIES - 1
-                ):
-                    raise
-        raise AssertionError("unreachable")
-
-    async def _patch_once(
-        self,
-        user: UserInfo,
-        rt: ResourceType,
-        namespace: str,
-        name: str,
-        patch: Any,
-        patch_type: str,
-        *,
-        subresource: str,
-        field_manager: str,
-        force: bool,
-        dry_run: bool,
-    ) -> Obj:
-        ns = namespace if rt.namespaced else ""
-        old = await self.storage.get(rt.key, ns, name)
-        if patch_type.split(";")[0].strip() == APPLY_PATCH:
-            if not isinstance(patch, dict):
-                raise errors.bad_request("apply patch body must be an object")
-            applied = server_side_apply(
-                old,
-                patch,
-                rt,
-                field_manager=field_manager or "unknown",
-                force=force,
-                now=format_time(self.clock.now()),
-                subresource=subresource,
-            )
-            if old is None:
-                admission.node_may_write(user, rt, obj=applied, old=None, subresource="")
-                return await self._create(rt, namespace, applied, dry_run=dry_run)
-        else:
-            if old is None:
-                raise errors.not_found(rt, name)
-            applied = patch_object(old, patch, patch_type, rt)
-        md = applied.get("metadata")
-        if not isinstance(md, dict):
-            raise errors.bad_request("metadata must be an object")
-        if md.get("name") != name:
-            raise errors.bad_request("the name of the object cannot be changed by a patch")
-        precondition = md.get("resourceVersion")
-        if precondition and precondition != meta.resource_version(old):
-            raise errors.conflict(rt, name)
-        new = writerules.merge_for_write(rt, subresource, applied, old, namespace, name)
-        admission.node_may_write(user, rt, obj=new, old=old, subresource=subresource)
-        return await self._store_update(rt, subresource, new, old, dry_run=dry_run)
-
-    async def _store_update(
-        self, rt: ResourceType, subresource: str, new: Obj, old: Obj, *, dry_run: bool = False
-    ) -> Obj:
-        if subresource == "status":
-            causes = validation.validate_status_update(rt, new, old)
-        elif subresource == "binding":
-            causes = []  # the binding strategy sets spec.nodeName, which updates may not
-        else:
-            causes = validation.validate_update(rt, new, old)
-        if causes:
-            raise errors.invalid_object(rt.kind, meta.name(new), causes, rt)
-        if strategy.same_content(new, old) or dry_run:
-            return old if not dry_run else new
-        if self.deleter.should_remove(rt, new):
-            return await self.deleter.remove(rt, new, expected_rv=int(meta.resource_version(old)))
-        return await self.storage.update(rt.key, new, expected_rv=int(meta.resource_version(old)))
-
-    async def _guaranteed_update(
-        self, rt: ResourceType, namespace: str, name: str, mutate: Any, *, subresource: str = ""
-    ) -> Obj:
-        """Read-modify-write with retries on conflict; `mutate` returns the new object."""
-        for attempt in range(_PATCH_CONFLICT_RETRIES):
+        strategy = strategy_for(rt)
+        for attempt in range(_DELETE_CONFLICT_RETRIES):
             old = await self._get(rt, namespace, name)
-            new = mutate(old)
+            attrs = AdmissionAttributes(user, "DELETE", rt, namespace, name, None, old)
+            await self.admission.admit(attrs)
+            await self.admission.validate(attrs)
             try:
-                return await self._store_update(rt, subresource, new, old)
+                return await self.deleter.delete(strategy, old, options or {})
             except errors.StatusError as err:
-                if not errors.is_conflict(err) or attempt == _PATCH_CONFLICT_RETRIES - 1:
+                stale = errors.is_conflict(err) and "Precondition failed" not in err.message
+                if not stale or attempt == _DELETE_CONFLICT_RETRIES - 1:
                     raise
         raise AssertionError("unreachable")
 
-    # --- delete ------------------------------------------------------------------------
-
-    async def _delete_impl(
-        self,
-        user: UserInfo,
-        rt: ResourceType,
-        namespace: str,
-        name: str,
-        *,
-        options: Obj | None = None,
-    ) -> Obj:
-        old = await self._get(rt, namespace, name)
-        admission.node_may_write(user, rt, obj=None, old=old, subresource="")
-        return await self.deleter.delete(rt, old, options or {})
-
-    async def delete_collection(
-        self,
-        user: UserInfo,
-        rt: ResourceType,
-        namespace: str,
-        *,
-        label_selector: str = "",
-        field_selector: str = "",
-        options: Obj | None = None,
-    ) -> Obj:
-        listing = await self.list(
-            user, rt, namespace, label_selector=label_selector, field_selector=field_selector
+    async def _delete_collection(self, user: UserInfo, req: Request) -> Obj:
+        listing = await self._read(
+            user, Request("list", req.rt, req.namespace, options=req.options)
         )
+        assert isinstance(listing, dict)
         deleted: list[Obj] = []
         for item in listing["items"]:
             try:
-                admission.node_may_write(user, rt, obj=None, old=item, subresource="")
-                result = await self.deleter.delete(rt, item, options or {})
-                self.audit.record("delete", rt.resource)
+                result = await self._delete(
+                    user, req.rt, meta.namespace(item), meta.name(item), req.body
+                )
+                self.audit.record("delete", req.rt.resource)
             except errors.StatusError as err:
                 if errors.is_not_found(err):
                     continue
                 raise
-            deleted.append(result if result.get("kind") == rt.kind else item)
-        return list_envelope(rt, deleted, self.storage.revision, "", None)
+            deleted.append(result if result.get("kind") == req.rt.kind else item)
+        return list_envelope(req.rt, deleted, self.storage.revision, "", None)
 
-    # --- audited write verbs (ApiHandler) ------------------------------------------------
 
-    async def create(
-        self, user: UserInfo, rt: ResourceType, namespace: str, obj: Obj, **kwargs: Any
-    ) -> Obj:
-        with self.audit.recording("create", rt.resource, kwargs.get("subresource", "")):
-            return await self._create_impl(user, rt, namespace, obj, **kwargs)
+_SERVER = UserInfo("system:apiserver", "", ("system:masters",))
+"""The API server's own identity for what it writes itself (the default namespaces)."""
 
-    async def update(
-        self, user: UserInfo, rt: ResourceType, namespace: str, name: str, obj: Obj, **kwargs: Any
-    ) -> Obj:
-        with self.audit.recording("update", rt.resource, kwargs.get("subresource", "")):
-            return await self._update_impl(user, rt, namespace, name, obj, **kwargs)
 
-    async def patch(
-        self,
-        user: UserInfo,
-        rt: ResourceType,
-        namespace: str,
-        name: str,
-        patch: Any,
-        patch_type: str,
-        **kwargs: Any,
-    ) -> Obj:
-        with self.audit.recording("patch", rt.resource, kwargs.get("subresource", "")):
-            return await self._patch_impl(user, rt, namespace, name, patch, patch_type, **kwargs)
-
-    async def delete(
-        self,
-        user: UserInfo,
-        rt: ResourceType,
-        namespace: str,
-        name: str,
-        *,
-        options: Obj | None = None,
-    ) -> Obj:
-        with self.audit.recording("delete", rt.resource, ""):
-            return await self._delete_impl(user, rt, namespace, name, options=options)
+def attributes(user: UserInfo, request: Request) -> Attributes:
+    """The authorization attributes of a resource request; a list, watch or deletecollection
+    selecting `metadata.name=X` carries the name X."""
+    name = request.name
+    if not name and request.verb in ("list", "watch", "deletecollection"):
+        selector = request.options.field_selector
+        if selector:
+            try:
+                name = FieldSelector.parse(selector, request.rt).exact("metadata.name") or ""
+            except errors.StatusError:
+                name = ""
+    rt = request.rt
+    return Attributes(
+        user,
+        request.verb,
+        True,
+        rt.group,
+        rt.version,
+        rt.resource,
+        request.subresource,
+        request.namespace if rt.namespaced else "",
+        name,
+        field_selector=request.options.field_selector,
+        label_selector=request.options.label_selector,
+    )

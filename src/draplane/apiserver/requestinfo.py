@@ -30,6 +30,7 @@ _ITEM = frozenset({"GET", "PUT", "PATCH", "DELETE"})
 _SUBRESOURCE_METHODS = {
     "status": frozenset({"GET", "PUT", "PATCH"}),
     "binding": frozenset({"POST"}),
+    "token": frozenset({"POST"}),
     "finalize": frozenset({"PUT"}),
 }
 

@@ -1,4 +1,5 @@
-"""The REST verbs over HTTP: query parameters and bodies in, `ApiHandler` call, encoding out.
+"""The REST verbs over HTTP: query parameters and bodies in, one `Request` to the `ApiHandler`,
+encoding out.
 
 Only translation happens here; the verbs' semantics (authorization, admission, validation,
 storage) belong to the `ApiHandler` (the registry). The verb and resource are recorded on the
@@ -19,6 +20,7 @@ from draplane.api import errors
 from draplane.api.auth import UserInfo
 from draplane.api.handler import ApiHandler, WatchEvent
 from draplane.api.meta import Obj
+from draplane.api.request import Options, Request
 from draplane.apiserver import httpwatch, listoptions, negotiation, queryparams, tables
 from draplane.apiserver.negotiation import ResponseForm
 from draplane.apiserver.requestinfo import RESOURCE_KEY, VERB_KEY, RequestInfo
@@ -53,12 +55,16 @@ def encode(obj: Obj, *, status: int = 200, pretty: bool = False) -> web.Response
     return web.Response(body=body, status=status, content_type="application/json")
 
 
+# Subresources whose body is another kind than their parent.
+_SUBRESOURCE_BODIES = {
+    "binding": ("v1", "Binding"),
+    "token": ("authentication.k8s.io/v1", "TokenRequest"),
+}
+
+
 def _check_type(info: RequestInfo, obj: Obj) -> None:
     """Fill a missing kind/apiVersion from the URL; refuse a body of another kind."""
-    if info.subresource == "binding":
-        expected = ("v1", "Binding")
-    else:
-        expected = (info.rt.api_version, info.rt.kind)
+    expected = _SUBRESOURCE_BODIES.get(info.subresource, (info.rt.api_version, info.rt.kind))
     api_version, kind = obj.get("apiVersion") or "", obj.get("kind") or ""
     if (api_version and api_version != expected[0]) or (kind and kind != expected[1]):
         raise errors.bad_request(
@@ -104,8 +110,31 @@ def _metadata_only(obj: Obj, version: str) -> Obj:
     }
 
 
+def _list_options(query: MultiMapping[str], field_selector: str) -> Options:
+    return Options(
+        label_selector=query.get("labelSelector", ""),
+        field_selector=field_selector,
+        limit=queryparams.query_int(query, "limit") or 0,
+        continue_=query.get("continue", ""),
+        resource_version=query.get("resourceVersion", ""),
+        resource_version_match=query.get("resourceVersionMatch", ""),
+        allow_bookmarks=queryparams.query_bool(query, "allowWatchBookmarks"),
+        timeout_seconds=queryparams.query_int(query, "timeoutSeconds") or 0,
+    )
+
+
+def _write_options(query: MultiMapping[str], verb: str, patch_type: str = "") -> Options:
+    options = queryparams.write_options(query, verb=verb)
+    return Options(
+        field_manager=options["field_manager"],
+        dry_run=options["dry_run"],
+        force=options.get("force", False),
+        patch_type=patch_type,
+    )
+
+
 class RestHandlers:
-    """One method per verb; `handle` picks it from the method, path and `watch` parameter."""
+    """One method per verb; `handle` builds the `Request` from the method, path and query."""
 
     def __init__(self, ctx: RestContext) -> None:
         self._ctx = ctx
@@ -117,47 +146,45 @@ class RestHandlers:
             # As go-restful's 405 through NewGenericServerResponse: no resource in the message.
             raise errors.method_not_allowed()
         request[RESOURCE_KEY] = info.rt.resource
+        # Every option is parsed before anything is written.
+        pretty = queryparams.query_bool(request.query, "pretty")
         if request.method == "GET":
-            return await self._get(request, info, user)
+            return await self._get(request, info, user, pretty)
         if request.method == "POST":
-            return await self._create(request, info, user)
+            return await self._create(request, info, user, pretty)
         if request.method == "PUT":
-            return await self._update(request, info, user)
+            return await self._update(request, info, user, pretty)
         if request.method == "PATCH":
-            return await self._patch(request, info, user)
-        return await self._delete(request, info, user)
+            return await self._patch(request, info, user, pretty)
+        return await self._delete(request, info, user, pretty)
+
+    async def _send(self, user: UserInfo, req: Request) -> Obj:
+        result = await self._ctx.handler.handle(user, req)
+        assert isinstance(result, dict)
+        return result
 
     async def _get(
-        self, request: web.Request, info: RequestInfo, user: UserInfo
+        self, request: web.Request, info: RequestInfo, user: UserInfo, pretty: bool
     ) -> web.StreamResponse:
         query = request.query
         form = negotiation.response_form(request.headers.get("Accept", ""))
         if info.watch or queryparams.query_bool(query, "watch"):
             return await self._watch(request, info, user, form)
-        pretty = queryparams.query_bool(query, "pretty")
         if info.name:
             request[VERB_KEY] = "GET"
-            obj = await self._ctx.handler.get(
-                user,
+            req = Request(
+                "get",
                 info.rt,
                 info.namespace,
                 info.name,
-                subresource=info.subresource,
-                resource_version=query.get("resourceVersion", ""),
+                info.subresource,
+                options=Options(resource_version=query.get("resourceVersion", "")),
             )
+            obj = await self._send(user, req)
             return encode(self._render(info, [obj], form, query, single=obj), pretty=pretty)
         request[VERB_KEY] = "LIST"
-        result = await self._ctx.handler.list(
-            user,
-            info.rt,
-            info.namespace,
-            label_selector=query.get("labelSelector", ""),
-            field_selector=query.get("fieldSelector", ""),
-            limit=queryparams.query_int(query, "limit") or 0,
-            continue_=query.get("continue", ""),
-            resource_version=query.get("resourceVersion", ""),
-            resource_version_match=query.get("resourceVersionMatch", ""),
-        )
+        options = _list_options(query, query.get("fieldSelector", ""))
+        result = await self._send(user, Request("list", info.rt, info.namespace, options=options))
         return encode(
             self._render(info, result.get("items") or [], form, query, listing=result),
             pretty=pretty,
@@ -210,32 +237,26 @@ class RestHandlers:
             field_selector = (
                 f"{field_selector},{name_selector}" if field_selector else name_selector
             )
-        timeout = queryparams.query_int(query, "timeoutSeconds") or 0
+        options = _list_options(query, field_selector)
         include_object = queryparams.include_object(query)
         listoptions.validate_watch(
             match=query.get("resourceVersionMatch", ""),
             send_initial_events=query.get("sendInitialEvents", ""),
         )
         try:
-            stream = await self._ctx.handler.watch(
-                user,
-                info.rt,
-                info.namespace,
-                resource_version=query.get("resourceVersion", ""),
-                label_selector=query.get("labelSelector", ""),
-                field_selector=field_selector,
-                allow_bookmarks=queryparams.query_bool(query, "allowWatchBookmarks"),
-                timeout_seconds=timeout,
+            stream = await self._ctx.handler.handle(
+                user, Request("watch", info.rt, info.namespace, options=options)
             )
         except errors.StatusError as err:
             if err.code != 410:
                 raise
             return await httpwatch.error_stream(request, err)
+        assert not isinstance(stream, dict)
         return await httpwatch.serve_watch(
             request,
             stream=stream,
             transform=self._watch_transform(info, form, include_object),
-            timeout_seconds=timeout,
+            timeout_seconds=options.timeout_seconds,
             active=self._ctx.watches,
         )
 
@@ -267,70 +288,42 @@ class RestHandlers:
         return to_table
 
     async def _create(
-        self, request: web.Request, info: RequestInfo, user: UserInfo
+        self, request: web.Request, info: RequestInfo, user: UserInfo, pretty: bool
     ) -> web.StreamResponse:
         request[VERB_KEY] = "POST"
+        options = _write_options(request.query, "create")
         obj = await _read_object(request, info, url_name=info.name if info.subresource else "")
         if info.subresource:
             # A subresource POST (binding) names its parent in the URL, not in the body.
             obj["metadata"].setdefault("name", info.name)
-        options = queryparams.write_options(request.query, verb="create")
-        result = await finish_write(
-            self._ctx.handler.create(
-                user,
-                info.rt,
-                info.namespace,
-                obj,
-                subresource=info.subresource,
-                name=info.name,
-                **options,
-            )
-        )
-        return encode(result, status=201, pretty=queryparams.query_bool(request.query, "pretty"))
+        req = Request("create", info.rt, info.namespace, info.name, info.subresource, obj, options)
+        result = await finish_write(self._send(user, req))
+        return encode(result, status=201, pretty=pretty)
 
     async def _update(
-        self, request: web.Request, info: RequestInfo, user: UserInfo
+        self, request: web.Request, info: RequestInfo, user: UserInfo, pretty: bool
     ) -> web.StreamResponse:
         request[VERB_KEY] = "PUT"
+        options = _write_options(request.query, "update")
         obj = await _read_object(request, info, url_name=info.name)
-        options = queryparams.write_options(request.query, verb="update")
-        result = await finish_write(
-            self._ctx.handler.update(
-                user,
-                info.rt,
-                info.namespace,
-                info.name,
-                obj,
-                subresource=info.subresource,
-                **options,
-            )
-        )
-        return encode(result, pretty=queryparams.query_bool(request.query, "pretty"))
+        req = Request("update", info.rt, info.namespace, info.name, info.subresource, obj, options)
+        result = await finish_write(self._send(user, req))
+        return encode(result, pretty=pretty)
 
     async def _patch(
-        self, request: web.Request, info: RequestInfo, user: UserInfo
+        self, request: web.Request, info: RequestInfo, user: UserInfo, pretty: bool
     ) -> web.StreamResponse:
         request[VERB_KEY] = "PATCH"
         content_type = request.headers.get("Content-Type", "")
+        options = _write_options(request.query, "patch", negotiation.media_type(content_type))
         body = await negotiation.read_body(request)
         patch = negotiation.decode_patch(body, content_type)
-        options = queryparams.write_options(request.query, verb="patch")
-        result = await finish_write(
-            self._ctx.handler.patch(
-                user,
-                info.rt,
-                info.namespace,
-                info.name,
-                patch,
-                negotiation.media_type(content_type),
-                subresource=info.subresource,
-                **options,
-            )
-        )
-        return encode(result, pretty=queryparams.query_bool(request.query, "pretty"))
+        req = Request("patch", info.rt, info.namespace, info.name, info.subresource, patch, options)
+        result = await finish_write(self._send(user, req))
+        return encode(result, pretty=pretty)
 
     async def _delete(
-        self, request: web.Request, info: RequestInfo, user: UserInfo
+        self, request: web.Request, info: RequestInfo, user: UserInfo, pretty: bool
     ) -> web.StreamResponse:
         query = request.query
         body = await negotiation.read_body(request)
@@ -339,21 +332,27 @@ class RestHandlers:
         options.update(negotiation.decode_delete_options(body, content_type))
         if info.name:
             request[VERB_KEY] = "DELETE"
-            result = await finish_write(
-                self._ctx.handler.delete(
-                    user, info.rt, info.namespace, info.name, options=options or None
-                )
-            )
+            req = Request("delete", info.rt, info.namespace, info.name, body=options or None)
         else:
             request[VERB_KEY] = "DELETECOLLECTION"
-            result = await finish_write(
-                self._ctx.handler.delete_collection(
-                    user,
-                    info.rt,
-                    info.namespace,
+            req = Request(
+                "deletecollection",
+                info.rt,
+                info.namespace,
+                body=options or None,
+                options=Options(
                     label_selector=query.get("labelSelector", ""),
                     field_selector=query.get("fieldSelector", ""),
-                    options=options or None,
-                )
+                ),
             )
-        return encode(result, pretty=queryparams.query_bool(query, "pretty"))
+        result = await finish_write(self._send(user, req))
+        accepted = options.get("orphanDependents") is False and _still_there(info, result)
+        return encode(result, status=202 if accepted else 200, pretty=pretty)
+
+
+def _still_there(info: RequestInfo, result: Obj) -> bool:
+    """The object outlived the DELETE (graceful deletion, finalizers). kube-apiserver answers
+    202 Accepted then only when the client set `orphanDependents: false`."""
+    if not info.name or result.get("kind") != info.rt.kind:
+        return False
+    return bool((result.get("metadata") or {}).get("deletionTimestamp"))

@@ -16,8 +16,14 @@ from aiohttp import web
 from draplane.api import kinds
 from draplane.api.auth import ADMIN
 from draplane.api.handler import ApiHandler
+from draplane.api.meta import Obj
 from draplane.apiserver import authn, certs
 from draplane.apiserver.app import AppConfig, RequestMetrics, create_app
+from draplane.apiserver.audit import AuditLog
+from draplane.apiserver.authentication import sakeys
+from draplane.apiserver.authentication.bearer import BearerAuthenticator
+from draplane.apiserver.authentication.satokens import ServiceAccountAuthenticator, TokenIssuer
+from draplane.apiserver.authorization import AlwaysAllow
 from draplane.apiserver.health import CheckFn, HealthChecks
 from draplane.apiserver.httpwatch import ActiveWatches
 from draplane.apiserver.kubeconfig import (
@@ -25,6 +31,7 @@ from draplane.apiserver.kubeconfig import (
     build_kubeconfig,
     write_kubeconfig,
 )
+from draplane.apiserver.registry import Registry
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.metrics import component_registry
 from draplane.storage.interface import Storage
@@ -45,8 +52,10 @@ class ApiServer:
         handler: ApiHandler | None = None,
         metrics: prometheus_client.CollectorRegistry | None = None,
         clock: Clock = REAL_CLOCK,
+        audit_log_path: str | Path | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
+        self._audit_log_path = Path(audit_log_path) if audit_log_path else None
         self._requested_port = port
         self._port = 0
         self.storage = storage
@@ -87,14 +96,19 @@ class ApiServer:
         self._health.add_ready_check(name, fn)
 
     async def _storage_ready(self) -> bool:
-        await self.storage.get(kinds.NAMESPACES.key, "", "default")
+        """Fails (with the reason logged) while the store cannot write, e.g. its disk is full."""
+        await self.storage.check()
         return True
+
+    async def _lookup(self, resource: str, namespace: str, name: str) -> Obj | None:
+        rt = kinds.lookup("", "v1", resource)
+        return None if rt is None else await self.storage.get(rt.key, namespace, name)
 
     async def _ensure_handler(self) -> ApiHandler:
         if self._handler is None:
-            from draplane.apiserver.registry import Registry
-
             registry = Registry(self.storage, clock=self._clock)
+            if self._audit_log_path is not None:
+                registry.audit_log = AuditLog(self._audit_log_path, clock=self._clock)
             await registry.start()
             self._handler = registry
         return self._handler
@@ -102,11 +116,23 @@ class ApiServer:
     async def start(self) -> None:
         paths = certs.ensure_certs(self.data_dir)
         authn.ensure_bootstrap_tokens(self.data_dir)
+        issuer = TokenIssuer(sakeys.load_or_create(self.data_dir))
         handler = await self._ensure_handler()
+        if isinstance(handler, Registry):
+            handler.token_issuer = issuer
+        authenticator = BearerAuthenticator(
+            authn.TokenAuthenticator(authn.token_file(self.data_dir)),
+            ServiceAccountAuthenticator.for_issuer(issuer),
+            self._lookup,
+            clock=self._clock,
+        )
+        if isinstance(handler, Registry):
+            handler.token_authenticator = authenticator
         app = create_app(
             AppConfig(
                 handler=handler,
-                authenticator=authn.TokenAuthenticator(authn.token_file(self.data_dir)),
+                authenticator=authenticator,
+                authorizer=getattr(handler, "authorizer", None) or AlwaysAllow(),
                 clock=self._clock,
                 health=self._health,
                 metrics_registry=self.metrics,

@@ -1,10 +1,13 @@
 """The watch cache: one store watch feeds every API watcher, filtered per watcher.
 
-A single task consumes `Storage.watch()` and keeps a ring of recent events; each API watch is a
-`CacheWatcher` with its own queue. Start semantics: revision "" or "0" sends synthetic ADDED
-events for the current state; revision N replays retained events after N (older than the ring:
-served by the store directly, or 410 Expired). Selector transitions are turned into ADDED /
-DELETED as kube-apiserver does. Slow watchers are closed rather than buffered without bound.
+A single task consumes `Storage.watch()` and keeps a ring of recent events (bounded in events and
+in bytes, `storage.history.EventLog`); each API watch is a `CacheWatcher` whose queue is bounded
+in bytes (see `cachewatcher`). Start semantics: revision "" or "0" sends synthetic ADDED events
+for the current state; revision N replays retained events after N (older than the ring: served
+by the store directly, or 410 Expired); N newer than the cache waits up to `fresh_timeout` for
+it, then the watch is one ERROR event, 504 "Too large resource version" (as kube-apiserver's
+cacher fails a watch it cannot serve). Selector transitions are turned into ADDED / DELETED as
+kube-apiserver does.
 """
 
 from __future__ import annotations
@@ -12,117 +15,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
-from collections.abc import AsyncIterable, AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterable, Callable
 
 from draplane.api import errors
 from draplane.api.handler import WatchEvent
 from draplane.api.meta import Obj
+from draplane.apiserver import listoptions
+from draplane.apiserver.cachewatcher import (
+    DEFAULT_WATCHER_BYTES,
+    CacheWatcher,
+    TimeBudget,
+    WatchSpec,
+)
+from draplane.storage.history import EventLog
 from draplane.storage.interface import Event, Storage
 
 log = logging.getLogger(__name__)
 
-Filter = Callable[[Obj], bool]
+__all__ = ["DEFAULT_WATCHER_BYTES", "CacheWatcher", "WatchCache", "WatchSpec", "expired_event"]
 
-_CLOSED = object()
-MAX_PENDING = 100_000
-
-
-@dataclass
-class WatchSpec:
-    resource: str
-    namespace: str
-    matches: Filter
-    allow_bookmarks: bool
-    kind: str
-    api_version: str
-    node_name: str | None = None
-    """The value of a `spec.nodeName=<node>` field selector: such watchers (one per kubelet) are
-    indexed by node, so a pod event reaches only the watchers of its old and new node."""
-
-
-class CacheWatcher:
-    """One API watch: an async iterator of WatchEvent."""
-
-    def __init__(self, cache: WatchCache, spec: WatchSpec, last_revision: int) -> None:
-        self._cache = cache
-        self.spec = spec
-        self.last_revision = last_revision
-        self._queue: asyncio.Queue[WatchEvent | object] = asyncio.Queue()
-        self.closed = False
-        self.buffer: list[Event] | None = None
-        """While set, events are held here instead of being delivered (start-up listing)."""
-
-    def _offer(self, event: Event) -> None:
-        if self.buffer is not None:
-            self.buffer.append(event)
-            return
-        if self.closed or event.revision <= self.last_revision:
-            return
-        self.last_revision = event.revision
-        obj = event.object
-        if (
-            self.spec.namespace
-            and (obj.get("metadata") or {}).get("namespace") != self.spec.namespace
-        ):
-            return
-        now = self.spec.matches(obj)
-        before = event.prev is not None and self.spec.matches(event.prev)
-        if event.type == "DELETED":
-            out = WatchEvent("DELETED", obj) if now else None
-        elif event.type == "ADDED":
-            out = WatchEvent("ADDED", obj) if now else None
-        elif now and before:
-            out = WatchEvent("MODIFIED", obj)
-        elif now:
-            out = WatchEvent("ADDED", obj)
-        elif before:
-            out = WatchEvent("DELETED", obj)
-        else:
-            out = None
-        if out is not None:
-            self.push(out)
-
-    def push(self, item: WatchEvent) -> None:
-        if self._queue.qsize() >= MAX_PENDING:
-            log.warning("closing slow watcher of %s", self.spec.resource)
-            self.close_now()
-            return
-        self._queue.put_nowait(item)
-
-    def bookmark(self, revision: int) -> None:
-        if self.spec.allow_bookmarks and not self.closed and self._queue.empty():
-            self.push(
-                WatchEvent(
-                    "BOOKMARK",
-                    {
-                        "kind": self.spec.kind,
-                        "apiVersion": self.spec.api_version,
-                        "metadata": {"resourceVersion": str(max(revision, self.last_revision))},
-                    },
-                )
-            )
-
-    def close_now(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self._cache._remove(self)
-            self._queue.put_nowait(_CLOSED)
-
-    async def close(self) -> None:
-        self.close_now()
-
-    def __aiter__(self) -> AsyncIterator[WatchEvent]:
-        return self._iterate()
-
-    async def _iterate(self) -> AsyncIterator[WatchEvent]:
-        while True:
-            item = await self._queue.get()
-            if item is _CLOSED:
-                return
-            assert isinstance(item, WatchEvent)
-            yield item
+DEFAULT_HISTORY_BYTES = 64 * 1024 * 1024
 
 
 class _Watchers:
@@ -173,10 +85,22 @@ def _node_name(obj: Obj) -> str:
 
 class WatchCache:
     def __init__(
-        self, storage: Storage, *, history: int = 10_000, bookmark_interval: float = 5.0
+        self,
+        storage: Storage,
+        *,
+        history: int = 10_000,
+        history_bytes: int = DEFAULT_HISTORY_BYTES,
+        watcher_bytes: int = DEFAULT_WATCHER_BYTES,
+        bookmark_interval: float = 5.0,
+        fresh_timeout: float = listoptions.FRESH_TIMEOUT,
     ) -> None:
         self._storage = storage
-        self._ring: deque[Event] = deque(maxlen=history)
+        self._ring = EventLog(max_events=history, max_bytes=history_bytes)
+        self._watcher_bytes = watcher_bytes
+        self.fresh_timeout = fresh_timeout
+        """How long a watch from a revision the cache has not reached waits for it."""
+        self.slow_watchers_closed = 0
+        self._budget = TimeBudget()
         self._watchers: dict[str, _Watchers] = {}
         self._observers: list[Callable[[Event], None]] = []
         self._task: asyncio.Task[None] | None = None
@@ -209,14 +133,27 @@ class WatchCache:
         async for event in stream:
             for observer in self._observers:
                 observer(event)
-            self._ring.append(event)
+            self._ring.extend((event,))
             self.revision = event.revision
             if self._fresh_waiters:
                 self._wake_fresh()
             watchers = self._watchers.get(event.resource)
             if watchers is not None:
-                for watcher in watchers.for_event(event):
-                    watcher._offer(event)
+                blocked = [w for w in watchers.for_event(event) if w.offer(event)]
+                if blocked:
+                    await self._wait_for_room(blocked)
+
+    async def _wait_for_room(self, blocked: list[CacheWatcher]) -> None:
+        """Give full watchers' clients a moment to catch up, then close those still full."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        timeout = self._budget.take(started)
+        await asyncio.wait([w.room() for w in blocked], timeout=timeout)
+        self._budget.give_back(timeout - (loop.time() - started))
+        for watcher in blocked:
+            watcher.admit_blocked()
+            if watcher.slow:
+                self.slow_watchers_closed += 1
 
     async def _bookmarks(self) -> None:
         while True:
@@ -250,6 +187,15 @@ class WatchCache:
             self._fresh_waiters = [(r, f) for r, f in self._fresh_waiters if f is not future]
         return True
 
+    @property
+    def history_bytes(self) -> int:
+        """The bytes the ring of recent events counts for."""
+        return self._ring.bytes
+
+    def buffered_bytes(self) -> int:
+        """The counted bytes of live events queued for all watchers, not yet read."""
+        return sum(w.buffered_bytes for group in self._watchers.values() for w in group.all())
+
     def watcher_count(self, resource: str | None = None) -> int:
         """Open watchers (of one resource key, or of all)."""
         groups = (
@@ -278,23 +224,38 @@ class WatchCache:
         if watchers is not None:
             watchers.discard(watcher)
 
+    def _watcher(self, spec: WatchSpec, last_revision: int) -> CacheWatcher:
+        return CacheWatcher(
+            spec, last_revision, max_bytes=self._watcher_bytes, on_close=self._remove
+        )
+
     async def watch(self, spec: WatchSpec, resource_version: int | None) -> CacheWatcher:
         """resource_version None: current state as ADDED first, then changes."""
         if resource_version is None:
             return await self._watch_from_now(spec)
-        oldest = self._ring[0].revision if self._ring else self.revision + 1
-        if resource_version >= oldest - 1 or resource_version >= self.revision:
-            watcher = CacheWatcher(self, spec, resource_version)
-            for event in self._ring:
-                if event.revision > resource_version and event.resource == spec.resource:
-                    watcher._offer(event)
+        if not await self.wait_until_fresh(resource_version, self.fresh_timeout):
+            return self._error(spec, listoptions.too_large(resource_version, self.revision))
+        first = self._ring.first_revision
+        oldest = self.revision + 1 if first is None else first
+        if resource_version >= oldest - 1:
+            watcher = self._watcher(spec, resource_version)
+            for event in self._ring.since(resource_version):
+                if event.resource == spec.resource:
+                    watcher.offer(event, initial=True)
             watcher.last_revision = max(watcher.last_revision, self.revision)
             self._register(watcher)
             return watcher
         return await self._watch_from_store(spec, resource_version)
 
+    def _error(self, spec: WatchSpec, err: errors.StatusError) -> CacheWatcher:
+        """A watch that is one ERROR event, as kube-apiserver's cacher fails a started watch."""
+        watcher = self._watcher(spec, self.revision)
+        watcher.push_initial(WatchEvent("ERROR", err.status()))
+        watcher.closed = True
+        return watcher
+
     async def _watch_from_now(self, spec: WatchSpec) -> CacheWatcher:
-        watcher = CacheWatcher(self, spec, self.revision)
+        watcher = self._watcher(spec, self.revision)
         # Register first so nothing committed after the list is missed; events the list
         # already contains are dropped by revision below.
         self._register(watcher)
@@ -306,26 +267,27 @@ class WatchCache:
         watcher.last_revision = revision
         for obj in objs:
             if spec.matches(obj):
-                watcher.push(WatchEvent("ADDED", obj))
+                watcher.push_initial(WatchEvent("ADDED", obj))
         for event in buffered:
-            watcher._offer(event)
+            watcher.offer(event, initial=True)
         return watcher
 
     async def _watch_from_store(self, spec: WatchSpec, resource_version: int) -> CacheWatcher:
         stream = self._storage.watch(resource_version)  # raises 410 Expired when too old
-        watcher = CacheWatcher(self, spec, resource_version)
-        ring_start = self._ring[0].revision if self._ring else self.revision + 1
+        watcher = self._watcher(spec, resource_version)
+        first = self._ring.first_revision
+        ring_start = self.revision + 1 if first is None else first
         async for event in stream:
             if event.revision >= ring_start:
                 break
             if event.resource == spec.resource:
-                watcher._offer(event)
+                watcher.offer(event, initial=True)
             if event.revision >= self.revision:
                 break
         await stream.close()
         for event in self._ring:
             if event.resource == spec.resource:
-                watcher._offer(event)
+                watcher.offer(event, initial=True)
         self._register(watcher)
         return watcher
 

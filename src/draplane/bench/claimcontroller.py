@@ -116,7 +116,7 @@ def _write_figures(audit: Audit, *, pods: int) -> dict[str, Any]:
 async def _measure(host: ApiHost, transport: Transport, *, pods: int, run: SuiteRun) -> Obj:
     manager = ControllerManager(
         host.client(transport, UserInfo(auth.CONTROLLER_MANAGER)),
-        claim_controller_client=host.client(transport, UserInfo(auth.RESOURCE_CLAIM_CONTROLLER)),
+        client_for=lambda name: host.client(transport, auth.controller_user(name)),
         metrics=CollectorRegistry(),
     )
     done: set[str] = set()

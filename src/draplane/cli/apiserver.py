@@ -1,20 +1,29 @@
 """`draplane apiserver --data-dir DIR --port PORT [--store sqlite|memory]`: the API server alone.
 
 Serves HTTPS on 127.0.0.1:PORT until SIGINT/SIGTERM; `DIR/kubeconfig` is written once listening.
+A store that lost writes, or a full disk, ends the command with one `error:` line.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sqlite3
 from typing import Any
 
 from draplane.api import errors
 from draplane.apiserver.server import ApiServer
 from draplane.cli.logs import add_logging_flags, setup_logging
-from draplane.cli.process import CommandError, listen_error, port_number, wait_for_signal
+from draplane.cli.process import (
+    CommandError,
+    add_restored_store_flag,
+    listen_error,
+    port_number,
+    stop_on_signals,
+)
 from draplane.storage.factory import open_storage
-from draplane.storage.interface import Storage
+from draplane.storage.files import DiskFullError
+from draplane.storage.interface import Storage, StoreError
 
 
 def register(subparsers: Any) -> None:
@@ -34,14 +43,22 @@ def register(subparsers: Any) -> None:
         default="sqlite",
         help='storage backend: "sqlite" (default), "memory" or sqlite:///FILE',
     )
+    parser.add_argument(
+        "--audit-log-path",
+        default="",
+        help="write an audit.k8s.io/v1 Event JSON line per request to this file",
+    )
+    add_restored_store_flag(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
 
-async def _open_store(spec: str, data_dir: str) -> Storage:
+async def _open_store(spec: str, data_dir: str, *, restored: bool) -> Storage:
     try:
-        storage = open_storage(spec, data_dir)
+        storage = open_storage(spec, data_dir, restored=restored)
         await storage.start()
+    except StoreError as err:
+        raise CommandError(str(err)) from err
     except (ValueError, OSError, sqlite3.Error, errors.StatusError) as err:
         raise CommandError(f"cannot open store {spec!r}: {err}") from err
     return storage
@@ -49,18 +66,26 @@ async def _open_store(spec: str, data_dir: str) -> Storage:
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
-    storage = await _open_store(args.store, args.data_dir)
-    server = ApiServer(args.data_dir, port=args.port, storage=storage)
+    storage = await _open_store(args.store, args.data_dir, restored=args.restored_store)
+    server = ApiServer(
+        args.data_dir, port=args.port, storage=storage, audit_log_path=args.audit_log_path or None
+    )
     try:
         try:
             await server.start()
+        except DiskFullError as err:
+            raise CommandError(str(err)) from err
         except OSError as err:
             raise listen_error(args.port, err, flag="--port") from err
-        print(
-            f"draplane apiserver listening on {server.url}; kubeconfig: {server.kubeconfig_path}",
-            flush=True,
-        )
-        await wait_for_signal()
+        stop = asyncio.Event()
+        # Handlers first: a signal sent as soon as the line is read stops the server cleanly.
+        with stop_on_signals(stop):
+            print(
+                f"draplane apiserver listening on {server.url}; "
+                f"kubeconfig: {server.kubeconfig_path}",
+                flush=True,
+            )
+            await stop.wait()
     finally:
         await server.stop()
         await storage.close()

@@ -1,27 +1,51 @@
-"""`draplane controller-manager`: resource claim controller, garbage collector and namespace
-controller against an API server, acting as the kubeconfig's user."""
+"""`draplane controller-manager`: the resource claim, garbage collector, namespace, service
+account and ClusterRole aggregation controllers against an API server.
+
+The shared informers read as the kubeconfig's user (`system:kube-controller-manager`); with
+`--use-service-account-credentials` (the default, as kubeadm runs it) each controller writes as
+its service account `kube-system/<controller>`, whose token the manager requests at start
+(creating the service account if needed), so each holds only its `system:controller:` role.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+from dataclasses import replace
 
+from draplane.api.auth import controller_user
+from draplane.api.errors import StatusError
+from draplane.api.kinds import SERVICE_ACCOUNTS
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
+    CommandError,
     add_metrics_port_flag,
     rest_client,
     run_until_signal,
     serve_metrics,
 )
-from draplane.controllers.manager import ControllerManager
+from draplane.client.rest import RESTClient
+from draplane.controllers.manager import CONTROLLERS, ControllerManager
 from draplane.metrics import component_registry
+
+CONTROLLER_NAMESPACE = "kube-system"
+TOKEN_SECONDS = 365 * 24 * 3600
+"""Controller tokens last a year (upstream's token source refreshes them instead)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "controller-manager",
-        help="run the resource claim controller, garbage collector and namespace controller",
+        help="run the resource claim, garbage collector, namespace, service account and "
+        "ClusterRole aggregation controllers",
     )
     parser.add_argument("--kubeconfig", required=True)
+    parser.add_argument(
+        "--use-service-account-credentials",
+        choices=("true", "false"),
+        default="true",
+        help="each controller writes as its own service account (default true)",
+    )
     add_metrics_port_flag(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
@@ -30,9 +54,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
     client = rest_client(args.kubeconfig)
+    writers: dict[str, RESTClient] = {}
     try:
+        if args.use_service_account_credentials == "true":
+            writers = await service_account_clients(client)
         metrics = component_registry()
-        manager = ControllerManager(client, metrics=metrics)
+        manager = ControllerManager(
+            client, client_for=writers.__getitem__ if writers else None, metrics=metrics
+        )
         runner = await serve_metrics(metrics, port=args.metrics_port, ready=manager.has_synced)
         try:
             return await run_until_signal(manager.run, name="controller-manager")
@@ -40,4 +69,36 @@ async def async_main(args: argparse.Namespace) -> int:
             if runner is not None:
                 await runner.cleanup()
     finally:
+        for writer in writers.values():
+            await writer.close()
         await client.close()
+
+
+async def service_account_clients(client: RESTClient) -> dict[str, RESTClient]:
+    """A client per controller, authenticated by a token of its service account."""
+    clients: dict[str, RESTClient] = {}
+    for name in CONTROLLERS:
+        account = {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": {"name": name, "namespace": CONTROLLER_NAMESPACE},
+        }
+        request = {
+            "apiVersion": "authentication.k8s.io/v1",
+            "kind": "TokenRequest",
+            "spec": {"expirationSeconds": TOKEN_SECONDS},
+        }
+        try:
+            with contextlib.suppress(StatusError):
+                await client.create(SERVICE_ACCOUNTS, account, CONTROLLER_NAMESPACE)
+            token = await client.create(
+                SERVICE_ACCOUNTS, request, CONTROLLER_NAMESPACE, subresource="token", name=name
+            )
+        except StatusError as err:
+            raise CommandError(
+                f"cannot get a token for service account {CONTROLLER_NAMESPACE}/{name}: {err}"
+            ) from err
+        user = controller_user(name).name
+        config = replace(client.transport.config, user=user, token=token["status"]["token"])
+        clients[name] = RESTClient(config)
+    return clients

@@ -81,6 +81,16 @@ def add_metrics_port_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_restored_store_flag(parser: argparse.ArgumentParser) -> None:
+    """`--restored-store`, for the commands that open the store (apiserver, up)."""
+    parser.add_argument(
+        "--restored-store",
+        action="store_true",
+        help="the sqlite store was restored from a backup: continue after the highest "
+        "resourceVersion it issued (older watches get 410 Gone) instead of refusing to start",
+    )
+
+
 def rest_client(kubeconfig: str) -> RESTClient:
     """A client for the kubeconfig's current context, its TLS settings checked up front (so a
     bad CA fails here, not as endless informer retries)."""
@@ -103,13 +113,6 @@ def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
     finally:
         for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
-
-
-async def wait_for_signal() -> None:
-    """Return on SIGINT or SIGTERM."""
-    stop = asyncio.Event()
-    with stop_on_signals(stop):
-        await stop.wait()
 
 
 async def run_until_signal(run: Callable[[], Awaitable[None]], *, name: str) -> int:

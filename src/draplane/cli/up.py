@@ -10,6 +10,7 @@ from typing import Any
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
+    add_restored_store_flag,
     listen_error,
     non_negative,
     port_number,
@@ -60,6 +61,12 @@ def register(sub: Any) -> None:
     parser.add_argument("--shareable", action="store_true")
     parser.add_argument("--queueing-hints", choices=("on", "off"), default="on")
     parser.add_argument("--pre-enqueue", choices=("on", "off"), default="on")
+    parser.add_argument(
+        "--audit-log-path",
+        default="",
+        help="write an audit.k8s.io/v1 Event JSON line per request to this file",
+    )
+    add_restored_store_flag(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
@@ -73,6 +80,8 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         transport=args.transport,
         queueing_hints=args.queueing_hints == "on",
         pre_enqueue=args.pre_enqueue == "on",
+        audit_log_path=args.audit_log_path or None,
+        restored_store=args.restored_store,
         drivers=[
             DriverSpec(
                 devices_per_node=args.devices_per_node,

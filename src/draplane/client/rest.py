@@ -1,5 +1,5 @@
-"""`RESTClient`: the `Client` protocol over HTTP(S) with a kubeconfig, via one pooled aiohttp
-ClientSession (keep-alive).
+"""`RESTClient`: the `Client` over HTTP(S) with a kubeconfig: `HTTPTransport` turns each
+`Request` into its REST call on one pooled aiohttp ClientSession (keep-alive).
 
 API errors come back as `StatusError` (from the Status body, or built from the HTTP code when the
 body is not a Status). Watches are read line by line from the chunked response, so events of any
@@ -21,10 +21,10 @@ import orjson
 from draplane.api import errors
 from draplane.api.handler import WatchEvent
 from draplane.api.kinds import ResourceType
-from draplane.api.meta import Obj, metadata
-from draplane.client.interface import PATCH_CONTENT_TYPES, PatchType
+from draplane.api.meta import Obj
+from draplane.api.request import Request
+from draplane.client.interface import Client
 from draplane.client.kubeconfig import KubeConfig, load_kubeconfig
-from draplane.client.local import delete_options
 
 _REASONS = {
     400: "BadRequest",
@@ -109,32 +109,54 @@ def _event(line: bytes) -> WatchEvent:
     return WatchEvent(decoded["type"], decoded["object"])
 
 
-class RESTClient:
-    """Implements `draplane.client.interface.Client` against an API server URL."""
+_METHODS = {
+    "get": "GET",
+    "list": "GET",
+    "create": "POST",
+    "update": "PUT",
+    "patch": "PATCH",
+    "delete": "DELETE",
+    "deletecollection": "DELETE",
+}
+
+
+def _query(request: Request) -> dict[str, str]:
+    o = request.options
+    params = _params(
+        labelSelector=o.label_selector,
+        fieldSelector=o.field_selector,
+        limit=str(o.limit) if o.limit else "",
+        resourceVersion=o.resource_version,
+        resourceVersionMatch=o.resource_version_match,
+        fieldManager=o.field_manager,
+        force="true" if o.force else "",
+        dryRun="All" if o.dry_run else "",
+        allowWatchBookmarks="true" if o.allow_bookmarks else "",
+        timeoutSeconds=str(o.timeout_seconds) if o.timeout_seconds else "",
+    )
+    if o.continue_:
+        params["continue"] = o.continue_
+    return params
+
+
+class HTTPTransport:
+    """Sends each `Request` as its REST call over one pooled aiohttp ClientSession."""
 
     def __init__(self, config: KubeConfig, *, user_agent: str = "draplane") -> None:
-        self._config = config
+        self.config = config
         self._headers = {"Accept": "application/json", "User-Agent": user_agent}
         if config.token:
             self._headers["Authorization"] = f"Bearer {config.token}"
         self._session: aiohttp.ClientSession | None = None
         self._watches: weakref.WeakSet[HttpWatch] = weakref.WeakSet()
 
-    @classmethod
-    def from_kubeconfig(cls, path: str | Path, *, context: str = "") -> RESTClient:
-        return cls(load_kubeconfig(path, context=context))
-
     @property
     def user(self) -> str:
-        return self._config.user
-
-    @property
-    def server(self) -> str:
-        return self._config.server
+        return self.config.user
 
     def _get_session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(ssl=self._config.ssl_context(), limit=64)
+            connector = aiohttp.TCPConnector(ssl=self.config.ssl_context(), limit=64)
             self._session = aiohttp.ClientSession(
                 base_url=None,
                 connector=connector,
@@ -142,6 +164,23 @@ class RESTClient:
                 timeout=_REQUEST_TIMEOUT,
             )
         return self._session
+
+    async def send(self, request: Request) -> Obj | HttpWatch:
+        path = resource_path(
+            request.rt,
+            request.namespace,
+            request.name,
+            request.subresource if request.name else "",
+        )
+        params = _query(request)
+        if request.verb == "watch":
+            params["watch"] = "true"
+            return await self._watch(path, params)
+        content_type = request.options.patch_type or "application/json"
+        method = _METHODS[request.verb]
+        return await self.request(
+            method, path, params=params, body=request.body, content_type=content_type
+        )
 
     async def request(
         self,
@@ -156,7 +195,7 @@ class RESTClient:
         data = None if body is None else orjson.dumps(body)
         headers = {"Content-Type": content_type} if data is not None else None
         async with self._get_session().request(
-            method, self._config.server + path, params=params, data=data, headers=headers
+            method, self.config.server + path, params=params, data=data, headers=headers
         ) as resp:
             raw = await resp.read()
             if resp.status >= 400:
@@ -164,55 +203,9 @@ class RESTClient:
             result: Obj = orjson.loads(raw) if raw else {}
             return result
 
-    async def get(
-        self, rt: ResourceType, name: str, namespace: str = "", *, subresource: str = ""
-    ) -> Obj:
-        return await self.request("GET", resource_path(rt, namespace, name, subresource))
-
-    async def list(
-        self,
-        rt: ResourceType,
-        namespace: str = "",
-        *,
-        label_selector: str = "",
-        field_selector: str = "",
-        limit: int = 0,
-        continue_: str = "",
-        resource_version: str = "",
-    ) -> Obj:
-        params = _params(
-            labelSelector=label_selector,
-            fieldSelector=field_selector,
-            limit=str(limit) if limit else "",
-            resourceVersion=resource_version,
-        )
-        if continue_:
-            params["continue"] = continue_
-        return await self.request("GET", resource_path(rt, namespace), params=params)
-
-    async def watch(
-        self,
-        rt: ResourceType,
-        namespace: str = "",
-        *,
-        resource_version: str = "",
-        label_selector: str = "",
-        field_selector: str = "",
-        allow_bookmarks: bool = False,
-        timeout_seconds: int = 0,
-    ) -> HttpWatch:
-        params = _params(
-            watch="true",
-            resourceVersion=resource_version,
-            labelSelector=label_selector,
-            fieldSelector=field_selector,
-            allowWatchBookmarks="true" if allow_bookmarks else "",
-            timeoutSeconds=str(timeout_seconds) if timeout_seconds else "",
-        )
+    async def _watch(self, path: str, params: dict[str, str]) -> HttpWatch:
         resp = await self._get_session().get(
-            self._config.server + resource_path(rt, namespace),
-            params=params,
-            timeout=_WATCH_TIMEOUT,
+            self.config.server + path, params=params, timeout=_WATCH_TIMEOUT
         )
         if resp.status != 200:
             with contextlib.closing(resp):
@@ -221,80 +214,6 @@ class RESTClient:
         self._watches.add(stream)
         return stream
 
-    async def create(
-        self,
-        rt: ResourceType,
-        obj: Obj,
-        namespace: str = "",
-        *,
-        subresource: str = "",
-        name: str = "",
-        field_manager: str = "",
-    ) -> Obj:
-        ns = namespace or str(metadata(obj).get("namespace") or "")
-        path = resource_path(rt, ns, name if subresource else "", subresource)
-        return await self.request(
-            "POST", path, params=_params(fieldManager=field_manager), body=obj
-        )
-
-    async def update(
-        self, rt: ResourceType, obj: Obj, *, subresource: str = "", field_manager: str = ""
-    ) -> Obj:
-        md = metadata(obj)
-        path = resource_path(
-            rt, str(md.get("namespace") or ""), str(md.get("name") or ""), subresource
-        )
-        return await self.request("PUT", path, params=_params(fieldManager=field_manager), body=obj)
-
-    async def patch(
-        self,
-        rt: ResourceType,
-        name: str,
-        patch: Any,
-        namespace: str = "",
-        *,
-        patch_type: PatchType = "merge",
-        subresource: str = "",
-        field_manager: str = "",
-        force: bool = False,
-    ) -> Obj:
-        params = _params(fieldManager=field_manager, force="true" if force else "")
-        return await self.request(
-            "PATCH",
-            resource_path(rt, namespace, name, subresource),
-            params=params,
-            body=patch,
-            content_type=PATCH_CONTENT_TYPES[patch_type],
-        )
-
-    async def delete(
-        self,
-        rt: ResourceType,
-        name: str,
-        namespace: str = "",
-        *,
-        propagation_policy: str = "",
-        grace_period_seconds: int | None = None,
-        preconditions: Obj | None = None,
-    ) -> Obj:
-        options = delete_options(
-            propagation_policy=propagation_policy,
-            grace_period_seconds=grace_period_seconds,
-            preconditions=preconditions,
-        )
-        return await self.request("DELETE", resource_path(rt, namespace, name), body=options)
-
-    async def delete_collection(
-        self,
-        rt: ResourceType,
-        namespace: str = "",
-        *,
-        label_selector: str = "",
-        field_selector: str = "",
-    ) -> Obj:
-        params = _params(labelSelector=label_selector, fieldSelector=field_selector)
-        return await self.request("DELETE", resource_path(rt, namespace), params=params)
-
     async def close(self) -> None:
         """Close the connection pool; open watches end."""
         for stream in list(self._watches):
@@ -302,6 +221,37 @@ class RESTClient:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+class RESTClient(Client):
+    """A `Client` against an API server URL, from a kubeconfig."""
+
+    transport: HTTPTransport
+
+    def __init__(self, config: KubeConfig, *, user_agent: str = "draplane") -> None:
+        super().__init__(HTTPTransport(config, user_agent=user_agent))
+
+    @classmethod
+    def from_kubeconfig(cls, path: str | Path, *, context: str = "") -> RESTClient:
+        return cls(load_kubeconfig(path, context=context))
+
+    @property
+    def server(self) -> str:
+        return self.transport.config.server
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, str] | None = None,
+        body: Any = None,
+        content_type: str = "application/json",
+    ) -> Obj:
+        """A raw request to `path` (for what the typed methods do not cover)."""
+        return await self.transport.request(
+            method, path, params=params, body=body, content_type=content_type
+        )
 
 
 def _params(**values: str) -> dict[str, str]:

@@ -16,7 +16,7 @@ from prometheus_client import CollectorRegistry
 
 from draplane.api import kinds, meta
 from draplane.api.errors import StatusError, is_conflict, is_not_found
-from draplane.api.kinds import SERVED, ResourceType
+from draplane.api.kinds import STORED, ResourceType
 from draplane.api.meta import Obj
 from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
 from draplane.client.interface import Client
@@ -60,7 +60,7 @@ class GarbageCollector:
         clock: Clock = REAL_CLOCK,
         metrics: CollectorRegistry | None = None,
         resync_period: float = RESYNC_PERIOD,
-        resources: Iterable[ResourceType] = SERVED,
+        resources: Iterable[ResourceType] = STORED,
         rate_limiter: RateLimiter | None = None,
     ) -> None:
         """Watches every kind in `resources`: namespaced ones as dependents, all as owners."""

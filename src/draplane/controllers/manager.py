@@ -1,14 +1,18 @@
-"""`ControllerManager`: runs the resource claim controller, garbage collector and namespace
-controller in one asyncio loop, like kube-controller-manager.
+"""`ControllerManager`: runs the resource claim controller, garbage collector, namespace
+controller, service account controller and ClusterRole aggregation controller in one asyncio
+loop, like kube-controller-manager with `--use-service-account-credentials`.
 
-The resource claim controller acts through its own client (its own user, as upstream's service
-account); the others share the manager's client and its informers.
+The shared informers read as the manager's own user (`system:kube-controller-manager`, which may
+list and watch everything); each controller writes through its own client, as its service
+account `system:serviceaccount:kube-system:<controller>`, so each holds only its
+`system:controller:<controller>` role.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry
 
@@ -16,12 +20,31 @@ from draplane.client.events import EventRecorder
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
+from draplane.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.namespace import NamespaceController
 from draplane.controllers.resourceclaim import ResourceClaimController
 from draplane.controllers.resourceclaim_context import EVENT_COMPONENT
+from draplane.controllers.serviceaccounts import ServiceAccountsController
 
 log = logging.getLogger(__name__)
+
+RESOURCE_CLAIM_CONTROLLER = "resource-claim-controller"
+GARBAGE_COLLECTOR = "generic-garbage-collector"
+NAMESPACE_CONTROLLER = "namespace-controller"
+SERVICE_ACCOUNT_CONTROLLER = "service-account-controller"
+CLUSTERROLE_AGGREGATION_CONTROLLER = "clusterrole-aggregation-controller"
+CONTROLLERS = (
+    RESOURCE_CLAIM_CONTROLLER,
+    GARBAGE_COLLECTOR,
+    NAMESPACE_CONTROLLER,
+    SERVICE_ACCOUNT_CONTROLLER,
+    CLUSTERROLE_AGGREGATION_CONTROLLER,
+)
+"""The controllers' names, which are also their service accounts in kube-system."""
+
+ClientFor = Callable[[str], Client]
+"""The client a controller writes through, by controller name."""
 
 
 class ControllerManager:
@@ -29,47 +52,54 @@ class ControllerManager:
         self,
         client: Client,
         *,
-        claim_controller_client: Client | None = None,
+        client_for: ClientFor | None = None,
         clock: Clock = REAL_CLOCK,
         metrics: CollectorRegistry | None = None,
     ) -> None:
         self._informers = InformerFactory(client, clock=clock)
-        if claim_controller_client is None or claim_controller_client is client:
-            claim_client, self._claim_informers = client, self._informers
-        else:
-            claim_client = claim_controller_client
-            self._claim_informers = InformerFactory(claim_client, clock=clock)
+
+        def writer(name: str) -> Client:
+            return client if client_for is None else client_for(name)
+
+        claim_client = writer(RESOURCE_CLAIM_CONTROLLER)
         self.resource_claim_controller = ResourceClaimController(
             claim_client,
-            informers=self._claim_informers,
+            informers=self._informers,
             recorder=EventRecorder(claim_client, EVENT_COMPONENT, clock=clock),
             clock=clock,
             metrics=metrics,
         )
         self.garbage_collector = GarbageCollector(
-            client, informers=self._informers, clock=clock, metrics=metrics
+            writer(GARBAGE_COLLECTOR), informers=self._informers, clock=clock, metrics=metrics
         )
         self.namespace_controller = NamespaceController(
-            client, informers=self._informers, clock=clock, metrics=metrics
+            writer(NAMESPACE_CONTROLLER), informers=self._informers, clock=clock, metrics=metrics
+        )
+        self.service_account_controller = ServiceAccountsController(
+            writer(SERVICE_ACCOUNT_CONTROLLER),
+            informers=self._informers,
+            clock=clock,
+            metrics=metrics,
+        )
+        self.clusterrole_aggregation_controller = ClusterRoleAggregationController(
+            writer(CLUSTERROLE_AGGREGATION_CONTROLLER),
+            informers=self._informers,
+            clock=clock,
+            metrics=metrics,
         )
 
-    def _factories(self) -> list[InformerFactory]:
-        if self._claim_informers is self._informers:
-            return [self._informers]
-        return [self._informers, self._claim_informers]
-
     def has_synced(self) -> bool:
-        return all(factory.has_synced() for factory in self._factories())
+        return self._informers.has_synced()
 
     async def run(self) -> None:
         """Run every controller until cancelled."""
-        for factory in self._factories():
-            await factory.start()
+        await self._informers.start()
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(self.resource_claim_controller.run())
                 group.create_task(self.garbage_collector.run())
                 group.create_task(self.namespace_controller.run())
+                group.create_task(self.service_account_controller.run())
+                group.create_task(self.clusterrole_aggregation_controller.run())
         finally:
-            for factory in self._factories():
-                await factory.stop()
+            await self._informers.stop()

@@ -15,7 +15,7 @@ from prometheus_client import CollectorRegistry
 
 from draplane.api import meta
 from draplane.api.errors import StatusError, is_not_found
-from draplane.api.kinds import NAMESPACES, SERVED, ResourceType
+from draplane.api.kinds import NAMESPACES, STORED, ResourceType
 from draplane.api.meta import Obj
 from draplane.client.informer import Informer, InformerFactory
 from draplane.client.interface import Client
@@ -32,7 +32,7 @@ QUEUE_NAME = "namespace"
 WORKERS = 2
 # How soon to look again at a namespace whose content is still going away.
 CONTENT_RECHECK_DELAY = 1.0
-NAMESPACED: tuple[ResourceType, ...] = tuple(rt for rt in SERVED if rt.namespaced)
+NAMESPACED: tuple[ResourceType, ...] = tuple(rt for rt in STORED if rt.namespaced)
 
 
 class NamespaceController:

@@ -22,6 +22,8 @@ from prometheus_client import CollectorRegistry
 from draplane.api import auth, errors, kinds
 from draplane.api.auth import UserInfo
 from draplane.apiserver import authn
+from draplane.apiserver.audit import AuditLog
+from draplane.apiserver.authorization.bootstrap import DRIVER_CONTROLLER_ROLE
 from draplane.apiserver.kubeconfig import build_kubeconfig
 from draplane.apiserver.registry import Registry
 from draplane.apiserver.server import ApiServer
@@ -38,6 +40,7 @@ from draplane.metrics import component_registry
 from draplane.node import Nodes
 from draplane.scheduler.scheduler import Scheduler
 from draplane.storage.factory import open_storage
+from draplane.storage.files import private_dir
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +69,10 @@ class ControlPlaneConfig:
     queueing_hints: bool = True
     pre_enqueue: bool = True
     drivers: list[DriverSpec] = field(default_factory=lambda: [DriverSpec()])
+    audit_log_path: str | None = None
     driver_workers: int = 5
+    restored_store: bool = False
+    """The sqlite store was restored from a backup on purpose (see `SqliteStorage`)."""
 
 
 class _Runnable(Protocol):
@@ -86,9 +92,13 @@ class ControlPlane:
             self.data_dir = Path(self._tmp.name)
         else:
             self.data_dir = Path(config.data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.storage = open_storage(config.store, str(self.data_dir))
+        private_dir(self.data_dir)
+        self.storage = open_storage(
+            config.store, str(self.data_dir), restored=config.restored_store
+        )
         self.registry = Registry(self.storage, clock=clock)
+        if config.audit_log_path:
+            self.registry.audit_log = AuditLog(Path(config.audit_log_path), clock=clock)
         self.apiserver = ApiServer(
             self.data_dir,
             port=config.port,
@@ -131,12 +141,12 @@ class ControlPlane:
     def _build_components(self) -> None:
         cfg, clock, metrics = self.config, self.clock, self.metrics
         self.components["controller-manager"] = ControllerManager(
-            self.client(UserInfo(auth.CONTROLLER_MANAGER)),
-            claim_controller_client=self.client(UserInfo(auth.RESOURCE_CLAIM_CONTROLLER)),
+            self.client(UserInfo(auth.CONTROLLER_MANAGER, "", (auth.SYSTEM_AUTHENTICATED,))),
+            client_for=lambda name: self.client(auth.controller_user(name)),
             clock=clock,
             metrics=metrics,
         )
-        scheduler_client = self.client(UserInfo(auth.SCHEDULER))
+        scheduler_client = self.client(UserInfo(auth.SCHEDULER, "", (auth.SYSTEM_AUTHENTICATED,)))
         self.components["scheduler"] = Scheduler(
             scheduler_client,
             informers=InformerFactory(scheduler_client, clock=clock),
@@ -152,7 +162,7 @@ class ControlPlane:
                 shareable=spec.shareable,
             )
             self.components[f"driver/{spec.name}"] = example_controller(
-                self.client(UserInfo(auth.DRIVER_PREFIX + spec.name)),
+                self.client(auth.driver_user(spec.name)),
                 driver_name=spec.name,
                 resources=resources,
                 clock=clock,
@@ -185,8 +195,29 @@ class ControlPlane:
         await self.wait_ready()
 
     async def _ensure_resource_classes(self) -> None:
+        """Each driver's ResourceClass, and the binding that grants its controller's service
+        account the driver controller role (what a driver's deployment manifests hold)."""
         admin = self.client()
         for spec in self.config.drivers:
+            binding = {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "ClusterRoleBinding",
+                "metadata": {"name": f"system:dra:{spec.name}:controller"},
+                "roleRef": {
+                    "apiGroup": "rbac.authorization.k8s.io",
+                    "kind": "ClusterRole",
+                    "name": DRIVER_CONTROLLER_ROLE,
+                },
+                "subjects": [
+                    {
+                        "kind": "ServiceAccount",
+                        "name": f"{spec.name}-controller",
+                        "namespace": "kube-system",
+                    }
+                ],
+            }
+            with contextlib.suppress(errors.StatusError):
+                await admin.create(kinds.CLUSTER_ROLE_BINDINGS, binding)
             obj = {
                 "apiVersion": "resource.k8s.io/v1alpha2",
                 "kind": "ResourceClass",

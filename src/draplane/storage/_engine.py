@@ -1,23 +1,27 @@
-"""The in-memory engine every backend shares: committed objects, the global revision, the bounded
-event history for watch resume, and the fan-out of committed events to watches.
+"""The in-memory engine every backend shares: committed objects, the global revision, the
+event history for watch resume (bounded in events and bytes), and the fan-out of committed
+events to watches.
 
 Backends decide when a planned write is committed; they then hand its events to `apply`.
+A store watch buffers without bound: its one long-lived consumer, the API server's watch cache,
+drains it on every wake-up and bounds what it hands on to API watchers.
 """
 
 from __future__ import annotations
 
 import asyncio
 import builtins
-import itertools
 from collections import deque
 from collections.abc import Iterable, Sequence
 
 from draplane.api import errors
 from draplane.api.meta import Obj
 from draplane.storage._writes import event_key
+from draplane.storage.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_EVENTS, EventLog
 from draplane.storage.interface import Event
 
-DEFAULT_HISTORY_SIZE = 10_000
+DEFAULT_HISTORY_SIZE = DEFAULT_MAX_EVENTS
+DEFAULT_HISTORY_BYTES = DEFAULT_MAX_BYTES
 
 
 class EngineWatch:
@@ -72,18 +76,29 @@ class EngineWatch:
 class Engine:
     """Committed state. Reads are O(result); `apply` must be called in revision order."""
 
-    def __init__(self, *, history_size: int = DEFAULT_HISTORY_SIZE) -> None:
+    def __init__(
+        self,
+        *,
+        history_size: int = DEFAULT_HISTORY_SIZE,
+        history_bytes: int = DEFAULT_HISTORY_BYTES,
+    ) -> None:
         if history_size < 1:
             raise ValueError("history_size must be at least 1")
         # resource -> namespace -> name -> object
         self._objects: dict[str, dict[str, dict[str, Obj]]] = {}
         self.revision = 0
-        self._history: deque[Event] = deque(maxlen=history_size)
+        self._history = EventLog(max_events=history_size, max_bytes=history_bytes)
         self._watches: set[EngineWatch] = set()
 
     @property
     def oldest_revision(self) -> int:
-        return self._history[0].revision if self._history else self.revision + 1
+        first = self._history.first_revision
+        return self.revision + 1 if first is None else first
+
+    @property
+    def history_bytes(self) -> int:
+        """The bytes the retained history counts for (see `storage.history`)."""
+        return self._history.bytes
 
     def get(self, resource: str, namespace: str, name: str) -> Obj | None:
         by_ns = self._objects.get(resource)
@@ -134,7 +149,7 @@ class Engine:
         """Make committed writes visible, retain them for resume, then publish them."""
         for event in events:
             self._store(event)
-            self._history.append(event)
+        self._history.extend(events)
         self.revision = events[-1].revision
         for watch in self._watches:
             watch.push(events)
@@ -166,10 +181,8 @@ class Engine:
                 f"too old resource version: {from_revision} ({self.oldest_revision - 1})"
             )
         replay: Iterable[Event] = ()
-        if self._history and from_revision < self.revision:
-            # Retained revisions are contiguous, so the first event to replay is found by offset.
-            start = max(0, from_revision + 1 - self._history[0].revision)
-            replay = itertools.islice(self._history, start, None)
+        if from_revision < self.revision:
+            replay = self._history.since(from_revision)
         watch = EngineWatch(self, replay, after=from_revision)
         self._watches.add(watch)
         return watch

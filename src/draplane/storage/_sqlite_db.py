@@ -3,7 +3,7 @@
 Every function here runs on the storage's single worker thread, never on the event loop.
 Tables: `objects` (current state), `events` (bounded log for watch resume, with the previous state
 so a resumed watch after a restart still gets `Event.prev`), `meta` (the current revision, which
-the tables alone cannot give after a trailing delete).
+the tables alone cannot give after a trailing delete). The file and its -wal/-shm are 0600.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import orjson
 
 from draplane.api.meta import Obj
+from draplane.storage import files
+from draplane.storage._marker import RevisionMarker
 from draplane.storage._writes import Key, event_key, stored_revision
 from draplane.storage.interface import Event, EventType
 
@@ -46,6 +48,7 @@ _UPSERT_OBJECT = "INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?, ?)"
 _DELETE_OBJECT = "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
 _INSERT_EVENT = "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)"
 _SET_REVISION = "INSERT OR REPLACE INTO meta VALUES ('revision', ?)"
+_SET_PROBE = "INSERT OR REPLACE INTO meta VALUES ('probe', ?)"
 
 
 @dataclass
@@ -56,18 +59,35 @@ class Loaded:
 
 
 def open_db(path: str, *, lock_timeout: float) -> sqlite3.Connection:
-    """`lock_timeout`: seconds to wait for another process's lock on the file before failing."""
+    """Open (creating it 0600 when missing) without creating the tables: `load` first checks
+    what is there, `ensure_schema` then creates them. `lock_timeout`: seconds to wait for
+    another process's lock on the file before failing."""
+    # SQLite gives the -wal and -shm files the database file's mode.
+    files.create_private(path)
     conn = sqlite3.connect(
         path, timeout=lock_timeout, isolation_level=None, check_same_thread=False
     )
-    conn.execute("PRAGMA journal_mode=WAL")
-    # FULL: an acknowledged write survives a crash of the process or the machine.
-    conn.execute("PRAGMA synchronous=FULL")
-    conn.executescript(_SCHEMA)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        # FULL: an acknowledged write survives a crash of the process or the machine.
+        conn.execute("PRAGMA synchronous=FULL")
+    except BaseException:
+        conn.close()
+        raise
+    for suffix in ("-wal", "-shm"):
+        files.restrict(path + suffix)
     return conn
 
 
+def ensure_schema(conn: sqlite3.Connection) -> None:
+    conn.executescript(_SCHEMA)
+
+
 def load(conn: sqlite3.Connection) -> Loaded:
+    """The persisted state; an empty state when the tables do not exist (yet)."""
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not {"objects", "events", "meta"} <= tables:
+        return Loaded([], [], 0)
     current: dict[Key, Obj] = {}
     objects: list[tuple[str, Obj]] = []
     for resource, namespace, name, value in conn.execute(
@@ -102,13 +122,21 @@ def _load_events(conn: sqlite3.Connection, current: dict[Key, Obj]) -> list[Even
         else:
             prev = None
         event_type: EventType = type_
-        events.append(Event(event_type, resource, obj, revision, prev))
+        events.append(Event(event_type, resource, obj, revision, prev, len(value)))
         last[key] = None if type_ == "DELETED" else obj
     return events
 
 
-def commit(conn: sqlite3.Connection, *, events: Sequence[Event], history_size: int) -> None:
-    """Persist a batch in one durable transaction; on failure nothing of it is kept."""
+def commit(
+    conn: sqlite3.Connection,
+    *,
+    events: Sequence[Event],
+    keep_from: int,
+    marker: RevisionMarker,
+) -> None:
+    """Persist a batch in one durable transaction, then record its last revision in the marker;
+    on failure nothing of it is kept. Logged events older than `keep_from` (the oldest
+    revision the in-memory history still holds) are dropped."""
     # A batch may hold several writes to one key; only the last decides the stored state.
     final: dict[Key, tuple[Event, bytes]] = {}
     rows: list[tuple[int, str, str, str, str, bytes, bytes | None]] = []
@@ -121,15 +149,45 @@ def commit(conn: sqlite3.Connection, *, events: Sequence[Event], history_size: i
     upserts = [(*k, ev.revision, v) for k, (ev, v) in final.items() if ev.type != "DELETED"]
     deletes = [k for k, (ev, _) in final.items() if ev.type == "DELETED"]
     last = events[-1].revision
+    marker.ensure_current()
     conn.execute("BEGIN IMMEDIATE")
     try:
         conn.executemany(_UPSERT_OBJECT, upserts)
         conn.executemany(_DELETE_OBJECT, deletes)
         conn.executemany(_INSERT_EVENT, rows)
         conn.execute(_SET_REVISION, (last,))
-        conn.execute("DELETE FROM events WHERE revision <= ?", (last - history_size,))
+        conn.execute("DELETE FROM events WHERE revision < ?", (keep_from,))
         conn.execute("COMMIT")
     except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
+        _rollback(conn)
+        raise
+    marker.advance(last)
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
+
+
+def fence(conn: sqlite3.Connection, revision: int) -> None:
+    """Continue a restored store after `revision`: its logged events are dropped (a watch or
+    snapshot read from before gets 410 Expired) and the next write gets `revision + 1`."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("DELETE FROM events")
+        conn.execute(_SET_REVISION, (revision,))
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
+        raise
+
+
+def probe(conn: sqlite3.Connection, value: int) -> None:
+    """A durable write that changes no revision: whether the store can write again."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(_SET_PROBE, (value,))
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
         raise

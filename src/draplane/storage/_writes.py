@@ -6,6 +6,8 @@ committed plus its pending overlay) and the revision the write will get.
 
 from __future__ import annotations
 
+import orjson
+
 from draplane.api import errors
 from draplane.api.kinds import ResourceType, for_key
 from draplane.api.meta import Obj
@@ -38,6 +40,14 @@ def object_key(resource: str, obj: Obj) -> Key:
     return resource, namespace, name
 
 
+def encoded_size(obj: Obj) -> int:
+    """The size of `obj` as JSON (what `Event.size` holds); 400 when it cannot be encoded."""
+    try:
+        return len(orjson.dumps(obj))
+    except TypeError as exc:
+        raise errors.bad_request(f"object cannot be stored: {exc}") from None
+
+
 def stored_revision(obj: Obj) -> int:
     return int(obj["metadata"]["resourceVersion"])
 
@@ -52,7 +62,7 @@ def plan_create(*, resource: str, obj: Obj, current: Obj | None, revision: int) 
     if current is not None:
         raise errors.already_exists(resource_type(resource), name)
     obj["metadata"]["resourceVersion"] = str(revision)
-    return Event("ADDED", resource, obj, revision)
+    return Event("ADDED", resource, obj, revision, size=encoded_size(obj))
 
 
 def plan_update(
@@ -63,7 +73,7 @@ def plan_update(
         raise errors.not_found(resource_type(resource), name)
     _check_expected(resource, current, expected_rv)
     obj["metadata"]["resourceVersion"] = str(revision)
-    return Event("MODIFIED", resource, obj, revision, current)
+    return Event("MODIFIED", resource, obj, revision, current, encoded_size(obj))
 
 
 def plan_delete(
@@ -74,7 +84,7 @@ def plan_delete(
     _check_expected(resource, current, expected_rv)
     # Shared read-only state: copy only what changes, the rest stays shared with `current`.
     last = {**current, "metadata": {**current["metadata"], "resourceVersion": str(revision)}}
-    return Event("DELETED", resource, last, revision, current)
+    return Event("DELETED", resource, last, revision, current, encoded_size(last))
 
 
 def event_key(event: Event) -> Key:

@@ -16,6 +16,12 @@ Semantics (like etcd as kube-apiserver uses it):
 - `watch(from_revision)` yields every event with revision > from_revision, across all
   resources, in revision order. A revision older than the retained history raises 410 Expired
   (`errors.expired("too old resource version: X (Y)")`).
+- The retained history is bounded both in events and in bytes (each event counts the encoded
+  size of its object, `Event.size`).
+- A revision is never handed out twice, across restarts too: a persistent backend refuses to
+  start (`StoreError`) when its files show that committed writes were lost.
+- A write that fails because the disk is full raises 507 InsufficientStorage, and `check()`
+  then fails until the store can write again.
 - Objects passed in become owned by the store; objects returned are shared and read-only.
 """
 
@@ -41,6 +47,13 @@ class Event:
     revision: int
     prev: Obj | None = None
     """The state before this event (None for ADDED), for selector transitions in watches."""
+    size: int = 0
+    """The encoded (JSON) size of `object` in bytes, for buffers bounded in bytes."""
+
+
+class StoreError(Exception):
+    """The store cannot be opened: its files are missing, damaged or unwritable. The message
+    says what happened and what to do (one line, for the command line)."""
 
 
 class Watch(Protocol):
@@ -67,6 +80,10 @@ class Storage(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+    async def check(self) -> None:
+        """Raise a StatusError when the store cannot serve writes now (closed, disk full)."""
+        ...
 
     async def get(self, resource: str, namespace: str, name: str) -> Obj | None: ...
 

@@ -10,14 +10,19 @@ from typing import TYPE_CHECKING
 
 from draplane.api import errors
 from draplane.api.meta import Obj
-from draplane.storage._engine import DEFAULT_HISTORY_SIZE, Engine
+from draplane.storage._engine import DEFAULT_HISTORY_BYTES, DEFAULT_HISTORY_SIZE, Engine
 from draplane.storage._writes import object_key, plan_create, plan_delete, plan_update
 from draplane.storage.interface import Event, Storage, Watch
 
 
 class MemoryStorage:
-    def __init__(self, *, history_size: int = DEFAULT_HISTORY_SIZE) -> None:
-        self._engine = Engine(history_size=history_size)
+    def __init__(
+        self,
+        *,
+        history_size: int = DEFAULT_HISTORY_SIZE,
+        history_bytes: int = DEFAULT_HISTORY_BYTES,
+    ) -> None:
+        self._engine = Engine(history_size=history_size, history_bytes=history_bytes)
         self._closed = False
 
     @property
@@ -34,6 +39,10 @@ class MemoryStorage:
     async def close(self) -> None:
         self._closed = True
         self._engine.end_watches()
+
+    async def check(self) -> None:
+        if self._closed:
+            raise errors.internal("storage is closed")
 
     async def get(self, resource: str, namespace: str, name: str) -> Obj | None:
         return self._engine.get(resource, namespace, name)

@@ -4,12 +4,18 @@ Group commit: each write is checked against the committed state plus a pending o
 writes in a batch see earlier ones), queued, and one committer task persists everything queued
 in a single transaction on a dedicated thread. Only then does the batch become visible to reads
 and watches and do the writers' calls return.
+
+Opening checks the store against its revision marker (see `_recovery`). A commit that fails
+for lack of disk space fails its writers with 507 InsufficientStorage, and `check()` fails
+until a probe write succeeds again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import builtins
+import itertools
+import logging
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -17,8 +23,10 @@ from typing import TYPE_CHECKING
 
 from draplane.api import errors
 from draplane.api.meta import Obj
-from draplane.storage import _sqlite_db as db
-from draplane.storage._engine import DEFAULT_HISTORY_SIZE, Engine
+from draplane.storage import _sqlite_db as db, files
+from draplane.storage._engine import DEFAULT_HISTORY_BYTES, DEFAULT_HISTORY_SIZE, Engine
+from draplane.storage._marker import RevisionMarker
+from draplane.storage._recovery import open_store
 from draplane.storage._writes import (
     Key,
     event_key,
@@ -27,21 +35,44 @@ from draplane.storage._writes import (
     plan_delete,
     plan_update,
 )
-from draplane.storage.interface import Event, Storage, Watch
+from draplane.storage.interface import Event, Storage, StoreError, Watch
+
+log = logging.getLogger(__name__)
 
 _Pending = tuple[Event, "asyncio.Future[Obj]"]
 _Batch = list[_Pending]
 
 
+def insufficient_storage(path: str, exc: BaseException) -> errors.StatusError:
+    return errors.StatusError(
+        507,
+        "InsufficientStorage",
+        f"Insufficient storage: cannot write {path}: {exc}; writes fail until disk space is "
+        "freed (reads still work)",
+    )
+
+
 class SqliteStorage:
     def __init__(
-        self, path: str, *, history_size: int = DEFAULT_HISTORY_SIZE, lock_timeout: float = 5.0
+        self,
+        path: str,
+        *,
+        history_size: int = DEFAULT_HISTORY_SIZE,
+        history_bytes: int = DEFAULT_HISTORY_BYTES,
+        lock_timeout: float = 5.0,
+        restored: bool = False,
     ) -> None:
+        """`restored`: the database was restored from a backup on purpose; when it is behind
+        its revision marker, continue after the marker instead of refusing to start."""
         self._path = path
         self._lock_timeout = lock_timeout
-        self._history_size = history_size
-        self._engine = Engine(history_size=history_size)
+        self._restored = restored
+        self._engine = Engine(history_size=history_size, history_bytes=history_bytes)
         self._conn: sqlite3.Connection | None = None
+        self._marker: RevisionMarker | None = None
+        self._write_error: errors.StatusError | None = None
+        """Set while the store cannot write for lack of space (cleared by a good commit)."""
+        self._probes = itertools.count(1)
         self._executor: ThreadPoolExecutor | None = None
         # Writes accepted but not yet committed: key -> (state or None when deleted, revision).
         self._overlay: dict[Key, tuple[Obj | None, int]] = {}
@@ -60,15 +91,20 @@ class SqliteStorage:
         return self._engine.oldest_revision
 
     async def start(self) -> None:
+        """StoreError when the store cannot be opened, or must not be (see `_recovery`)."""
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="draplane-sqlite")
         loop = asyncio.get_running_loop()
+        opener = partial(
+            open_store, self._path, lock_timeout=self._lock_timeout, restored=self._restored
+        )
         try:
-            open_db = partial(db.open_db, self._path, lock_timeout=self._lock_timeout)
-            self._conn = await loop.run_in_executor(self._executor, open_db)
-            loaded = await loop.run_in_executor(self._executor, db.load, self._conn)
-        except (sqlite3.Error, ValueError) as exc:
+            opened = await loop.run_in_executor(self._executor, opener)
+        except BaseException as exc:
             self._executor.shutdown(wait=False)
-            raise errors.internal(f"cannot open {self._path}: {exc}") from exc
+            if isinstance(exc, StoreError) or not isinstance(exc, Exception):
+                raise
+            raise StoreError(f"cannot open store {self._path}: {exc}") from exc
+        self._conn, self._marker, loaded = opened.conn, opened.marker, opened.loaded
         self._engine.load(objects=loaded.objects, events=loaded.events, revision=loaded.revision)
         self._pending_revision = loaded.revision
         self._wake = asyncio.Event()
@@ -87,7 +123,24 @@ class SqliteStorage:
             conn = self._conn
             if conn is not None:
                 await asyncio.get_running_loop().run_in_executor(self._executor, conn.close)
+            if self._marker is not None:
+                self._marker.close()
             self._executor.shutdown(wait=True)
+
+    async def check(self) -> None:
+        if self._closing or self._conn is None:
+            raise errors.internal("storage is closed or not started")
+        if self._write_error is None:
+            return
+        # The last commit failed for lack of space: ready again once a write gets through.
+        probe = partial(db.probe, self._conn, next(self._probes))
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._executor, probe)
+        except Exception as exc:
+            if files.is_disk_full(exc, self._path):
+                raise insufficient_storage(self._path, exc) from exc
+            raise errors.internal(f"storage probe failed: {exc}") from exc
+        self._write_error = None
 
     async def get(self, resource: str, namespace: str, name: str) -> Obj | None:
         return self._engine.get(resource, namespace, name)
@@ -171,13 +224,20 @@ class SqliteStorage:
 
     async def _commit(self, batch: _Batch) -> None:
         events = [ev for ev, _ in batch]
-        assert self._conn is not None
-        persist = partial(db.commit, self._conn, events=events, history_size=self._history_size)
+        assert self._conn is not None and self._marker is not None
+        persist = partial(
+            db.commit,
+            self._conn,
+            events=events,
+            keep_from=self._engine.oldest_revision,
+            marker=self._marker,
+        )
         try:
             await asyncio.get_running_loop().run_in_executor(self._executor, persist)
         except Exception as exc:
             self._fail(batch, exc)
             return
+        self._write_error = None
         self._engine.apply(events)
         for ev, future in batch:
             key = event_key(ev)
@@ -192,7 +252,12 @@ class SqliteStorage:
         self._queue = []
         self._overlay.clear()
         self._pending_revision = self._engine.revision
-        error = errors.internal(f"storage commit failed: {exc}")
+        if files.is_disk_full(exc, self._path):
+            error = insufficient_storage(self._path, exc)
+            self._write_error = error
+            log.error("%s", error.message)
+        else:
+            error = errors.internal(f"storage commit failed: {exc}")
         for _, future in failed:
             if not future.done():
                 future.set_exception(error)

@@ -16,7 +16,7 @@ from draplane.api.auth import ADMIN
 from draplane.apiserver import authn
 from draplane.apiserver.registry import Registry
 from draplane.apiserver.server import ApiServer
-from draplane.apiserver.watchcache import WatchCache
+from draplane.apiserver.watchcache import DEFAULT_WATCHER_BYTES, WatchCache
 from draplane.client.kubeconfig import KubeConfig, load_kubeconfig
 from draplane.client.rest import RESTClient
 from draplane.clock import REAL_CLOCK, Clock
@@ -76,14 +76,19 @@ async def start_http_server(
     storage: MemoryStorage | None = None,
     bookmark_interval: float = 5.0,
     watch_history: int = 10_000,
+    watcher_bytes: int = DEFAULT_WATCHER_BYTES,
 ) -> HttpServer:
     """`storage` defaults to a fresh MemoryStorage (pass one with a small history, and a small
-    `watch_history`, to provoke 410s); `bookmark_interval` is the watch cache's bookmark period."""
+    `watch_history`, to provoke 410s); `bookmark_interval` is the watch cache's bookmark period;
+    `watcher_bytes` how far a watcher may fall behind before it is closed."""
     storage = storage if storage is not None else MemoryStorage()
     await storage.start()
     registry = Registry(storage, clock=clock)
     registry.watch_cache = WatchCache(
-        storage, history=watch_history, bookmark_interval=bookmark_interval
+        storage,
+        history=watch_history,
+        bookmark_interval=bookmark_interval,
+        watcher_bytes=watcher_bytes,
     )
     await registry.start()
     server = ApiServer(data_dir, port=0, storage=storage, handler=registry, clock=clock)

@@ -9,7 +9,7 @@ import orjson
 
 from draplane import dra
 from draplane.api import kinds
-from draplane.api.auth import DRIVER_PREFIX, SYSTEM_AUTHENTICATED, UserInfo, node_user
+from draplane.api.auth import driver_user, node_user
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.driver import NodePluginRegistry
@@ -33,7 +33,7 @@ async def test_pod_with_two_claims_runs_on_the_only_node_with_room() -> None:
     plugins = NodePluginRegistry()
     plugins.register(DRIVER_NAME, node_plugin_factory())
     controller = example_controller(
-        cluster.client(UserInfo(DRIVER_PREFIX + DRIVER_NAME, "", (SYSTEM_AUTHENTICATED,))),
+        cluster.client(driver_user(DRIVER_NAME)),
         resources=Resources(devices_per_node=2),
         clock=clock,
     )

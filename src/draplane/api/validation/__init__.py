@@ -13,7 +13,7 @@ from draplane.api import kinds
 from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.api.validation import claimstatus, core, pod, podstatus, resource
+from draplane.api.validation import claimstatus, core, pod, podstatus, rbac, resource
 from draplane.api.validation.defaults import default
 from draplane.api.validation.objectmeta import type_invalid
 
@@ -33,6 +33,10 @@ _CREATE: dict[ResourceType, CreateFn] = {
     kinds.RESOURCE_CLAIM_TEMPLATES: resource.validate_claim_template,
     kinds.RESOURCE_CLASSES: resource.validate_class,
     kinds.POD_SCHEDULING_CONTEXTS: resource.validate_scheduling_context,
+    kinds.ROLES: rbac.validate_role,
+    kinds.CLUSTER_ROLES: rbac.validate_cluster_role,
+    kinds.ROLE_BINDINGS: rbac.validate_role_binding,
+    kinds.CLUSTER_ROLE_BINDINGS: rbac.validate_cluster_role_binding,
 }
 _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.PODS: pod.validate_pod_update,
@@ -45,6 +49,10 @@ _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.RESOURCE_CLAIM_TEMPLATES: resource.validate_claim_template_update,
     kinds.RESOURCE_CLASSES: resource.validate_class_update,
     kinds.POD_SCHEDULING_CONTEXTS: resource.validate_scheduling_context_update,
+    kinds.ROLES: rbac.validate_role_update,
+    kinds.CLUSTER_ROLES: rbac.validate_cluster_role_update,
+    kinds.ROLE_BINDINGS: rbac.validate_role_binding_update,
+    kinds.CLUSTER_ROLE_BINDINGS: rbac.validate_cluster_role_binding_update,
 }
 _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.PODS: podstatus.validate_pod_status_update,

@@ -12,6 +12,7 @@ from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.quantity import parse_quantity
+from draplane.api.validation.rbac import default_binding
 
 
 def default(rt: ResourceType, obj: Obj) -> None:
@@ -181,4 +182,6 @@ _DEFAULTERS = {
     kinds.NAMESPACES: _default_namespace,
     kinds.NODES: _default_node,
     kinds.EVENTS: _default_event,
+    kinds.ROLE_BINDINGS: default_binding,
+    kinds.CLUSTER_ROLE_BINDINGS: default_binding,
 }

@@ -1,0 +1,56 @@
+"""The request value: one API call as the HTTP layer and the in-process client both build it.
+
+`Request` holds what kube-apiserver's `RequestInfo` and the body hold: the verb, the resource
+type, namespace, name, subresource, the body (the object for create and update, the patch
+document for patch, DeleteOptions for delete) and the options of the query string. The API server
+has one entry for it, `ApiHandler.handle(user, request)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from draplane.api.kinds import ResourceType
+
+Verb = Literal["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]
+
+READ_VERBS = frozenset({"get", "list", "watch"})
+WRITE_VERBS = frozenset({"create", "update", "patch", "delete", "deletecollection"})
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Query options (ListOptions, CreateOptions, UpdateOptions, PatchOptions)."""
+
+    label_selector: str = ""
+    field_selector: str = ""
+    limit: int = 0
+    continue_: str = ""
+    resource_version: str = ""
+    resource_version_match: str = ""
+    allow_bookmarks: bool = False
+    timeout_seconds: int = 0
+    field_manager: str = ""
+    force: bool = False
+    dry_run: bool = False
+    patch_type: str = ""
+    """The patch's content type (application/merge-patch+json, ...)."""
+
+
+NO_OPTIONS = Options()
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    verb: Verb
+    rt: ResourceType
+    namespace: str = ""
+    name: str = ""
+    subresource: str = ""
+    body: Any = None
+    options: Options = field(default=NO_OPTIONS)
+
+    @property
+    def is_write(self) -> bool:
+        return self.verb in WRITE_VERBS

@@ -1,0 +1,162 @@
+"""The Node authorizer: what a kubelet (`system:node:<name>` in `system:nodes`) may do
+(plugin/pkg/auth/authorizer/node/node_authorizer.go, with AuthorizeNodeWithSelectors).
+
+It decides on the kinds a node reads through the graph: config maps and resource claims only by
+name with a path from a pod bound to the node, service accounts of such pods (and their
+`token`), its own Lease in `kube-node-lease`, pods (get a bound pod; list and watch only with
+`spec.nodeName=<node>`; create, delete, `status` and `eviction`, which NodeRestriction narrows)
+and Nodes (reads of its own only). Everything else is left to the `system:node` rules, which the
+authorizer applies itself (the `system:node` binding has no subjects). Anyone not a node gets
+NO_OPINION.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from draplane.api import kinds
+from draplane.api.auth import NODE_PREFIX, SYSTEM_NODES, UserInfo
+from draplane.api.errors import StatusError
+from draplane.api.selectors import FieldSelector
+from draplane.apiserver.authorization import NO_OPINION, Attributes, Decision, Result, Rules
+from draplane.apiserver.nodegraph import CLAIM, CONFIGMAP, SERVICEACCOUNT, NodeGraph
+
+NODE_LEASE_NAMESPACE = "kube-node-lease"
+_ALLOW = Result(Decision.ALLOW)
+_READ = frozenset({"get", "list", "watch"})
+
+NodeRules = Callable[[Attributes], bool]
+"""Whether the `system:node` ClusterRole's rules allow the request."""
+
+
+def _no(reason: str) -> Result:
+    return Result(Decision.NO_OPINION, reason)
+
+
+class NodeAuthorizer:
+    """Implements `Authorizer` and `RuleResolver`."""
+
+    def __init__(self, graph: NodeGraph, node_rules: NodeRules) -> None:
+        self._graph = graph
+        self._node_rules = node_rules
+
+    def authorize(self, attrs: Attributes) -> Result:
+        user = attrs.user
+        if SYSTEM_NODES not in user.groups:
+            return NO_OPINION
+        if not user.name.startswith(NODE_PREFIX):
+            return _no(f'unknown node for user "{user.name}"')
+        node = user.name[len(NODE_PREFIX) :]
+        if attrs.resource_request:
+            decide = _DECIDERS.get((attrs.api_group, attrs.resource))
+            if decide is not None:
+                return decide(self, node, attrs)
+        return _ALLOW if self._node_rules(attrs) else NO_OPINION
+
+    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        return node_rules_for(user, namespace)
+
+    # --- the graph kinds -----------------------------------------------------------------
+
+    def _by_path(
+        self, node: str, attrs: Attributes, resource: str, verbs: frozenset[str]
+    ) -> Result:
+        if attrs.verb not in verbs:
+            return _no(
+                "can only read resources of this type"
+                if verbs == _READ
+                else "can only get individual resources of this type"
+            )
+        if attrs.subresource:
+            return _no("cannot read subresource" if verbs == _READ else "cannot get subresource")
+        if not attrs.namespace:
+            return _no("can only read namespaced object of this type")
+        if not attrs.name:
+            return _no("No Object name found")
+        if self._graph.has_path(node, resource, attrs.namespace, attrs.name):
+            return _ALLOW
+        return _no(f"no relationship found between node '{node}' and this object")
+
+    def _configmaps(self, node: str, attrs: Attributes) -> Result:
+        return self._by_path(node, attrs, CONFIGMAP, _READ)
+
+    def _claims(self, node: str, attrs: Attributes) -> Result:
+        return self._by_path(node, attrs, CLAIM, frozenset({"get"}))
+
+    def _serviceaccounts(self, node: str, attrs: Attributes) -> Result:
+        if attrs.verb == "create" and attrs.subresource == "token":
+            if self._graph.has_path(node, SERVICEACCOUNT, attrs.namespace, attrs.name):
+                return _ALLOW
+            return _no(f"no relationship found between node '{node}' and this object")
+        return self._by_path(node, attrs, SERVICEACCOUNT, frozenset({"get"}))
+
+    def _leases(self, node: str, attrs: Attributes) -> Result:
+        if attrs.verb not in ("get", "create", "update", "patch", "delete"):
+            return _no("can only get, create, update, patch, or delete a node lease")
+        if attrs.namespace != NODE_LEASE_NAMESPACE:
+            return _no(f'can only access leases in the "{NODE_LEASE_NAMESPACE}" system namespace')
+        if attrs.verb != "create" and attrs.name != node:
+            return _no("can only access node lease with the same name as the requesting node")
+        return _ALLOW
+
+    def _pods(self, node: str, attrs: Attributes) -> Result:
+        verb, sub = attrs.verb, attrs.subresource
+        if sub == "status" and verb in ("update", "patch"):
+            return _ALLOW
+        if sub == "eviction" and verb == "create":
+            return _ALLOW
+        if sub:
+            return _no(f"cannot {verb} subresource {sub}")
+        if verb in ("create", "delete"):
+            return _ALLOW
+        if verb == "get":
+            if self._graph.pod_node(attrs.namespace, attrs.name) == node:
+                return _ALLOW
+            return _no(f"no relationship found between node '{node}' and this object")
+        if verb in ("list", "watch"):
+            if _selected_node(attrs) == node:
+                return _ALLOW
+            if attrs.name and self._graph.pod_node(attrs.namespace, attrs.name) == node:
+                return _ALLOW
+            return _no("can only list/watch pods with spec.nodeName field selector")
+        return _no(f"cannot {verb} pods")
+
+    def _nodes(self, node: str, attrs: Attributes) -> Result:
+        verb, sub = attrs.verb, attrs.subresource
+        if sub == "status" and verb in ("update", "patch"):
+            return _ALLOW
+        if not sub and verb in ("create", "update", "patch"):
+            return _ALLOW
+        if verb in _READ and not sub:
+            if not attrs.name:
+                return _no(f"node '{node}' cannot read all nodes, only its own Node object")
+            if attrs.name != node:
+                return _no(f"node '{node}' cannot read '{attrs.name}', only its own Node object")
+            return _ALLOW
+        return _ALLOW if self._node_rules(attrs) else NO_OPINION
+
+
+def _selected_node(attrs: Attributes) -> str | None:
+    if not attrs.field_selector:
+        return None
+    try:
+        return FieldSelector.parse(attrs.field_selector, kinds.PODS).exact("spec.nodeName")
+    except StatusError:
+        return None
+
+
+_DECIDERS: dict[tuple[str, str], Callable[[NodeAuthorizer, str, Attributes], Result]] = {
+    ("", "configmaps"): NodeAuthorizer._configmaps,
+    (kinds.RESOURCE_GROUP, "resourceclaims"): NodeAuthorizer._claims,
+    ("", "serviceaccounts"): NodeAuthorizer._serviceaccounts,
+    (kinds.COORDINATION_GROUP, "leases"): NodeAuthorizer._leases,
+    ("", "pods"): NodeAuthorizer._pods,
+    ("", "nodes"): NodeAuthorizer._nodes,
+}
+
+
+def node_rules_for(user: UserInfo, namespace: str) -> Rules:
+    """Rules review for a node: the Node authorizer does not resolve rules."""
+    if SYSTEM_NODES in user.groups:
+        return Rules(incomplete=True, error="node authorizer does not support user rule resolution")
+    return Rules()

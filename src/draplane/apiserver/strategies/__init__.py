@@ -1,0 +1,88 @@
+"""Per-kind behaviour of the API server in one table (kube-apiserver's REST strategies).
+
+A `ResourceStrategy` says, for one kind: how a create is prepared (what it keeps of `status`),
+its validation for create, update and `status` updates, whether it has a `status` subresource,
+its graceful-deletion default, whether DELETE returns the object or a Status, whether deletion
+propagates to dependents, the handlers of its other subresources (`pods/binding`,
+`namespaces/finalize`, `serviceaccounts/token`), a storage-time check (RBAC's escalation check),
+and, for kinds that are never stored (the review APIs), what a create answers. `STRATEGIES` holds
+one entry per served kind (`table.py`); adding a kind is adding one entry and its validation
+module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from draplane.api.auth import UserInfo
+from draplane.api.errors import FieldError
+from draplane.api.kinds import ResourceType
+from draplane.api.meta import Obj
+from draplane.api.request import Request
+from draplane.api.validation import core as core_validation
+
+if TYPE_CHECKING:
+    from draplane.apiserver.registry import Registry
+
+CreateFn = Callable[[Obj], list[FieldError]]
+UpdateFn = Callable[[Obj, Obj], list[FieldError]]
+SubresourceCreate = Callable[["Registry", UserInfo, Request], Awaitable[Obj]]
+"""A POST to a subresource (or to a kind that is never stored): returns the response object."""
+WriteCheck = Callable[["Registry", UserInfo, Obj, "Obj | None"], Awaitable[None]]
+"""Runs just before a create or update is stored (RBAC's escalation check)."""
+
+
+def _keep(obj: Obj) -> None:
+    """Create keeps the object as sent."""
+
+
+def _no_grace(obj: Obj, requested: int | None) -> int:
+    return 0
+
+
+@dataclass(frozen=True)
+class ResourceStrategy:
+    rt: ResourceType
+    validate: CreateFn | None = None
+    validate_update: UpdateFn | None = None
+    validate_status_update: UpdateFn = core_validation.validate_generic_status_update
+    prepare_for_create: Callable[[Obj], None] = _keep
+    grace_period: Callable[[Obj, int | None], int] = _no_grace
+    """Seconds of graceful deletion for the object and the requested gracePeriodSeconds."""
+    delete_returns_object: bool = False
+    """DELETE answers with the object (genericregistry.Store.ReturnDeletedObject), else a
+    Status."""
+    has_dependents: bool = True
+    """Orphan and Foreground propagation add their finalizers (not for Events)."""
+    subresource_create: Mapping[str, SubresourceCreate] = field(default_factory=dict)
+    check_write: WriteCheck | None = None
+    create_only: SubresourceCreate | None = None
+    """Kinds never stored: a create is answered by this function (review APIs)."""
+
+    @property
+    def status_subresource(self) -> bool:
+        return "status" in self.rt.subresources
+
+    def validate_create(self, obj: Obj) -> list[FieldError]:
+        if self.validate is None:
+            return core_validation.validate_generic(self.rt, obj)
+        return self.validate(obj)
+
+    def validate_main_update(self, obj: Obj, old: Obj) -> list[FieldError]:
+        if self.validate_update is None:
+            return core_validation.validate_generic_update(self.rt, obj, old)
+        return self.validate_update(obj, old)
+
+
+def same_content(new: Obj, old: Obj) -> bool:
+    """True when an update would store exactly what is there (no write, no event)."""
+    new_md: dict[str, Any] = dict(new.get("metadata") or {})
+    old_md: dict[str, Any] = dict(old.get("metadata") or {})
+    new_md.pop("resourceVersion", None)
+    old_md.pop("resourceVersion", None)
+    if new_md != old_md:
+        return False
+    keys = (set(new) | set(old)) - {"metadata", "kind", "apiVersion"}
+    return all(new.get(k) == old.get(k) for k in keys)

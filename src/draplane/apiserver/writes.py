@@ -1,0 +1,260 @@
+"""The write verbs over storage: create, update, patch and the guaranteed update.
+
+Each write runs, in order: mutating admission -> the kind's strategy (defaulting, prepare, merge
+into the stored object) -> validation -> validating admission -> the strategy's storage-time
+check -> storage with a resourceVersion precondition. Writes that change nothing are not stored
+(no new revision, no watch event), like kube-apiserver's GuaranteedUpdate. Conflicts on the
+stored revision are retried inside the server unless the client pinned a resourceVersion.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from draplane.api import errors, meta, validation
+from draplane.api.apply import server_side_apply
+from draplane.api.auth import UserInfo
+from draplane.api.kinds import ResourceType
+from draplane.api.meta import Obj
+from draplane.api.names import generate_name
+from draplane.api.patch import patch_object
+from draplane.api.request import Request
+from draplane.apiserver.admission import AdmissionAttributes
+from draplane.apiserver.strategies import ResourceStrategy, same_content
+from draplane.apiserver.strategies.merge import check_type, merge_for_write, set_namespace
+from draplane.apiserver.strategies.table import strategy_for
+from draplane.clock import format_time
+
+if TYPE_CHECKING:
+    from draplane.apiserver.registry import Registry
+
+APPLY_PATCH = "application/apply-patch+yaml"
+_GENERATE_NAME_ATTEMPTS = 8
+_CONFLICT_RETRIES = 5
+_CLEARED_ON_CREATE = (
+    "resourceVersion",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "selfLink",
+)
+
+Mutation = Callable[[Obj], Obj]
+
+
+class Writer:
+    def __init__(self, registry: Registry) -> None:
+        self._r = registry
+
+    # --- create ------------------------------------------------------------------------
+
+    async def create(self, user: UserInfo, req: Request) -> Obj:
+        strategy = strategy_for(req.rt)
+        if req.subresource:
+            handler = strategy.subresource_create.get(req.subresource)
+            if handler is None:
+                raise errors.method_not_allowed()
+            return await handler(self._r, user, req)
+        if not isinstance(req.body, dict):
+            raise errors.bad_request("the request body must be an object")
+        if strategy.create_only is not None:
+            return await strategy.create_only(self._r, user, req)
+        return await self.create_object(
+            user, strategy, req.namespace, meta.deep_copy(req.body), dry_run=req.options.dry_run
+        )
+
+    async def create_object(
+        self, user: UserInfo, strategy: ResourceStrategy, namespace: str, obj: Obj, *, dry_run: bool
+    ) -> Obj:
+        rt = strategy.rt
+        check_type(rt, obj)
+        md = obj.get("metadata")
+        if md is None:
+            md = obj["metadata"] = {}
+        elif not isinstance(md, dict):
+            raise errors.bad_request("metadata must be an object")
+        set_namespace(rt, namespace, md)
+        attrs = AdmissionAttributes(
+            user, "CREATE", rt, md.get("namespace", ""), "", obj, dry_run=dry_run
+        )
+        await self._r.admission.admit(attrs)
+        obj["apiVersion"], obj["kind"] = rt.api_version, rt.kind
+        for field in _CLEARED_ON_CREATE:
+            md.pop(field, None)
+        md["uid"] = str(uuid.uuid4())
+        md["creationTimestamp"] = format_time(self._r.clock.now())
+        md["generation"] = 1
+        validation.default(rt, obj)
+        strategy.prepare_for_create(obj)
+        generated = not md.get("name") and bool(md.get("generateName"))
+        for attempt in range(_GENERATE_NAME_ATTEMPTS):
+            if generated:
+                md["name"] = generate_name(str(md["generateName"]))
+            causes = strategy.validate_create(obj)
+            if causes:
+                raise errors.invalid_object(rt.kind, meta.name(obj), causes, rt)
+            attrs.name = meta.name(obj)
+            await self._r.admission.validate(attrs)
+            if strategy.check_write is not None:
+                await strategy.check_write(self._r, user, obj, None)
+            if dry_run:
+                return obj
+            try:
+                return await self._r.storage.create(rt.key, obj)
+            except errors.StatusError as err:
+                if (
+                    not (generated and errors.is_already_exists(err))
+                    or attempt == _GENERATE_NAME_ATTEMPTS - 1
+                ):
+                    raise
+        raise AssertionError("unreachable")
+
+    # --- update and patch --------------------------------------------------------------
+
+    async def update(self, user: UserInfo, req: Request) -> Obj:
+        obj = req.body
+        if not isinstance(obj, dict):
+            raise errors.bad_request("the request body must be an object")
+        rt = req.rt
+        check_type(rt, obj)
+        body_md = obj.get("metadata") or {}
+        if not isinstance(body_md, dict):
+            raise errors.bad_request("metadata must be an object")
+        body_name = body_md.get("name")
+        if body_name and body_name != req.name:
+            raise errors.bad_request(
+                f"the name of the object ({body_name}) does not match the name on the URL "
+                f"({req.name})"
+            )
+        precondition = body_md.get("resourceVersion")
+
+        def mutate(old: Obj) -> Obj:
+            if precondition and precondition != meta.resource_version(old):
+                raise errors.conflict(rt, req.name)
+            return meta.deep_copy(obj)
+
+        return await self.guaranteed_update(
+            user, req, mutate, retry=not precondition, dry_run=req.options.dry_run
+        )
+
+    async def patch(self, user: UserInfo, req: Request) -> Obj:
+        rt, patch, patch_type = req.rt, req.body, req.options.patch_type
+        apply = patch_type.split(";")[0].strip() == APPLY_PATCH
+        if apply:
+            if not isinstance(patch, dict):
+                raise errors.bad_request("apply patch body must be an object")
+            old = await self._r.storage.get(rt.key, req.namespace, req.name)
+            if old is None:
+                applied = self._apply(None, req)
+                return await self.create_object(
+                    user, strategy_for(rt), req.namespace, applied, dry_run=req.options.dry_run
+                )
+        pinned = (
+            isinstance(patch, dict)
+            and isinstance(patch.get("metadata"), dict)
+            and bool(patch["metadata"].get("resourceVersion"))
+        )
+
+        def mutate(old: Obj) -> Obj:
+            applied = self._apply(old, req) if apply else patch_object(old, patch, patch_type, rt)
+            md = applied.get("metadata")
+            if not isinstance(md, dict):
+                raise errors.bad_request("metadata must be an object")
+            if md.get("name") != req.name:
+                raise errors.bad_request("the name of the object cannot be changed by a patch")
+            precondition = md.get("resourceVersion")
+            if precondition and precondition != meta.resource_version(old):
+                raise errors.conflict(rt, req.name)
+            return applied
+
+        return await self.guaranteed_update(
+            user, req, mutate, retry=not pinned, dry_run=req.options.dry_run
+        )
+
+    def _apply(self, old: Obj | None, req: Request) -> Obj:
+        return server_side_apply(
+            old,
+            req.body,
+            req.rt,
+            field_manager=req.options.field_manager or "unknown",
+            force=req.options.force,
+            now=format_time(self._r.clock.now()),
+            subresource=req.subresource,
+        )
+
+    async def guaranteed_update(
+        self,
+        user: UserInfo,
+        req: Request,
+        mutate: Mutation,
+        *,
+        retry: bool = True,
+        dry_run: bool = False,
+    ) -> Obj:
+        """Read, `mutate`, admit, validate and store, retrying on a conflict with the stored
+        revision (GuaranteedUpdate) unless `retry` is off."""
+        strategy = strategy_for(req.rt)
+        for attempt in range(_CONFLICT_RETRIES):
+            old = await self._get(req.rt, req.namespace, req.name)
+            try:
+                new = merge_for_write(
+                    strategy, req.subresource, mutate(old), old, req.namespace, req.name
+                )
+                return await self.store_update(
+                    user, strategy, req.subresource, new, old, dry_run=dry_run
+                )
+            except errors.StatusError as err:
+                conflict = errors.is_conflict(err) and not err.details.get("causes")
+                if not (retry and conflict and err.reason == "Conflict") or (
+                    attempt == _CONFLICT_RETRIES - 1
+                ):
+                    raise
+        raise AssertionError("unreachable")
+
+    async def store_update(
+        self,
+        user: UserInfo,
+        strategy: ResourceStrategy,
+        subresource: str,
+        new: Obj,
+        old: Obj,
+        *,
+        dry_run: bool = False,
+    ) -> Obj:
+        rt = strategy.rt
+        attrs = AdmissionAttributes(
+            user,
+            "UPDATE",
+            rt,
+            meta.namespace(old) if rt.namespaced else "",
+            meta.name(old),
+            new,
+            old,
+            subresource,
+            dry_run,
+        )
+        await self._r.admission.admit(attrs)
+        if subresource == "status":
+            causes = strategy.validate_status_update(new, old)
+        elif subresource == "binding":
+            causes = []  # the binding strategy sets spec.nodeName, which updates may not
+        else:
+            causes = strategy.validate_main_update(new, old)
+        if causes:
+            raise errors.invalid_object(rt.kind, meta.name(new), causes, rt)
+        await self._r.admission.validate(attrs)
+        if strategy.check_write is not None and not subresource:
+            await strategy.check_write(self._r, user, new, old)
+        if same_content(new, old) or dry_run:
+            return old if not dry_run else new
+        expected = int(meta.resource_version(old))
+        if self._r.deleter.should_remove(strategy, new):
+            return await self._r.deleter.remove(strategy, new, expected_rv=expected)
+        return await self._r.storage.update(rt.key, new, expected_rv=expected)
+
+    async def _get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
+        obj = await self._r.storage.get(rt.key, namespace if rt.namespaced else "", name)
+        if obj is None:
+            raise errors.not_found(rt, name)
+        return obj
