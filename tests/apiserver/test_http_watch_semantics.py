@@ -142,8 +142,9 @@ async def test_too_old_revision_is_200_with_one_410_error_then_end(
 async def test_bookmark_is_the_watched_kind_with_only_resource_version(
     server: HttpServer, http: aiohttp.ClientSession, path: str, kind: str, api_version: str
 ) -> None:
+    start = str(server.storage.revision)
     await _create(server, "a")
-    params = {"watch": "True", "allowWatchBookmarks": "true", "resourceVersion": "1"}
+    params = {"watch": "True", "allowWatchBookmarks": "true", "resourceVersion": start}
 
     async with http.get(path, params=params) as resp:
         lines = []

@@ -7,6 +7,7 @@ from prometheus_client import CollectorRegistry, Counter
 
 from draplane.bench.stats import (
     counter_by_label,
+    cumulative_binds,
     delta,
     per_pod,
     percentile,
@@ -37,6 +38,20 @@ def test_throughput_series_counts_binds_per_second_from_start() -> None:
 
 def test_throughput_series_of_nothing_is_empty() -> None:
     assert throughput_series([], start=5.0) == []
+
+
+@pytest.mark.parametrize(
+    ("offsets", "expected"),
+    [
+        pytest.param([], ([0.0], [0]), id="nothing-bound"),
+        pytest.param([0.3, 0.1, 0.1], ([0.0, 0.1, 0.1, 0.3], [0, 1, 2, 3]), id="sub-second"),
+        pytest.param([-0.01, 2.5], ([0.0, 0.0, 2.5], [0, 1, 2]), id="bound-at-the-start"),
+    ],
+)
+def test_cumulative_binds_start_at_zero_and_count_each_binding(
+    offsets: list[float], expected: tuple[list[float], list[int]]
+) -> None:
+    assert cumulative_binds(offsets) == expected
 
 
 @pytest.mark.parametrize(

@@ -161,6 +161,18 @@ def files(tmp_path: Path, data_dir: Path, busy_port: int) -> dict[str, str]:
             "must be 0 or more",
             id="driver-negative-devices",
         ),
+        pytest.param(
+            ["driver", "example", "--kubeconfig", "MISSING", "--recheck-delay", "0"],
+            2,
+            "must be more than 0 seconds, not 0",
+            id="driver-recheck-delay-zero",
+        ),
+        pytest.param(
+            ["driver", "example", "--kubeconfig", "MISSING", "--recheck-delay", "soon"],
+            2,
+            "not a number of seconds: 'soon'",
+            id="driver-recheck-delay-not-a-number",
+        ),
         pytest.param(["driver"], 2, "required: DRIVER", id="driver-without-driver"),
         pytest.param(
             ["apiserver", "--data-dir", "EMPTY", "--store", "bogus"],

@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from draplane.api.auth import RESOURCE_CLAIM_CONTROLLER, UserInfo
+from draplane.api.auth import CONTROLLER_MANAGER, UserInfo, controller_user
 from draplane.api.kinds import PODS, RESOURCE_CLAIM_TEMPLATES
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
@@ -58,8 +58,8 @@ async def run(pods: int, store: str) -> None:
         await admin.create(RESOURCE_CLAIM_TEMPLATES, make_template("t").obj(), "default")
         for i in range(pods):
             await admin.create(PODS, make_pod(f"pod-{i}").claim_template("gpu", "t").obj())
-        client = WriteCounter(cluster.client(UserInfo(RESOURCE_CLAIM_CONTROLLER)))
-        factory = InformerFactory(client)  # type: ignore[arg-type]
+        client = WriteCounter(cluster.client(controller_user("resource-claim-controller")))
+        factory = InformerFactory(cluster.client(UserInfo(CONTROLLER_MANAGER)))
         controller = ResourceClaimController(client, informers=factory)  # type: ignore[arg-type]
         await factory.start()
         await factory.wait_synced()

@@ -19,7 +19,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from draplane.api import kinds, meta
-from draplane.api.auth import RESOURCE_CLAIM_CONTROLLER, UserInfo
+from draplane.api.auth import CONTROLLER_MANAGER, UserInfo, controller_user
 from draplane.api.kinds import EVENTS, POD_SCHEDULING_CONTEXTS, PODS, RESOURCE_CLAIMS
 from draplane.api.meta import Obj
 from draplane.client.informer import InformerFactory
@@ -105,8 +105,10 @@ async def start_controller(cluster: Cluster) -> AsyncIterator[StartController]:
     async def start(
         client: Client | None = None, *, rate_limiter: RateLimiter | None = None
     ) -> ClaimControllerHarness:
-        client = client or cluster.client(UserInfo(RESOURCE_CLAIM_CONTROLLER))
-        factory = InformerFactory(client)
+        # As in the controller-manager: informers read as the manager, the controller writes
+        # as its service account.
+        client = client or cluster.client(controller_user("resource-claim-controller"))
+        factory = InformerFactory(cluster.client(UserInfo(CONTROLLER_MANAGER)))
         factories.append(factory)
         metrics = CollectorRegistry()
         controller = ResourceClaimController(
@@ -220,8 +222,13 @@ async def pod_statuses(
 
 
 async def warning_events(client: Client) -> list[str]:
+    """`Kind/name Reason: message` of every Warning event."""
     items = (await client.list(EVENTS, "default"))["items"]
-    return sorted(f"{e['reason']}: {e['message']}" for e in items if e.get("type") == "Warning")
+    return sorted(
+        f"{e['involvedObject']['kind']}/{e['involvedObject']['name']} {e['reason']}: {e['message']}"
+        for e in items
+        if e.get("type") == "Warning"
+    )
 
 
 async def run_case(

@@ -81,7 +81,8 @@ POD_SYNC_CASES = [
             statuses={"my-pod": []},
             error='resource claim template "my-template"',
             events=(
-                "FailedResourceClaimCreation: PodResourceClaim acme: resource claim template "
+                "Pod/my-pod FailedResourceClaimCreation: PodResourceClaim acme: resource claim "
+                "template "
                 '"my-template": resourceclaimtemplates.resource.k8s.io "my-template" not found',
             ),
         ),
@@ -176,11 +177,13 @@ POD_SYNC_CASES = [
             claims={"theirs": view(owner="other-pod", pod_claim="acme")},
             statuses={"my-pod": [("acme", "theirs")], "other-pod": []},
             error="was not created for pod default/my-pod (pod is not owner)",
-            events=(
-                "FailedResourceClaimCreation: PodResourceClaim acme: ResourceClaim "
+            events=tuple(
+                f"{involved} FailedResourceClaimCreation: PodResourceClaim acme: ResourceClaim "
                 "default/theirs was not created for pod default/my-pod (pod is not owner); "
                 "pod.status.resourceClaimStatuses names it, so no claim is created until that "
-                "claim or the status entry is removed",
+                "claim or the status entry is removed"
+                # The foreign claim is told too, so `kubectl describe resourceclaim` explains.
+                for involved in ("Pod/my-pod", "ResourceClaim/theirs")
             ),
         ),
         id="claim-owned-by-other-pod",
@@ -280,7 +283,8 @@ POD_SYNC_CASES = [
             attempts=1,
             error='PodResourceClaim extra: resource claim template "missing"',
             events=(
-                "FailedResourceClaimCreation: PodResourceClaim extra: resource claim template "
+                "Pod/my-pod FailedResourceClaimCreation: PodResourceClaim extra: resource claim "
+                "template "
                 '"missing": resourceclaimtemplates.resource.k8s.io "missing" not found',
             ),
         ),
@@ -314,8 +318,9 @@ async def test_no_source_pod_claim_is_reported(cluster, seed, start_controller) 
         await harness.controller.sync(pod_key())
     await harness.controller.recorder.flush()
     assert await warning_events(cluster.client()) == [
-        "FailedResourceClaimCreation: PodResourceClaim acme: checking for claim before creating "
-        'it: pod "default/my-pod", spec.resourceClaim "acme": none of the supported fields are set'
+        "Pod/my-pod FailedResourceClaimCreation: PodResourceClaim acme: checking for claim "
+        'before creating it: pod "default/my-pod", spec.resourceClaim "acme": none of the '
+        "supported fields are set"
     ]
 
 

@@ -8,19 +8,18 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from prometheus_client import CollectorRegistry
 
 from draplane.api import meta
-from draplane.api.auth import RESOURCE_CLAIM_CONTROLLER, UserInfo
+from draplane.api.auth import CONTROLLER_MANAGER, UserInfo, controller_user
 from draplane.api.errors import internal
-from draplane.api.handler import WatchStream
-from draplane.api.kinds import PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS, ResourceType
+from draplane.api.kinds import PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
 from draplane.api.meta import Obj
+from draplane.api.request import Request
 from draplane.client.informer import InformerFactory
-from draplane.client.interface import Client
+from draplane.client.interface import Client, Transport
 from draplane.client.ratelimit import ItemExponentialFailureRateLimiter
 from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.resourceclaim import ResourceClaimController
@@ -32,11 +31,11 @@ PODS_COUNT = 200
 FAILURE_RATE = 0.3
 
 
-class FlakyClient:
-    """Delegates to `inner`; claim creates and pod status patches fail with a 500 at random,
-    half of them after the server already did the write (a lost response)."""
+class FlakyTransport:
+    """Wraps a client's transport: claim creates and pod status patches fail with a 500 at
+    random, half of them after the server already did the write (a lost response)."""
 
-    def __init__(self, inner: Client, rng: random.Random, rate: float) -> None:
+    def __init__(self, inner: Transport, rng: random.Random, rate: float) -> None:
         self._inner = inner
         self._rng = rng
         self._rate = rate
@@ -53,7 +52,13 @@ class FlakyClient:
     def user(self) -> str:
         return self._inner.user
 
-    async def _flaky(self, what: str, call: Callable[[], Awaitable[Obj]]) -> Obj:
+    async def send(self, request: Request) -> Any:
+        if request.verb == "create" and request.rt is RESOURCE_CLAIMS:
+            what = "create"
+        elif request.verb == "patch" and request.rt is PODS and request.subresource == "status":
+            what = "status"
+        else:
+            return await self._inner.send(request)
         if self.calls_left is not None:
             self.calls_left -= 1
             if self.calls_left <= 0:
@@ -62,44 +67,11 @@ class FlakyClient:
         if roll < self._rate / 2:
             self.injected[f"{what} before"] += 1
             raise internal(f"injected {what} failure before the write")
-        result = await call()
+        result = await self._inner.send(request)
         if roll < self._rate:
             self.injected[f"{what} after"] += 1
             raise internal(f"injected {what} failure after the write")
         return result
-
-    async def get(self, rt: ResourceType, name: str, namespace: str = "", **kw: Any) -> Obj:
-        return await self._inner.get(rt, name, namespace, **kw)
-
-    async def list(self, rt: ResourceType, namespace: str = "", **kw: Any) -> Obj:
-        return await self._inner.list(rt, namespace, **kw)
-
-    async def watch(self, rt: ResourceType, namespace: str = "", **kw: Any) -> WatchStream:
-        return await self._inner.watch(rt, namespace, **kw)
-
-    async def create(self, rt: ResourceType, obj: Obj, namespace: str = "", **kw: Any) -> Obj:
-        if rt is RESOURCE_CLAIMS:
-            return await self._flaky("create", lambda: self._inner.create(rt, obj, namespace, **kw))
-        return await self._inner.create(rt, obj, namespace, **kw)
-
-    async def update(self, rt: ResourceType, obj: Obj, **kw: Any) -> Obj:
-        return await self._inner.update(rt, obj, **kw)
-
-    async def patch(
-        self, rt: ResourceType, name: str, patch: Any, namespace: str = "", **kw: Any
-    ) -> Obj:
-        def call() -> Awaitable[Obj]:
-            return self._inner.patch(rt, name, patch, namespace, **kw)
-
-        if rt is PODS and kw.get("subresource") == "status":
-            return await self._flaky("status", call)
-        return await call()
-
-    async def delete(self, rt: ResourceType, name: str, namespace: str = "", **kw: Any) -> Obj:
-        return await self._inner.delete(rt, name, namespace, **kw)
-
-    async def delete_collection(self, rt: ResourceType, namespace: str = "", **kw: Any) -> Obj:
-        return await self._inner.delete_collection(rt, namespace, **kw)
 
     async def close(self) -> None:
         await self._inner.close()
@@ -119,13 +91,15 @@ async def _all_recorded(client: Client) -> bool:
     return True
 
 
-async def _run_for(client: FlakyClient, metrics: CollectorRegistry, admin: Client) -> None:
+async def _run_for(
+    flaky: FlakyTransport, informers_client: Client, metrics: CollectorRegistry, admin: Client
+) -> None:
     """One controller lifetime, with fresh informers and caches, until the client has made
     its budget of writes (the cancellation lands wherever the controller is then) or, without
     a budget, until every pod claim is recorded."""
-    factory = InformerFactory(client)
+    factory = InformerFactory(informers_client)
     controller = ResourceClaimController(
-        client,
+        Client(flaky),
         informers=factory,
         metrics=metrics,
         rate_limiter=ItemExponentialFailureRateLimiter(base=0.001, cap=0.02),
@@ -134,7 +108,7 @@ async def _run_for(client: FlakyClient, metrics: CollectorRegistry, admin: Clien
     running = asyncio.create_task(controller.run())
 
     async def finished() -> bool:
-        return client.exhausted.is_set() or await _all_recorded(admin)
+        return flaky.exhausted.is_set() or await _all_recorded(admin)
 
     try:
         await wait_for(finished, timeout=20, what="faults exhausted or claims recorded")
@@ -157,14 +131,16 @@ async def test_faults_and_restarts_never_duplicate_or_orphan_claims(cluster) -> 
     await admin.create(RESOURCE_CLAIM_TEMPLATES, make_template("template").obj(), "default")
     for i in range(PODS_COUNT):
         await admin.create(PODS, _pod(i), "default")
-    flaky = FlakyClient(cluster.client(UserInfo(RESOURCE_CLAIM_CONTROLLER)), rng, FAILURE_RATE)
+    writer = cluster.client(controller_user("resource-claim-controller"))
+    flaky = FlakyTransport(writer.transport, rng, FAILURE_RATE)
+    informers_client = cluster.client(UserInfo(CONTROLLER_MANAGER))
     metrics = CollectorRegistry()
 
     restarts = 0
     while not await _all_recorded(admin):
         # Restarts at random points first; the last lifetime is long enough to finish.
         flaky.restart_after(rng.randint(1, 30) if restarts < 30 else None)
-        await _run_for(flaky, metrics, admin)
+        await _run_for(flaky, informers_client, metrics, admin)
         restarts += 1
         assert restarts < 40, "the controller did not converge"
 

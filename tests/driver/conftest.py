@@ -13,7 +13,7 @@ from draplane.api import auth, meta
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
-from draplane.driver import ClaimAllocation, DriverController
+from draplane.driver import ClaimAllocation, Delays, DriverController
 from draplane.testing.apistate import wait_for
 from draplane.testing.clock import FakeClock
 from draplane.testing.cluster import Cluster, start_cluster
@@ -100,7 +100,7 @@ def driver_user(name: str = DRIVER) -> UserInfo:
     return auth.driver_user(name)
 
 
-async def _start_env(*, set_reserved_for: bool) -> AsyncIterator[Env]:
+async def _start_env(*, set_reserved_for: bool, delays: Delays | None = None) -> AsyncIterator[Env]:
     clock = FakeClock()
     cluster = await start_cluster(clock=clock)
     driver = FakeDriver()
@@ -111,6 +111,7 @@ async def _start_env(*, set_reserved_for: bool) -> AsyncIterator[Env]:
         clock=clock,
         workers=2,
         set_reserved_for=set_reserved_for,
+        delays=delays,
     )
     task = asyncio.create_task(controller.run())
     try:
@@ -126,6 +127,17 @@ async def _start_env(*, set_reserved_for: bool) -> AsyncIterator[Env]:
 async def env() -> AsyncIterator[Env]:
     async for started in _start_env(set_reserved_for=True):
         yield started
+
+
+@pytest.fixture(
+    params=[pytest.param(None, id="default-delays"), pytest.param(2.0, id="recheck-2s")]
+)
+async def env_recheck(request: pytest.FixtureRequest) -> AsyncIterator[tuple[Env, float]]:
+    """The controller with the default delays, then with a configured 2 s recheck delay;
+    yields the env and its recheck delay."""
+    delays = Delays() if request.param is None else Delays(recheck=request.param)
+    async for started in _start_env(set_reserved_for=True, delays=delays):
+        yield started, delays.recheck
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ class Case:
     expect_status: list[Obj] = field(default_factory=list)
     expect_node: str | None = None
     expect_event: str | None = None
+    expect_claim_event: str | None = None
 
 
 CASES = [
@@ -77,6 +78,7 @@ CASES = [
             allocate_error="exhausted",
             expect_status=[{"name": "gpu", "unsuitableNodes": ["node-0"]}],
             expect_event="allocation of one or more pod claims failed. Claim my-claim: exhausted.",
+            expect_claim_event="allocation for pod default/my-pod on node node-0 failed: exhausted",
         ),
         id="failed-allocation-reports-selected-node-unsuitable",
     ),
@@ -122,6 +124,14 @@ async def test_negotiation(env: Env, case: Case) -> None:
             lambda: events_for(env.admin, psc, reason="Failed"), what="Failed event"
         )
         assert events[0]["message"] == case.expect_event
+    if case.expect_claim_event is None:
+        assert await events_for(env.admin, claim, reason="Failed") == []
+    else:
+        claim_events = await wait_for(
+            lambda: events_for(env.admin, claim, reason="Failed"), what="claim's Failed event"
+        )
+        assert [e["message"] for e in claim_events] == [case.expect_claim_event]
+        assert claim_events[0]["involvedObject"]["uid"] == meta.uid(claim)
 
 
 async def test_obsolete_context_is_ignored(env: Env) -> None:
@@ -173,7 +183,7 @@ async def test_allocated_claims_are_left_out_of_unsuitable_nodes(env: Env) -> No
 
 async def test_template_claim_of_another_pod_is_an_error(env: Env) -> None:
     stranger = make_pod("stranger").obj()
-    _, pod, _ = await seed_objects(
+    _, pod, claim = await seed_objects(
         env.admin,
         make_class().obj(),
         make_pod().claim_template("gpu", "tmpl").claim_status("gpu", "my-pod-gpu").obj(),
@@ -183,16 +193,27 @@ async def test_template_claim_of_another_pod_is_an_error(env: Env) -> None:
     events = await wait_for(
         lambda: events_for(env.admin, psc, reason="Failed"), what="Failed event"
     )
-    assert events[0]["message"] == (
+    message = (
         "pod claim gpu: ResourceClaim default/my-pod-gpu was not created for pod "
         "default/my-pod (pod is not owner)"
     )
+    assert events[0]["message"] == message
+    # The foreign claim is told too: `kubectl describe resourceclaim` explains it.
+    [claim_event] = await wait_for(
+        lambda: events_for(env.admin, claim, reason="Failed"), what="claim's Failed event"
+    )
+    assert (claim_event["type"], claim_event["message"]) == ("Warning", message)
     assert await psc_status(env) is None
 
 
-async def test_unsuitable_nodes_are_rechecked_every_30_seconds(env: Env) -> None:
+async def test_unsuitable_nodes_are_rechecked_periodically(
+    env_recheck: tuple[Env, float],
+) -> None:
     """§6.6 step 9 ("periodic"): nothing watches the driver's own capacity, so the answer is
-    recomputed on a fixed 30 s delay for as long as the PodSchedulingContext exists."""
+    recomputed on a fixed delay (the helper's 30 s unless configured), on the controller's
+    clock, for as long as the PodSchedulingContext exists."""
+    env, delay = env_recheck
+    assert delay in (30, 2)
     env.driver.unsuitable = {"node-1"}
     pod = await seed_pod_with_claim(env)
     await seed_objects(env.admin, make_psc(pod).potential_nodes("node-0", "node-1").obj())
@@ -205,7 +226,7 @@ async def test_unsuitable_nodes_are_rechecked_every_30_seconds(env: Env) -> None
 
     await wait_for(quiet, what="first sync")
     env.driver.unsuitable = {"node-0"}
-    env.clock.step(29)
+    env.clock.step(delay - 1)
     assert await psc_status(env) == first
     env.clock.step(1)
     second = [{"name": "gpu", "unsuitableNodes": ["node-0"]}]

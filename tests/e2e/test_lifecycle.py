@@ -19,6 +19,7 @@ from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
+from draplane.driver import Delays
 from draplane.drivers.example import ExampleNodePlugin
 from draplane.testing.apistate import events_for, wait_for
 from draplane.testing.kubectl import Kubectl, kubectl_binary
@@ -35,13 +36,16 @@ PlaneFactory = Callable[..., Awaitable[ControlPlane]]
 async def start_plane(tmp_path: Path) -> AsyncIterator[PlaneFactory]:
     planes: list[ControlPlane] = []
 
-    async def start(*, nodes: int = 2, devices_per_node: int = 8) -> ControlPlane:
+    async def start(
+        *, nodes: int = 2, devices_per_node: int = 8, recheck: float | None = None
+    ) -> ControlPlane:
         config = ControlPlaneConfig(
             data_dir=str(tmp_path / f"plane-{len(planes)}"),
             port=0,
             nodes=nodes,
             store="memory",
             drivers=[DriverSpec(devices_per_node=devices_per_node)],
+            driver_delays=Delays() if recheck is None else Delays(recheck=recheck),
         )
         plane = ControlPlane(config)
         planes.append(plane)
@@ -260,8 +264,12 @@ async def test_several_claims_on_one_node(start_plane: PlaneFactory, tmp_path: P
 
 
 async def test_uses_all_resources(start_plane: PlaneFactory, tmp_path: Path) -> None:
-    """One device per node: every pod lands on a different node, the next one waits."""
-    plane = await start_plane(nodes=3, devices_per_node=1)
+    """One device per node: every pod lands on a different node, the next one waits.
+
+    The waiting pod's driver answer (every node unsuitable) is only recomputed on the driver's
+    periodic recheck once a device is freed, as upstream: a short recheck delay keeps the test
+    from waiting out the default 30 s."""
+    plane = await start_plane(nodes=3, devices_per_node=1, recheck=0.5)
     client = plane.client()
     kubectl = kubectl_for(plane, tmp_path)
     docs = [template("one")] + [template_pod(f"app-{i}", "one") for i in range(3)]

@@ -16,6 +16,7 @@ import pytest
 
 from draplane.api import auth, kinds
 from draplane.apiserver.server import ApiServer
+from draplane.client.local import LocalClient
 from draplane.client.rest import RESTClient
 from draplane.storage.factory import open_storage
 from draplane.testing.commands import Command, Commands
@@ -55,9 +56,8 @@ async def _used_data_dir(data_dir: Path) -> None:
     server = ApiServer(data_dir, port=0, storage=storage)
     await server.start()
     try:
-        await server.handler.create(
-            auth.ADMIN_USER, kinds.CONFIGMAPS, "default", {"metadata": {"name": "a"}}
-        )
+        client = LocalClient(server.handler, auth.ADMIN_USER)
+        await client.create(kinds.CONFIGMAPS, {"metadata": {"name": "a"}}, "default")
     finally:
         await server.stop()
         await storage.close()

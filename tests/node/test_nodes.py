@@ -179,6 +179,70 @@ async def test_deleted_pod_is_unprepared_and_removed(env: Env) -> None:
     assert env.plugin("node-0").prepared == {}
 
 
+@dataclass(frozen=True)
+class Stopped:
+    ready: bool
+    phase: str
+    terminated: Obj
+
+
+STOPPED_CASES = [
+    pytest.param(
+        Stopped(True, "Succeeded", {"exitCode": 0, "reason": "Completed"}),
+        id="running-pod-stops",
+    ),
+    pytest.param(
+        Stopped(
+            False,
+            "Failed",
+            {
+                "exitCode": 137,
+                "reason": "ContainerStatusUnknown",
+                "message": "The container could not be located when the pod was terminated",
+            },
+        ),
+        id="pod-that-never-started",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", STOPPED_CASES)
+async def test_deleted_pod_reports_terminal_phase_before_its_delete(
+    env: Env, case: Stopped
+) -> None:
+    """A pod held by another finalizer (as a foreground deletion holds it) stays with a
+    terminal phase once the node stopped it: its claims' reservations can then be released."""
+    await env.start_nodes(1)
+    held = make_pod().claim_ref("gpu", "my-claim").finalizer("example.com/keep")
+    if case.ready:
+        pod = await seed_ready_pod(env, node="node-0", pod=held.obj())
+        await env.bind(pod, "node-0")
+        await wait_for(lambda: phase_is(env, "Running"), what="Running")
+    else:
+        _, pod = await seed_objects(env.admin, make_class().obj(), held.obj())
+        await env.bind(pod, "node-0")
+        await wait_for(
+            lambda: events_for(env.admin, pod, reason=NOT_READY), what="ClaimNotReady event"
+        )
+    await env.admin.delete(kinds.PODS, "my-pod", "default")
+
+    stopped = await wait_for(lambda: phase_is(env, case.phase), what=case.phase)
+    [container] = stopped["status"]["containerStatuses"]
+    state = container["state"]["terminated"]
+    assert {k: state[k] for k in case.terminated} == case.terminated
+    assert {c["type"]: c["status"] for c in stopped["status"]["conditions"]}["Ready"] == "False"
+    finalized = await wait_for(
+        lambda: _grace_finalized(env), what="the node's DELETE with grace period 0"
+    )
+    assert meta.finalizers(finalized) == ["example.com/keep"]
+    assert env.plugin("node-0").prepared == {}
+
+
+async def _grace_finalized(env: Env) -> Obj | None:
+    pod = await env.pod()
+    return pod if pod["metadata"].get("deletionGracePeriodSeconds") == 0 else None
+
+
 async def test_restarted_node_resyncs_without_preparing_again(env: Env) -> None:
     await env.start_nodes(1)
     pod = await seed_ready_pod(env, node="node-0")

@@ -250,9 +250,9 @@ async def test_permit_wait_then_rejection_requeues_by_the_rejecting_plugin(env: 
     await asyncio.wait_for(env.scheduler.schedule_one(), timeout=5)
     assert env.scheduler.cache.is_assumed(pod["metadata"]["uid"])  # waiting on permit
 
-    env.scheduler.framework.reject_waiting_pod(
-        pod["metadata"]["uid"], plugin="FakePermit", message="quota exceeded"
-    )
+    waiting = env.scheduler.framework.get_waiting_pod(pod["metadata"]["uid"])
+    assert waiting is not None
+    waiting.reject("FakePermit", "quota exceeded")
     await env.scheduler.wait_idle()
 
     qpi = env.scheduler.queue.queued_pod_info("default/p")
@@ -333,7 +333,9 @@ async def test_permit_wait_then_allow_binds(env: Env) -> None:
     await asyncio.wait_for(env.scheduler.schedule_one(), timeout=5)
     assert env.bind.bound == []
 
-    env.scheduler.framework.allow_waiting_pod(pod["metadata"]["uid"])
+    waiting = env.scheduler.framework.get_waiting_pod(pod["metadata"]["uid"])
+    assert waiting is not None
+    waiting.allow("FakePermit")
     await env.scheduler.wait_idle()
 
     assert env.bind.bound == ["default/p"]

@@ -81,8 +81,12 @@ class AuditLog:
             ref["apiGroup"] = rt.group
         if request.namespace:
             ref["namespace"] = request.namespace
-        if request.name:
-            ref["name"] = request.name
+        name = request.name
+        if not name and request.verb == "create" and isinstance(request.body, dict):
+            md = request.body.get("metadata")
+            name = str(md.get("name") or "") if isinstance(md, dict) else ""  # as LogRequestObject
+        if name:
+            ref["name"] = name
         if request.subresource:
             ref["subresource"] = request.subresource
         user_info: dict[str, Any] = {"username": user.name, "groups": list(user.groups)}

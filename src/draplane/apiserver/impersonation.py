@@ -38,14 +38,14 @@ def impersonate(user: UserInfo, headers: CIMultiDictProxy[str], authorizer: Auth
             raise errors.internal(f"requested [{', '.join(asked)}] without impersonating a user")
         return user
     checks: list[tuple[str, str, str, str, str]] = []  # group, resource, sub, namespace, name
+    checks.extend(("", "groups", "", "", g) for g in groups)
     if name.startswith(SERVICE_ACCOUNT_PREFIX) and name.count(":") == 3:
         sa_namespace, sa_name = name[len(SERVICE_ACCOUNT_PREFIX) :].split(":")
-        checks.append(("", "serviceaccounts", "", sa_namespace, sa_name))
+        checks.insert(0, ("", "serviceaccounts", "", sa_namespace, sa_name))
         if not groups:
             groups = ("system:serviceaccounts", f"system:serviceaccounts:{sa_namespace}")
     else:
-        checks.append(("", "users", "", "", name))
-    checks.extend(("", "groups", "", "", g) for g in groups)
+        checks.insert(0, ("", "users", "", "", name))
     for key, values in extra.items():
         checks.extend((_AUTHENTICATION_GROUP, "userextras", key, "", v) for v in values)
     if uid:

@@ -14,7 +14,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from draplane.api import auth, kinds
+from draplane.api import auth, errors, kinds
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
 from draplane.apiserver.audit import Audit
@@ -174,6 +174,15 @@ async def run_claim_controller(run: SuiteRun) -> dict[str, Any]:
         admin = host.client("local")
         namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
         await admin.create(kinds.NAMESPACES, namespace)
+        # The service account controller would create these during the measurement.
+        for ns in (NAMESPACE, "default", "kube-system", "kube-public", "kube-node-lease"):
+            account = {
+                "apiVersion": "v1",
+                "kind": "ServiceAccount",
+                "metadata": {"name": "default"},
+            }
+            with contextlib.suppress(errors.StatusError):
+                await admin.create(kinds.SERVICE_ACCOUNTS, account, ns)
         run.progress.phase(f"claim-controller: create {pods} pods (no controller)", 1)
         await _create_pods(admin, pods)
         run.progress.update(1)

@@ -172,4 +172,7 @@ def build_result(
         "python": platform.python_version(),
         "cores": cores(),
     }
-    return RunResult(figures=figures, throughput_series=series, latencies=latencies)
+    binds = sorted(t.bound - start.monotonic for t in measured if t.bound is not None)
+    return RunResult(
+        figures=figures, throughput_series=series, latencies=latencies, bind_offsets=binds
+    )

@@ -38,6 +38,8 @@ class RunResult:
     figures: dict[str, Any]
     throughput_series: list[int] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
+    bind_offsets: list[float] = field(default_factory=list)
+    """When each measured pod was bound, in seconds since the measured phase started."""
 
 
 def _median_value(values: Sequence[Any]) -> Any:

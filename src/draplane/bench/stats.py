@@ -40,6 +40,17 @@ def throughput_series(bind_times: Iterable[float], *, start: float) -> list[int]
     return series
 
 
+def cumulative_binds(offsets: Iterable[float]) -> tuple[list[float], list[int]]:
+    """(seconds, pods bound so far) at the start and at each binding, for a step plot whose
+    slope is the throughput: readable however short the run (a 1 s window is not)."""
+    xs: list[float] = [0.0]
+    ys: list[int] = [0]
+    for count, offset in enumerate(sorted(offsets), start=1):
+        xs.append(max(0.0, offset))
+        ys.append(count)
+    return xs, ys
+
+
 def throughput_samples(series: Sequence[int], *, duration: float) -> list[float]:
     """The per-window rates the percentiles are taken over.
 

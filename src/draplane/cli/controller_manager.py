@@ -24,6 +24,7 @@ from draplane.cli.process import (
     run_until_signal,
     serve_metrics,
 )
+from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
 from draplane.controllers.manager import CONTROLLERS, ControllerManager
 from draplane.metrics import component_registry
@@ -59,8 +60,11 @@ async def async_main(args: argparse.Namespace) -> int:
         if args.use_service_account_credentials == "true":
             writers = await service_account_clients(client)
         metrics = component_registry()
+        # With -v 6 every request is logged, the writers' too.
         manager = ControllerManager(
-            client, client_for=writers.__getitem__ if writers else None, metrics=metrics
+            logged(client),
+            client_for=(lambda name: logged(writers[name])) if writers else None,
+            metrics=metrics,
         )
         runner = await serve_metrics(metrics, port=args.metrics_port, ready=manager.has_synced)
         try:

@@ -5,18 +5,31 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     add_metrics_port_flag,
+    component_client,
     non_negative,
     positive,
-    rest_client,
     run_until_signal,
     serve_metrics,
 )
+from draplane.driver import RECHECK_DELAY_SECONDS, Delays
 from draplane.drivers.example import DRIVER_NAME, Resources, example_controller
 from draplane.metrics import component_registry
+
+
+def positive_seconds(value: str) -> float:
+    """argparse type: a finite number of seconds > 0."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {value}")
+    return seconds
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,6 +65,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "run several drivers of the same kind in one process",
     )
     example.add_argument("--workers", type=positive, default=5)
+    example.add_argument(
+        "--recheck-delay",
+        type=positive_seconds,
+        default=RECHECK_DELAY_SECONDS,
+        metavar="SECONDS",
+        help="how often pending scheduling answers are recomputed "
+        f"(default {RECHECK_DELAY_SECONDS:g})",
+    )
     add_metrics_port_flag(example)
     add_logging_flags(example)
     example.set_defaults(func=async_main)
@@ -59,7 +80,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
-    client = rest_client(args.kubeconfig)
+    client = component_client(args.kubeconfig)
     try:
         registry = component_registry()
         resources = Resources(
@@ -74,6 +95,7 @@ async def async_main(args: argparse.Namespace) -> int:
                 resources=resources,
                 metrics=registry,
                 workers=args.workers,
+                delays=Delays(recheck=args.recheck_delay),
             )
             for name in dict.fromkeys(args.driver_names or [DRIVER_NAME])
         ]

@@ -1,4 +1,8 @@
-"""klog-style logging for every command: `-v N` verbosity and `--log-format text|json`."""
+"""klog-style logging for every command: `-v N` verbosity and `--log-format text|json`.
+
+`-v N` prints the V(n <= N) lines of draplane (see `draplane.klog` for what each level holds);
+other libraries log warnings only, their info lines from -v 1 and debug lines from -v 10.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +15,19 @@ import time
 
 import orjson
 
+from draplane.klog import level_for_verbosity, verbosity_of
+
 
 class KlogFormatter(logging.Formatter):
     """`Lmmdd hh:mm:ss.uuuuuu pid file:line] msg`, as klog prints it."""
 
     def format(self, record: logging.LogRecord) -> str:
-        level = {logging.DEBUG: "I", logging.INFO: "I", logging.WARNING: "W"}.get(
-            record.levelno, "E"
+        level = (
+            "I"
+            if record.levelno < logging.WARNING
+            else "W"
+            if record.levelno < logging.ERROR
+            else "E"
         )
         t = time.localtime(record.created)
         micros = int((record.created % 1) * 1_000_000)
@@ -35,7 +45,7 @@ class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, object] = {
             "ts": record.created,
-            "v": 0 if record.levelno >= logging.INFO else 4,
+            "v": verbosity_of(record.levelno),
             "msg": record.getMessage(),
             "logger": record.name,
             "thread": threading.get_ident(),
@@ -52,7 +62,8 @@ def add_logging_flags(parser: argparse.ArgumentParser) -> None:
         dest="verbosity",
         type=int,
         default=0,
-        help="log verbosity (0: important only, 2: steady state, 4: debug)",
+        help="log verbosity (0: important only, 2: what each component decided, 4: every "
+        "object synced, 6: every API request)",
     )
     parser.add_argument("--log-format", choices=("text", "json"), default="text")
 
@@ -64,9 +75,13 @@ def setup_logging(args: argparse.Namespace) -> None:
     root.handlers[:] = [handler]
     verbosity = int(getattr(args, "verbosity", 0))
     root.setLevel(
-        logging.DEBUG if verbosity >= 4 else logging.INFO if verbosity >= 1 else logging.WARNING
+        logging.WARNING
+        if verbosity < 1
+        else logging.INFO
+        if verbosity < logging.INFO - logging.DEBUG
+        else logging.DEBUG
     )
-    logging.getLogger("draplane").setLevel(logging.DEBUG if verbosity >= 4 else logging.INFO)
+    logging.getLogger("draplane").setLevel(level_for_verbosity(verbosity))
     logging.getLogger("aiohttp.access").setLevel(
         logging.INFO if verbosity >= 6 else logging.WARNING
     )

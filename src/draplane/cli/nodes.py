@@ -28,6 +28,7 @@ from draplane.cli.process import (
     serve_metrics,
 )
 from draplane.client.interface import Client
+from draplane.client.requestlog import logged
 from draplane.driver import NodePluginRegistry
 from draplane.drivers.example import DRIVER_NAME, node_plugin_factory
 from draplane.metrics import component_registry
@@ -116,7 +117,8 @@ def _client_factory(
         if args.data_dir:
             raise CommandError(f"no API server token file in --data-dir {data_dir}")
         log.warning("no token file in %s: every node uses the kubeconfig's user", data_dir)
-        return lambda _name: shared
+        shared_logged = logged(shared)
+        return lambda _name: shared_logged
     paths: dict[str, Path] = {}
     for index in range(args.count):
         name = f"{args.name_prefix}{index}"
@@ -135,6 +137,6 @@ def _client_factory(
     def for_node(name: str) -> Client:
         client = rest_client(str(paths[name]))
         clients.append(client)
-        return client
+        return logged(client)
 
     return for_node

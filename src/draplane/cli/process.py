@@ -17,7 +17,9 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from draplane.client.interface import Client
 from draplane.client.kubeconfig import KubeconfigError, load_kubeconfig
+from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
 
 log = logging.getLogger(__name__)
@@ -100,6 +102,11 @@ def rest_client(kubeconfig: str) -> RESTClient:
     except (KubeconfigError, OSError, ValueError) as err:
         raise CommandError(f"cannot use kubeconfig {kubeconfig}: {err}") from err
     return RESTClient(config)
+
+
+def component_client(kubeconfig: str) -> Client:
+    """`rest_client(kubeconfig)` for a component: with `-v 6` it logs every request."""
+    return logged(rest_client(kubeconfig))
 
 
 @contextlib.contextmanager

@@ -10,7 +10,7 @@ from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
     add_metrics_port_flag,
-    rest_client,
+    component_client,
     run_until_signal,
     serve_metrics,
 )
@@ -57,7 +57,7 @@ async def async_main(args: argparse.Namespace) -> int:
         config = load_config(args.config) if args.config else SchedulerConfig()
     except (errors.StatusError, ValueError) as err:
         raise CommandError(f"invalid scheduler configuration: {err}") from err
-    client = rest_client(args.kubeconfig)
+    client = component_client(args.kubeconfig)
     try:
         metrics = component_registry()
         try:

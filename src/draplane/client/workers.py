@@ -2,16 +2,19 @@
 
 Each worker takes a key, syncs it, then `forget`s it on success or re-adds it rate-limited on
 failure, and always calls `done`. The loop runs until cancelled; it then shuts the queue down.
+Every finished sync is logged at V4 (`-v 4`), as controllers log "Finished syncing".
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from draplane.client.workqueue import RateLimitingQueue, ShutDown
+from draplane.klog import V4
 
 T = TypeVar("T")
 
@@ -40,6 +43,7 @@ async def run_workers(
                 key = await queue.get()
             except ShutDown:
                 return
+            start = time.perf_counter()
             try:
                 await sync(key)
             except Exception as err:
@@ -47,6 +51,9 @@ async def run_workers(
                 queue.add_rate_limited(key)
             else:
                 queue.forget(key)
+                if logger.isEnabledFor(V4):
+                    elapsed = (time.perf_counter() - start) * 1000
+                    logger.log(V4, "%s: finished syncing %s (%.1f ms)", name, key, elapsed)
             finally:
                 queue.done(key)
 

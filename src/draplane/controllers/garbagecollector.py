@@ -25,6 +25,7 @@ from draplane.client.workers import run_workers
 from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.objectkey import ObjectKey
+from draplane.klog import V2
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +166,7 @@ class GarbageCollector:
         if not absent:
             return
         if len(absent) == len(refs):
-            log.info("Deleting %s %s: all its owners are gone", rt.kind, meta.key(obj))
+            log.log(V2, "Deleting %s %s: all its owners are gone", rt.kind, meta.key(obj))
             await self._delete(rt, obj, propagation_policy="Background")
             return
         absent_uids = {ref.get("uid") for ref in absent}
@@ -226,7 +227,7 @@ class GarbageCollector:
     async def _remove_finalizer(self, rt: ResourceType, obj: Obj, finalizer: str) -> None:
         updated = meta.deep_copy(obj)
         updated["metadata"]["finalizers"] = [f for f in meta.finalizers(obj) if f != finalizer]
-        log.info("Removing finalizer %s from %s %s", finalizer, rt.kind, meta.key(obj))
+        log.log(V2, "Removing finalizer %s from %s %s", finalizer, rt.kind, meta.key(obj))
         await self._update(rt, updated)
 
     async def _update(self, rt: ResourceType, obj: Obj) -> None:

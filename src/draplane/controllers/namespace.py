@@ -24,6 +24,7 @@ from draplane.client.workers import run_workers
 from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.objectkey import ObjectKey
+from draplane.klog import V2, V4
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ class NamespaceController:
         for rt in self._resources:
             remaining += await self._delete_content(rt, key.name)
         if remaining:
-            log.info("namespace %s: waiting for %d objects to go", key.name, remaining)
+            log.log(V4, "namespace %s: waiting for %d objects to go", key.name, remaining)
             return False
         await self._finalize(namespace)
         return True
@@ -115,4 +116,4 @@ class NamespaceController:
         except StatusError as err:
             if not is_not_found(err):
                 raise
-        log.info("namespace %s: content deleted, finalized", meta.name(namespace))
+        log.log(V2, "namespace %s: content deleted, finalized", meta.name(namespace))

@@ -18,6 +18,7 @@ from draplane.controllers.resourceclaim_context import (
     owning_pod,
 )
 from draplane.controllers.resourceclaim_scheduled import allocation_mode
+from draplane.klog import V2
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,8 @@ async def _write_reserved_for(ctx: ClaimControllerContext, claim: Obj, valid: li
         if allocation_mode(claim) == WAIT_FOR_FIRST_CONSUMER:
             status["deallocationRequested"] = True
     await ctx.client.update(RESOURCE_CLAIMS, updated, subresource="status")
-    log.info(
+    log.log(
+        V2,
         "Removed stale reservations of ResourceClaim %s/%s: %d left",
         meta.namespace(claim),
         meta.name(claim),
@@ -91,7 +93,8 @@ async def _delete_if_pod_done(ctx: ClaimControllerContext, claim: Obj) -> None:
         if is_not_found(err):
             return
         raise SyncError(f"delete claim: {err}") from err
-    log.info(
+    log.log(
+        V2,
         "Deleted ResourceClaim %s/%s: pod %s is done",
         meta.namespace(claim),
         meta.name(claim),

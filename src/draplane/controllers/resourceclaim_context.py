@@ -36,7 +36,14 @@ RESOURCE_CLAIM = "ResourceClaim"
 
 
 class SyncError(Exception):
-    """A failed sync; the key is retried with backoff. The message says what and why."""
+    """A failed sync; the key is retried with backoff. The message says what and why.
+
+    `claim` is the existing claim the failure is about (one not owned by the pod), which
+    gets the pod's Warning event too."""
+
+    def __init__(self, message: str, *, claim: Obj | None = None) -> None:
+        super().__init__(message)
+        self.claim = claim
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from draplane.controllers.resourceclaim_context import (
 )
 from draplane.controllers.resourceclaim_scheduled import help_scheduled_pod
 from draplane.dra import claims as dra
+from draplane.klog import V2
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,8 @@ async def sync_pod(ctx: ClaimControllerContext, namespace: str, name: str) -> No
         except (SyncError, StatusError) as err:
             message = f"PodResourceClaim {pod_claim_name}: {err}"
             ctx.recorder.event(pod, "Warning", REASON_FAILED_CREATION, message)
+            if isinstance(err, SyncError) and err.claim is not None:
+                ctx.recorder.event(err.claim, "Warning", REASON_FAILED_CREATION, message)
             raise SyncError(f"pod {namespace}/{name}, {message}") from err
         if claim_name is not None:
             new_pod_claims[pod_claim_name] = claim_name
@@ -94,7 +97,8 @@ async def _handle_claim(ctx: ClaimControllerContext, pod: Obj, pod_claim: Obj) -
             # status alone and tell the user, as podNeedsWork's "must be removed" implies.
             raise SyncError(
                 f"{problem}; pod.status.resourceClaimStatuses names it, so no claim is created "
-                f"until that claim or the status entry is removed"
+                f"until that claim or the status entry is removed",
+                claim=claim,
             )
     source = pod_claim.get("source") or {}
     template_name = source.get("resourceClaimTemplateName")
@@ -160,7 +164,8 @@ async def _create_claim(
             ctx.uncertain_creates.add(meta.uid(pod))
         raise SyncError(f"create ResourceClaim {claim['metadata']['generateName']}: {err}") from err
     ctx.claim_cache.mutation(created)
-    log.info(
+    log.log(
+        V2,
         "Created ResourceClaim %s/%s for pod %s/%s",
         namespace,
         meta.name(created),

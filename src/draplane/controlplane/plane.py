@@ -31,10 +31,12 @@ from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.client.kubeconfig import parse_kubeconfig
 from draplane.client.local import LocalClient
+from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.manager import ControllerManager
 from draplane.dra.kubeletplugin import NodePluginRegistry
+from draplane.driver import Delays
 from draplane.drivers.example import Resources, example_controller, node_plugin_factory
 from draplane.metrics import component_registry
 from draplane.node import Nodes
@@ -73,6 +75,8 @@ class ControlPlaneConfig:
     driver_workers: int = 5
     restored_store: bool = False
     """The sqlite store was restored from a backup on purpose (see `SqliteStorage`)."""
+    driver_delays: Delays = field(default_factory=Delays)
+    """The drivers' fixed waits (recheck, mutation cache), on the plane's clock."""
 
 
 class _Runnable(Protocol):
@@ -117,15 +121,16 @@ class ControlPlane:
         return self.apiserver.kubeconfig_path
 
     def client(self, user: UserInfo = auth.ADMIN_USER) -> Client:
-        """A client acting as `user` over the configured transport."""
+        """A client acting as `user` over the configured transport (logging each request at
+        -v 6)."""
         if self.config.transport == "local":
-            return LocalClient(self.registry, user)
+            return logged(LocalClient(self.registry, user))
         token = authn.ensure_user_token(self.data_dir, user.name, user.groups or None)
         ca = (self.data_dir / "ca.crt").read_bytes()
         config = build_kubeconfig(server=self.apiserver.url, ca_pem=ca, user=user.name, token=token)
         client = RESTClient(parse_kubeconfig(config, base=self.data_dir))
         self._clients.append(client)
-        return client
+        return logged(client)
 
     async def start(self) -> None:
         await self.storage.start()
@@ -168,6 +173,7 @@ class ControlPlane:
                 clock=clock,
                 metrics=metrics,
                 workers=cfg.driver_workers,
+                delays=cfg.driver_delays,
             )
             self.node_plugins.register(spec.name, node_plugin_factory(spec.name))
         self.components["nodes"] = self._build_nodes(metrics)

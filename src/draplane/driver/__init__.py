@@ -4,13 +4,14 @@ Third-party drivers use only the names exported here; see docs/writing-a-driver.
 """
 
 from draplane.dra.kubeletplugin import NodePlugin, NodePluginFactory, NodePluginRegistry
-from draplane.driver._context import RECHECK_DELAY_SECONDS
+from draplane.driver._context import RECHECK_DELAY_SECONDS, Delays
 from draplane.driver._controller import DriverController, KeyKind, WorkKey
 from draplane.driver._interfaces import ClaimAllocation, Driver
 
 __all__ = [
     "RECHECK_DELAY_SECONDS",
     "ClaimAllocation",
+    "Delays",
     "Driver",
     "DriverController",
     "KeyKind",

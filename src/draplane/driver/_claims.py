@@ -13,6 +13,7 @@ from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
 from draplane.driver._context import SyncContext, SyncError, SyncResult, get_parameters
 from draplane.driver._interfaces import ClaimAllocation
+from draplane.klog import V2
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,7 @@ async def _deallocate(ctx: SyncContext, claim: Obj) -> None:
         for field in ("allocation", "driverName", "deallocationRequested"):
             status.pop(field, None)
         claim = await _write(ctx, claim, subresource="status", what="remove allocation")
+        log.log(V2, "driver %s: deallocated ResourceClaim %s", ctx.driver_name, meta.key(claim))
     else:
         # Nothing recorded, but the driver may be in the middle of allocating it.
         try:
@@ -119,6 +121,14 @@ async def allocate_claims(
                 item.error = str(err)
     for item in ready:
         await _record_allocation(ctx, item, selected_user=selected_user)
+        if item.error is None:
+            log.log(
+                V2,
+                "driver %s: allocated ResourceClaim %s%s",
+                ctx.driver_name,
+                meta.key(item.claim),
+                f" for node {selected_node}" if selected_node else "",
+            )
 
 
 async def _record_allocation(

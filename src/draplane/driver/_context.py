@@ -19,19 +19,39 @@ RECHECK_DELAY_SECONDS = 30.0
 MUTATION_CACHE_TTL_SECONDS = 60.0
 
 
+@dataclass(frozen=True)
+class Delays:
+    """The controller's fixed waits, in seconds of its (injected) clock. The defaults are the
+    helper's; a test or a small cluster may shorten them."""
+
+    recheck: float = RECHECK_DELAY_SECONDS
+    """How long a "periodic" key waits before it is synced again (PodSchedulingContexts whose
+    answer may change when the driver's own capacity does, which nothing watches)."""
+    mutation_cache_ttl: float = MUTATION_CACHE_TTL_SECONDS
+    """How long the controller's own claim writes override the informer's older copies."""
+
+
 class SyncResult(enum.Enum):
     DONE = "done"
     REQUEUE = "requeue"
     """Try again with rate-limited backoff, silently (e.g. the class may still change)."""
     PERIODIC = "periodic"
-    """Recheck after RECHECK_DELAY_SECONDS, silently."""
+    """Recheck after the recheck delay, silently."""
     RETRY_ON_UPDATE = "retry-on-update"
     """Another writer got in first: sync again as soon as its write arrives (at the latest
-    after RECHECK_DELAY_SECONDS), silently."""
+    after the recheck delay), silently."""
 
 
 class SyncError(Exception):
-    """A failed sync whose message is the Warning event text (upstream's wrapped errors)."""
+    """A failed sync whose message is the Warning event text (upstream's wrapped errors).
+
+    `concerns` names the claims the failure is about, each with the message its own `Failed`
+    event gets, when the synced object is another one (a PodSchedulingContext): `kubectl
+    describe resourceclaim` then explains why the claim is not allocated."""
+
+    def __init__(self, message: str, *, concerns: tuple[tuple[Obj, str], ...] = ()) -> None:
+        super().__init__(message)
+        self.concerns = concerns
 
 
 class ObjectReader(Protocol):

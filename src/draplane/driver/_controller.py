@@ -26,13 +26,14 @@ from draplane.client.workqueue import RateLimitingQueue, ShutDown
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.driver._claims import sync_claim
 from draplane.driver._context import (
-    MUTATION_CACHE_TTL_SECONDS,
-    RECHECK_DELAY_SECONDS,
+    Delays,
     SyncContext,
+    SyncError,
     SyncResult,
 )
 from draplane.driver._interfaces import Driver
 from draplane.driver._scheduling import sync_pod_scheduling_context
+from draplane.klog import V4
 
 log = logging.getLogger(__name__)
 
@@ -64,15 +65,17 @@ class DriverController:
         metrics: CollectorRegistry | None = None,
         workers: int = 5,
         set_reserved_for: bool = True,
+        delays: Delays | None = None,
     ) -> None:
         self.driver_name = driver_name
         self._workers = workers
+        self._delays = delays or Delays()
         self._factory = InformerFactory(client, clock=clock)
         claims = self._factory.informer(kinds.RESOURCE_CLAIMS)
         contexts = self._factory.informer(kinds.POD_SCHEDULING_CONTEXTS)
         classes = self._factory.informer(kinds.RESOURCE_CLASSES)
         self._claims = MutationCache(
-            claims.lister, ttl=MUTATION_CACHE_TTL_SECONDS, max_entries=1000, clock=clock
+            claims.lister, ttl=self._delays.mutation_cache_ttl, max_entries=1000, clock=clock
         )
         self._contexts = contexts.lister
         self._queue: RateLimitingQueue[WorkKey] = RateLimitingQueue(
@@ -156,8 +159,11 @@ class DriverController:
             obj = self._lookup(key)
             if obj is not None:
                 self._recorder.event(obj, "Warning", "Failed", str(err))
+            for claim, message in err.concerns if isinstance(err, SyncError) else ():
+                self._recorder.event(claim, "Warning", "Failed", message)
             self._queue.add_rate_limited(key)
             return
+        log.log(V4, "driver %s: synced %s (%s)", self.driver_name, key, result.value)
         if result is SyncResult.DONE:
             self._queue.forget(key)
         elif result is SyncResult.REQUEUE:
@@ -165,7 +171,7 @@ class DriverController:
         else:
             if result is SyncResult.RETRY_ON_UPDATE:
                 self._retry_on_update.add(key)
-            self._queue.add_after(key, RECHECK_DELAY_SECONDS)
+            self._queue.add_after(key, self._delays.recheck)
 
     async def _sync(self, key: WorkKey) -> SyncResult:
         obj = self._lookup(key)

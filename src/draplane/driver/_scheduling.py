@@ -83,7 +83,7 @@ async def _pending_claim(ctx: SyncContext, *, pod: Obj, pod_claim: Obj) -> Claim
     if must_check_owner:
         not_owner = dra.is_for_pod(pod, claim)
         if not_owner is not None:
-            raise SyncError(f"pod claim {pod_claim_name}: {not_owner}")
+            raise _claim_error(f"pod claim {pod_claim_name}: {not_owner}", claim)
     spec = claim.get("spec") or {}
     if spec.get("allocationMode", WAIT_FOR_FIRST_CONSUMER) != WAIT_FOR_FIRST_CONSUMER:
         return None
@@ -92,13 +92,13 @@ async def _pending_claim(ctx: SyncContext, *, pod: Obj, pod_claim: Obj) -> Claim
     try:
         resource_class = ctx.resource_class(str(spec.get("resourceClassName", "")))
     except errors.StatusError as err:
-        raise SyncError(f"pod claim {pod_claim_name}: {err}") from err
+        raise _claim_error(f"pod claim {pod_claim_name}: {err}", claim) from err
     if resource_class.get("driverName") != ctx.driver_name:
         return None
     try:
         class_parameters, claim_parameters = await get_parameters(ctx, claim, resource_class)
     except SyncError as err:
-        raise SyncError(f"pod claim {pod_claim_name}: {err}") from err
+        raise _claim_error(f"pod claim {pod_claim_name}: {err}", claim) from err
     return ClaimAllocation(
         pod_claim_name=pod_claim_name,
         claim=claim,
@@ -120,7 +120,19 @@ async def _allocate_for_node(
         if node not in item.unsuitable_nodes:
             item.unsuitable_nodes.append(node)
     clauses = " ".join(f"Claim {meta.name(item.claim)}: {item.error}." for item in failed)
-    return SyncError(f"allocation of one or more pod claims failed. {clauses}")
+    pod_key = f"{meta.namespace(pod)}/{meta.name(pod)}"
+    return SyncError(
+        f"allocation of one or more pod claims failed. {clauses}",
+        concerns=tuple(
+            (item.claim, f"allocation for pod {pod_key} on node {node} failed: {item.error}")
+            for item in failed
+        ),
+    )
+
+
+def _claim_error(message: str, claim: Obj) -> SyncError:
+    """A failure about one claim: the claim gets the same Warning as the PodSchedulingContext."""
+    return SyncError(message, concerns=((claim, message),))
 
 
 STATUS_CONFLICT_RETRIES = 3

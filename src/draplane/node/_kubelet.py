@@ -2,8 +2,9 @@
 
 A pod informer with field selector `spec.nodeName=<node>` feeds a work queue of `PodKey`s. A
 sync prepares the pod's claims once (remembered per pod UID), marks the pod Running, completes it
-after `draplane.dev/run-seconds`, and on deletion unprepares its claims and finishes the delete
-with grace period 0. A restarted node re-learns its running pods by preparing them again, which
+after `draplane.dev/run-seconds`, and on deletion stops it: unprepares its claims, reports the
+terminal phase (which releases its claims' reservations) and finishes the delete with grace
+period 0. A restarted node re-learns its running pods by preparing them again, which
 the node plugins answer idempotently, without writing status or events again.
 """
 
@@ -23,6 +24,7 @@ from draplane.client.informer import DeletedFinalStateUnknown, Informer
 from draplane.client.ratelimit import ItemExponentialFailureRateLimiter
 from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import Clock, format_time, parse_time
+from draplane.klog import V2, V4
 from draplane.node import _objects
 from draplane.node._claims import (
     ClaimNotReady,
@@ -104,6 +106,7 @@ class Kubelet:
             log.info("node %s: pod %s/%s: %s", self.ctx.node_name, key.namespace, key.name, err)
             self.queue.add_rate_limited(key)
             return
+        log.log(V4, "node %s: synced pod %s/%s", self.ctx.node_name, key.namespace, key.name)
         self.queue.forget(key)
 
     async def _sync(self, key: PodKey) -> None:
@@ -141,6 +144,7 @@ class Kubelet:
             ip=_objects.pod_ip(self._index, self._ips),
         )
         await self.ctx.client.update(kinds.PODS, updated, subresource="status")
+        log.log(V2, "node %s: started pod %s", self.ctx.node_name, meta.key(pod))
         run = _PodRun(key, now, claims)
         self._runs[meta.uid(pod)] = run
         if claims:
@@ -162,12 +166,37 @@ class Kubelet:
         updated = meta.deep_copy(pod)
         updated["status"] = _objects.succeeded_status(pod, now=format_time(self._clock.now()))
         await self.ctx.client.update(kinds.PODS, updated, subresource="status")
+        log.log(V2, "node %s: pod %s completed", self.ctx.node_name, meta.key(pod))
         self._runs.pop(meta.uid(pod), None)
 
     async def _finish_deletion(self, pod: Obj) -> None:
+        """Stop the pod, report its terminal phase, then DELETE it with grace period 0.
+
+        The terminal phase comes first, as kubelet writes it (its status manager): it is
+        what tells the claim controller that the pod's claims are free. A pod that keeps
+        other finalizers (a foreground deletion waits for its claims) would otherwise hold its
+        reservations, and so its claims and itself, forever."""
         run = self._runs.pop(meta.uid(pod), None)
         claims = run.claims if run is not None else await find_claims(self.ctx, pod)
         await unprepare_claims(self.ctx, claims)
+        status = pod.get("status") or {}
+        if status.get("phase") not in DONE_PHASES:
+            updated = meta.deep_copy(pod)
+            updated["status"] = _objects.terminated_status(
+                pod,
+                now=format_time(self._clock.now()),
+                started=run is not None or status.get("phase") == "Running",
+            )
+            await self.ctx.client.update(kinds.PODS, updated, subresource="status")
+            log.log(
+                V2,
+                "node %s: stopped pod %s (%s)",
+                self.ctx.node_name,
+                meta.key(pod),
+                updated["status"]["phase"],
+            )
+        if (pod.get("metadata") or {}).get("deletionGracePeriodSeconds") == 0:
+            return  # already finalized on our side; other finalizers hold the object
         try:
             await self.ctx.client.delete(
                 kinds.PODS,

@@ -146,27 +146,47 @@ def running_status(pod: Obj, *, now: str, host_ip: str, ip: str) -> Obj:
 
 def succeeded_status(pod: Obj, *, now: str) -> Obj:
     """Every container exited 0."""
+    return terminated_status(pod, now=now, started=True)
+
+
+def terminated_status(pod: Obj, *, now: str, started: bool) -> Obj:
+    """The terminal status of a pod whose containers stopped: they exited 0 (Succeeded) if
+    they had started, else kubelet's ContainerStatusUnknown termination, exit code 137
+    (Failed)."""
     status = meta.deep_copy(pod.get("status") or {})
-    started = status.get("startTime") or now
+    started_at = status.get("startTime") or now
+    terminated: Obj = (
+        {"exitCode": 0, "reason": "Completed", "startedAt": started_at}
+        if started
+        else {
+            "exitCode": 137,
+            "reason": "ContainerStatusUnknown",
+            "message": "The container could not be located when the pod was terminated",
+        }
+    )
     status.update(
-        phase="Succeeded",
-        conditions=_conditions(ready=False, now=now, reason="PodCompleted"),
+        phase="Succeeded" if started else "Failed",
+        conditions=_conditions(
+            ready=False, now=now, reason="PodCompleted" if started else "PodFailed"
+        ),
         containerStatuses=[
             {
                 "name": c.get("name", ""),
                 "image": c.get("image", ""),
-                "imageID": c.get("image", ""),
-                "containerID": _container_id(pod, c.get("name", "")),
+                "imageID": c.get("image", "") if started else "",
+                "containerID": _container_id(pod, c.get("name", "")) if started else "",
                 "ready": False,
                 "started": False,
                 "restartCount": 0,
                 "state": {
                     "terminated": {
-                        "exitCode": 0,
-                        "reason": "Completed",
-                        "startedAt": started,
+                        **terminated,
                         "finishedAt": now,
-                        "containerID": _container_id(pod, c.get("name", "")),
+                        **(
+                            {"containerID": _container_id(pod, c.get("name", ""))}
+                            if started
+                            else {}
+                        ),
                     }
                 },
                 "lastState": {},

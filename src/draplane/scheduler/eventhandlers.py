@@ -8,7 +8,8 @@ requeue unschedulable pods through the plugins' hints. Handlers do no API calls.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from draplane.api.meta import Obj
@@ -63,11 +64,17 @@ def _conditions(status: Obj) -> list[tuple[str, str]]:
     return [(c.get("type", ""), c.get("status", "")) for c in status.get("conditions") or ()]
 
 
+def _no_waiting_pod(uid: str) -> bool:
+    return False
+
+
 @dataclass
 class EventHandlers:
     queue: SchedulingQueue
     cache: SchedulerCache
     scheduler_name: str
+    reject_waiting_pod: Callable[[str], bool] = field(default=_no_waiting_pod)
+    """Rejects the pod with this UID if it waits at Permit (the framework's)."""
 
     def responsible(self, pod: Obj) -> bool:
         name = (pod.get("spec") or {}).get("schedulerName") or "default-scheduler"
@@ -130,8 +137,12 @@ class EventHandlers:
             self.cache.remove_pod(pod)
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
         else:
+            uid = (pod.get("metadata") or {}).get("uid") or ""
             self.queue.delete(pod)
-            self.cache.release((pod.get("metadata") or {}).get("uid") or "")
+            self.cache.release(uid)
+            # Its binding cycle then unreserves, forgets the assumed pod and sends the
+            # AssignedPodDelete event for the node it occupied.
+            self.reject_waiting_pod(uid)
 
     def on_node_add(self, node: Obj) -> None:
         self.cache.add_node(node)

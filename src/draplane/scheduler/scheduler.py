@@ -25,6 +25,7 @@ from draplane.client.events import EventRecorder
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
+from draplane.klog import V2, V4
 from draplane.scheduler.algorithm import Diagnosis, FitError, SchedulingAlgorithm, SchedulingFailure
 from draplane.scheduler.cache import SchedulerCache
 from draplane.scheduler.config import SchedulerConfig
@@ -94,7 +95,12 @@ class Scheduler:
             framework=self.framework,
             percentage_of_nodes_to_score=self.config.percentage_of_nodes_to_score,
         )
-        EventHandlers(self.queue, self.cache, profile.scheduler_name).install(
+        EventHandlers(
+            self.queue,
+            self.cache,
+            profile.scheduler_name,
+            reject_waiting_pod=self.framework.reject_waiting_pod,
+        ).install(
             pods=self._pods,
             nodes=informers.informer(NODES),
             claims=informers.informer(RESOURCE_CLAIMS),
@@ -143,6 +149,7 @@ class Scheduler:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            self.framework.close()
             await self.recorder.flush()
 
     async def schedule_one(self) -> None:
@@ -159,6 +166,7 @@ class Scheduler:
         ):
             self.queue.done(pod_info.uid)
             return
+        log.log(V4, "Attempting to schedule pod %s", pod_info.key)
         start = time.perf_counter()
         cycle = self.queue.scheduling_cycle
         self.framework.sample = cycle % PLUGIN_METRICS_SAMPLE_EVERY == 0
@@ -209,6 +217,7 @@ class Scheduler:
                 )
                 return
             self.metrics.observe_attempt("scheduled", time.perf_counter() - start)
+            log.log(V2, "Successfully bound pod %s to node %s", pod_info.key, node_name)
             self.recorder.event(
                 pod_info.pod,
                 "Normal",
@@ -258,7 +267,10 @@ class Scheduler:
             qpi.unschedulable_plugins = set(failure.fit_error.diagnosis.unschedulable_plugins)
         message = status.message
         pod = qpi.pod
-        log.info("Unable to schedule pod %s: %s", qpi.key, message)
+        if rejected:
+            log.log(V2, "Unable to schedule pod %s; no fit; waiting: %s", qpi.key, message)
+        else:
+            log.log(V2, "Error scheduling pod %s; retrying: %s", qpi.key, message)
         live = self._pods.lister.get(qpi.pod_info.name, qpi.pod_info.namespace)
         if live is not None and not (live.get("spec") or {}).get("nodeName"):
             if live.get("metadata", {}).get("uid") == qpi.pod_info.uid:

@@ -107,7 +107,8 @@ def key_file(data_dir: Path) -> Path:
 
 @contextlib.contextmanager
 def _locked(data_dir: Path) -> Iterator[None]:
-    with open(data_dir / (KEY_FILE + ".lock"), "w") as lock:
+    fd = os.open(data_dir / (KEY_FILE + ".lock"), os.O_WRONLY | os.O_CREAT, 0o600)
+    with os.fdopen(fd, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield

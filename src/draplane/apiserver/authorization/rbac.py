@@ -35,6 +35,8 @@ RESOURCES = (
 )
 """The storage keys the index follows, for `load`."""
 
+_DECISION_CACHE_SIZE = 16_384
+
 SubjectKey = tuple[str, str]
 """("User", user name) or ("Group", group name); ServiceAccounts are indexed as their user."""
 
@@ -146,6 +148,7 @@ class RBACAuthorizer:
         self._cluster_role_rules: dict[str, tuple[PolicyRule, ...]] = {}
         self._cluster_bindings = _BindingIndex()
         self._role_bindings: dict[str, _BindingIndex] = {}
+        self._decisions: dict[Attributes, Result] = {}
 
     # --- following the store ----------------------------------------------------------------
 
@@ -163,6 +166,7 @@ class RBACAuthorizer:
             self._set(event.resource, event.object)
 
     def _set(self, resource: str, obj: Obj) -> None:
+        self._decisions.clear()
         namespace, name = meta.namespace(obj), meta.name(obj)
         if resource == kinds.ROLES.key:
             self._roles[namespace, name] = obj
@@ -177,6 +181,7 @@ class RBACAuthorizer:
             self._cluster_bindings.set(Binding.from_object("ClusterRoleBinding", obj))
 
     def _remove(self, resource: str, namespace: str, name: str) -> None:
+        self._decisions.clear()
         if resource == kinds.ROLES.key:
             self._roles.pop((namespace, name), None)
             self._role_rules.pop((namespace, name), None)
@@ -235,6 +240,17 @@ class RBACAuthorizer:
     # --- Authorizer and RuleResolver ----------------------------------------------------------
 
     def authorize(self, attrs: Attributes) -> Result:
+        """Decisions are remembered until the policy changes (the same request by the same user
+        is decided once per policy revision)."""
+        cached = self._decisions.get(attrs)
+        if cached is not None:
+            return cached
+        if len(self._decisions) >= _DECISION_CACHE_SIZE:
+            self._decisions.clear()
+        result = self._decisions[attrs] = self._authorize(attrs)
+        return result
+
+    def _authorize(self, attrs: Attributes) -> Result:
         errors: list[str] = []
         for item in self.visit(attrs.user, attrs.namespace):
             if isinstance(item, str):

@@ -7,7 +7,7 @@ from prometheus_client import CollectorRegistry
 
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
-from draplane.driver import DriverController
+from draplane.driver import Delays, DriverController
 from draplane.drivers.example._allocator import Resources
 from draplane.drivers.example._driver import DRIVER_NAME, ExampleDriver
 
@@ -20,8 +20,9 @@ def example_controller(
     clock: Clock = REAL_CLOCK,
     metrics: CollectorRegistry | None = None,
     workers: int = 5,
+    delays: Delays | None = None,
 ) -> DriverController:
     driver = ExampleDriver(client, driver_name=driver_name, resources=resources)
     return DriverController(
-        client, driver_name, driver, clock=clock, metrics=metrics, workers=workers
+        client, driver_name, driver, clock=clock, metrics=metrics, workers=workers, delays=delays
     )

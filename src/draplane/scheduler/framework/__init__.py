@@ -5,7 +5,7 @@ the queue or the scheduler loop.
 """
 
 from draplane.scheduler.framework.cycle_state import CycleState, StateKey
-from draplane.scheduler.framework.handle import Handle, Lister, lister_get
+from draplane.scheduler.framework.handle import Handle, Lister, WaitingPod, lister_get
 from draplane.scheduler.framework.interfaces import (
     BindPlugin,
     EnqueueExtensions,
@@ -79,5 +79,6 @@ __all__ = [
     "ScorePlugin",
     "StateKey",
     "Status",
+    "WaitingPod",
     "lister_get",
 ]

@@ -1,5 +1,5 @@
 """What a plugin gets from the framework: the API client, informer listers, events, the clock,
-and node holds for pods that wait for a driver.
+node holds for pods that wait for a driver, and the pods waiting at Permit.
 
 Listers serve the informer caches: objects are shared and read-only, and the store is updated
 before event handlers (and therefore queueing hints) run.
@@ -7,7 +7,7 @@ before event handlers (and therefore queueing hints) run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -54,6 +54,47 @@ class NoHolds:
 NO_HOLDS = NoHolds()
 
 
+class WaitingPod(Protocol):
+    """A pod that Permit plugins asked to wait (framework.WaitingPod): each pending plugin has
+    its own timer, which rejects the pod when it expires."""
+
+    @property
+    def pod(self) -> Obj: ...
+
+    def get_pending_plugins(self) -> list[str]:
+        """The plugins that have not allowed the pod yet."""
+        ...
+
+    def allow(self, plugin_name: str) -> None:
+        """`plugin_name` allows the pod; the pod goes on once every pending plugin has."""
+        ...
+
+    def reject(self, plugin_name: str, message: str) -> None:
+        """Reject the pod (Unschedulable, naming `plugin_name`); every timer is stopped."""
+        ...
+
+
+class WaitingPods(Protocol):
+    """The framework's pods waiting at Permit, by pod UID."""
+
+    def iterate(self, callback: Callable[[WaitingPod], None]) -> None: ...
+
+    def get(self, uid: str) -> WaitingPod | None: ...
+
+
+class NoWaitingPods:
+    """WaitingPods that never hold a pod (for handles outside a framework)."""
+
+    def iterate(self, callback: Callable[[WaitingPod], None]) -> None:
+        return None
+
+    def get(self, uid: str) -> WaitingPod | None:
+        return None
+
+
+NO_WAITING_PODS = NoWaitingPods()
+
+
 def lister_get(lister: Lister, rt: ResourceType, *, name: str, namespace: str = "") -> Obj:
     """The cached object; raises the NotFound error a client-go lister would return
     (`resourceclaim.resource.k8s.io "x" not found`: singular resource, as listers word it)."""
@@ -76,6 +117,23 @@ class Handle:
     event_recorder: EventRecorder = NO_EVENTS
     clock: Clock = REAL_CLOCK
     holds: NodeHolds = NO_HOLDS
+    waiting_pods: WaitingPods = NO_WAITING_PODS
+    """Filled in by the framework the plugins run in."""
 
     def lister(self, rt: ResourceType) -> Lister:
         return self.listers[rt]
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
+        """Call `callback` for every pod waiting at Permit."""
+        self.waiting_pods.iterate(callback)
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self.waiting_pods.get(uid)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        """Reject the waiting pod with this UID ("removed"); False when there is none."""
+        waiting = self.waiting_pods.get(uid)
+        if waiting is None:
+            return False
+        waiting.reject("", "removed")
+        return True

@@ -18,6 +18,7 @@ from typing import Any
 
 from draplane.api.meta import Obj
 from draplane.clock import REAL_CLOCK, Clock
+from draplane.klog import V5
 from draplane.scheduler.framework.status import Status
 from draplane.scheduler.framework.types import (
     UNSCHEDULABLE_TIMEOUT,
@@ -190,7 +191,7 @@ class SchedulingQueue:
         """Requeue a pod whose attempt failed; False when it is already queued again."""
         key = qpi.key
         if key in self._active or key in self._backoff or key in self._unschedulable:
-            log.debug("Pod %s already present in the scheduling queue", key)
+            log.log(V5, "Pod %s already present in the scheduling queue", key)
             return False
         qpi.timestamp = self._clock.monotonic()
         event = "ScheduleAttemptFailure"
@@ -289,7 +290,7 @@ class SchedulingQueue:
             if not status.is_success:
                 qpi.gated = True
                 qpi.unschedulable_plugins.add(status.plugin)
-                log.debug("Pod %s gated by %s: %s", qpi.key, status.plugin, status.message)
+                log.log(V5, "Pod %s gated by %s: %s", qpi.key, status.plugin, status.message)
                 if qpi.key not in self._unschedulable:
                     self._park(qpi, event)
                 return False

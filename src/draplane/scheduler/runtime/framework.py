@@ -3,20 +3,21 @@
 Built once from a `Profile` and a `Registry`. The Filter hot path is exposed as a list of plain
 bound methods (`filters()`), which the scheduling algorithm calls node after node. Plugin
 execution time is recorded for one scheduling cycle in ten (`sample`), like kube-scheduler.
+The framework owns the pods waiting at Permit; its plugins reach them through their handle.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, cast
 
 from draplane.api.meta import Obj
 from draplane.scheduler.config import Profile
 from draplane.scheduler.framework.cycle_state import CycleState
-from draplane.scheduler.framework.handle import Handle
+from draplane.scheduler.framework.handle import Handle, WaitingPod
 from draplane.scheduler.framework.interfaces import (
     BindPlugin,
     EnqueueExtensions,
@@ -47,6 +48,11 @@ from draplane.scheduler.framework.types import (
 from draplane.scheduler.metrics import SchedulerMetrics
 from draplane.scheduler.queue.requeue import HintMap, HintSelectors
 from draplane.scheduler.runtime.profile import resolve_profile
+from draplane.scheduler.runtime.waiting_pods_map import (
+    MAX_TIMEOUT_SECONDS,
+    WaitingPodsMap,
+    WaitingPodState,
+)
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +68,8 @@ class Framework:
         handle: Handle,
         metrics: SchedulerMetrics | None = None,
     ) -> None:
+        self.waiting_pods = WaitingPodsMap()
+        handle = replace(handle, waiting_pods=self.waiting_pods)
         resolved = resolve_profile(profile=profile, registry=registry, handle=handle)
         self.profile_name = profile.scheduler_name
         self.handle = handle
@@ -85,7 +93,6 @@ class Framework:
         self.pre_bind_plugins = cast(list[PreBindPlugin], points["preBind"])
         self.bind_plugins = cast(list[BindPlugin], points["bind"])
         self.post_bind_plugins = cast(list[PostBindPlugin], points["postBind"])
-        self._waiting: dict[str, asyncio.Future[Status]] = {}
         self.sample = False
         """Record plugin execution time in the current cycle."""
 
@@ -242,57 +249,55 @@ class Framework:
     async def run_permit_plugins(
         self, state: CycleState, pod_info: PodInfo, node_name: str
     ) -> Status:
-        timeout = 0.0
-        waiting_for = ""
+        """Success, a rejection, or Wait: then the pod is a waiting pod with one timer per
+        plugin that asked it to wait (at most MAX_TIMEOUT_SECONDS each)."""
+        plugins_wait_time: dict[str, float] = {}
         for plugin in self.permit_plugins:
             try:
-                status, plugin_timeout = await plugin.permit(state, pod_info, node_name)
+                status, timeout = await plugin.permit(state, pod_info, node_name)
             except Exception as err:
                 log.exception("Permit plugin %s failed", plugin.name)
-                status, plugin_timeout = Status.error(str(err)), 0.0
+                status, timeout = Status.error(str(err)), 0.0
             if status.code is Code.WAIT:
-                if not waiting_for or plugin_timeout > timeout:
-                    waiting_for, timeout = plugin.name, plugin_timeout
+                plugins_wait_time[plugin.name] = min(timeout, MAX_TIMEOUT_SECONDS)
             elif status.is_rejected:
                 return status.with_plugin(plugin.name)
             elif not status.is_success:
                 return Status.error(
                     f'running Permit plugin "{plugin.name}": {status.message}'
                 ).with_plugin(plugin.name)
-        if waiting_for:
-            loop = asyncio.get_running_loop()
-            self._waiting[pod_info.uid] = loop.create_future()
-            loop.call_later(
-                timeout,
-                lambda: self.reject_waiting_pod(
-                    pod_info.uid,
-                    plugin=waiting_for,
-                    message=f"rejected due to timeout after waiting {timeout}s at plugin "
-                    f"{waiting_for}",
-                ),
+        if plugins_wait_time:
+            self.waiting_pods.add(
+                WaitingPodState(pod_info.pod, plugins_wait_time, clock=self.handle.clock)
             )
-            return Status.wait()
+            return Status.wait(
+                f'one or more plugins asked to wait and no plugin rejected pod "{pod_info.name}"'
+            )
         return SUCCESS
 
-    def allow_waiting_pod(self, uid: str) -> None:
-        future = self._waiting.get(uid)
-        if future is not None and not future.done():
-            future.set_result(SUCCESS)
-
-    def reject_waiting_pod(self, uid: str, *, plugin: str, message: str) -> None:
-        """`plugin` is named as the rejecting plugin, so its events requeue the pod."""
-        future = self._waiting.get(uid)
-        if future is not None and not future.done():
-            future.set_result(Status.unschedulable(message).with_plugin(plugin))
-
     async def wait_on_permit(self, pod_info: PodInfo) -> Status:
-        future = self._waiting.get(pod_info.uid)
-        if future is None:
+        """Block until the waiting pod is allowed or rejected (at once if it is not waiting)."""
+        waiting = self.waiting_pods.state(pod_info.uid)
+        if waiting is None:
             return SUCCESS
         try:
-            return await future
+            return await waiting.wait()
         finally:
-            self._waiting.pop(pod_info.uid, None)
+            self.waiting_pods.remove(waiting)
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
+        self.handle.iterate_over_waiting_pods(callback)
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self.handle.get_waiting_pod(uid)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        """Reject the pod if it waits at Permit (it was removed); True when it did."""
+        return self.handle.reject_waiting_pod(uid)
+
+    def close(self) -> None:
+        """Stop the timers of every waiting pod (the scheduler stops)."""
+        self.waiting_pods.stop()
 
     # -- binding cycle -------------------------------------------------------------------------
 

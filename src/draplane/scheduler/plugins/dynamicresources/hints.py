@@ -16,6 +16,7 @@ from typing import Any
 from draplane import dra
 from draplane.api.meta import Obj
 from draplane.api.validation.objectmeta import semantic_equal
+from draplane.klog import V5
 from draplane.scheduler.framework import Lister, PodSelector, QueueingHint
 from draplane.scheduler.plugins.dynamicresources.claims import (
     WAIT_FOR_FIRST_CONSUMER,
@@ -48,7 +49,7 @@ def _claims(pod: Obj, claims: Lister) -> list[PodClaim] | None:
     try:
         return pod_resource_claims(pod, claims)
     except ClaimLookupError as err:
-        log.debug("pod %s not schedulable yet: %s", _key(pod), err)
+        log.log(V5, "pod %s not schedulable yet: %s", _key(pod), err)
         return None
 
 

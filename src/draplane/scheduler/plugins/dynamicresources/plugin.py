@@ -6,7 +6,8 @@ PreEnqueue: all claims exist. PreFilter: claims usable at all. Filter: per-node 
 deallocation of a claim that keeps the pod off every node. PreScore: publishable potential
 nodes. Reserve: reserve allocated claims; for unallocated ones select a node in the
 PodSchedulingContext and wait for the driver. Unreserve: undo reservations. PostBind: delete
-the PodSchedulingContext.
+the PodSchedulingContext. A failed write to a claim (reservation, deallocation request) is
+also a Warning event on that claim.
 """
 
 from __future__ import annotations
@@ -59,6 +60,9 @@ from draplane.scheduler.plugins.dynamicresources.state import (
 )
 
 log = logging.getLogger(__name__)
+
+FAILED_SCHEDULING = "FailedScheduling"
+"""The reason of the Warning a claim gets when the scheduler fails to write it."""
 
 # Filter answers for every node: one value each instead of one per node.
 _REALLOCATE = Status.unresolvable("resourceclaim must be reallocated")
@@ -238,6 +242,7 @@ class DynamicResources:
             try:
                 updated = await self._client.update(RESOURCE_CLAIMS, changed, subresource="status")
             except errors.StatusError as err:
+                self._claim_warning(claim, f"requesting deallocation for pod {pod_info.key}: {err}")
                 return Status.error(str(err))
             data.claims[index] = PodClaim(data.claims[index].pod_claim_name, updated)
             return SUCCESS
@@ -292,6 +297,9 @@ class DynamicResources:
             try:
                 updated = await self._client.update(RESOURCE_CLAIMS, changed, subresource="status")
             except errors.StatusError as err:
+                self._claim_warning(
+                    pod_claim.claim, f"reserving the claim for pod {pod_info.key}: {err}"
+                )
                 return Status.error(str(err))
             # Kept in state (1.29 behaviour) so that Unreserve undoes this reservation.
             data.claims[index] = PodClaim(pod_claim.pod_claim_name, updated)
@@ -345,6 +353,7 @@ class DynamicResources:
                     pod_info.key,
                     err,
                 )
+                self._claim_warning(claim, f"unreserving the claim for pod {pod_info.key}: {err}")
                 continue
             data.claims[index] = PodClaim(pod_claim.pod_claim_name, updated)
 
@@ -357,6 +366,11 @@ class DynamicResources:
         except errors.StatusError as err:
             if not errors.is_not_found(err):
                 log.warning("Deleting PodSchedulingContext %s failed: %s", pod_info.key, err)
+
+    def _claim_warning(self, claim: Obj, message: str) -> None:
+        """A write to the claim failed: the claim's Events say so (the pod's FailedScheduling
+        event only names the attempt)."""
+        self._handle.event_recorder.event(claim, "Warning", FAILED_SCHEDULING, message)
 
 
 class _FilterError(Exception):
