@@ -1,32 +1,49 @@
-# draplane: the two commands are `make run` and `make test`.
+# draplane: `make run` starts the control plane (PORT=6443 by default), `make test` runs the
+# whole test suite, `make check` (what CI runs) runs the linters and then the tests.
 PYTHON ?= python3
+PORT ?= 6443
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# Running needs draplane and its dependencies; testing and linting also need the dev extras.
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint venv clean bench
+.PHONY: run test lint check venv clean bench
 
-$(STAMP): pyproject.toml
+$(BIN)/pip:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+
+$(RUN_STAMP): pyproject.toml | $(BIN)/pip
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/pip
 	$(BIN)/pip install -q -e '.[dev]'
-	touch $(STAMP)
+	touch $@
 
-venv: $(STAMP)
+venv: $(DEV_STAMP)
 
-run: $(STAMP)
-	$(BIN)/draplane up --data-dir ./.draplane
+run: $(RUN_STAMP)
+	$(BIN)/draplane up --data-dir ./.draplane --port $(PORT)
 
-test: $(STAMP)
-	$(BIN)/pytest -q -x --durations=15
+test: $(DEV_STAMP)
+	$(BIN)/pytest -q --durations=15
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-bench: $(STAMP)
+# Lint, then test even when lint failed (every failure shows); fails if either did.
+check: $(DEV_STAMP)
+	@status=0; \
+	$(MAKE) --no-print-directory lint || status=1; \
+	$(MAKE) --no-print-directory test || status=1; \
+	exit $$status
+
+bench: $(RUN_STAMP)
 	$(BIN)/draplane bench classic-template --scale small --hints compare --output bench-out
 
 clean:

@@ -1,12 +1,25 @@
-"""Suite-wide fixture: commands run in-process (`draplane ...` via main()) configure logging
-for a terminal; restore the logging state afterwards so later tests see the default."""
+"""Suite-wide fixtures.
+
+- logging: commands run in-process (`draplane ...` via main()) configure logging for a
+  terminal; the logging state is restored afterwards so later tests see the default.
+- `server`: a real HTTPS API server (`draplane.testing.httpserver`) for the test, with its data
+  under `tmp_path/data`. A module changes how it is started by overriding `server_options`
+  (keyword arguments of `start_http_server`), and seeds it by overriding `server` with a
+  fixture of the same name that takes this one.
+- `http` (admin bearer token) and `anonymous` (no token): aiohttp sessions against `server`.
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
 
+import aiohttp
 import pytest
+
+from draplane.testing.httpserver import HttpServer, start_http_server
 
 
 @pytest.fixture(autouse=True)
@@ -19,3 +32,38 @@ def _restore_logging() -> Iterator[None]:
     root.setLevel(level)
     for name, value in levels.items():
         logging.getLogger(name).setLevel(value)
+
+
+@pytest.fixture
+def server_options() -> dict[str, Any]:
+    """Keyword arguments for `start_http_server`; override in a module to change them."""
+    return {}
+
+
+@pytest.fixture
+async def server(tmp_path: Path, server_options: dict[str, Any]) -> AsyncIterator[HttpServer]:
+    srv = await start_http_server(tmp_path / "data", **server_options)
+    yield srv
+    await srv.stop()
+
+
+def _session(server: HttpServer, headers: dict[str, str]) -> aiohttp.ClientSession:
+    return aiohttp.ClientSession(
+        base_url=server.url,
+        headers=headers,
+        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
+    )
+
+
+@pytest.fixture
+async def http(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
+    """A session with the admin's bearer token."""
+    async with _session(server, {"Authorization": f"Bearer {server.token()}"}) as session:
+        yield session
+
+
+@pytest.fixture
+async def anonymous(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
+    """A session without credentials."""
+    async with _session(server, {}) as session:
+        yield session

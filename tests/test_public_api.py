@@ -20,7 +20,9 @@ PACKAGES = [
 ]
 
 
-@pytest.mark.parametrize("name", PACKAGES)
+@pytest.mark.parametrize(
+    "name", PACKAGES, ids=[name.removeprefix("draplane.") for name in PACKAGES]
+)
 def test_all_lists_exactly_the_public_names(name: str) -> None:
     package = importlib.import_module(name)
     exported = list(package.__all__)

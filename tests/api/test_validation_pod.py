@@ -46,6 +46,14 @@ def _ctr(b: PodBuilder, **fields: Any) -> PodBuilder:
     return b
 
 
+def _debug(b: PodBuilder, **fields: Any) -> PodBuilder:
+    """`b` with one ephemeral container `debug` (as `kubectl debug` adds) with `fields`."""
+    return b.set("spec.ephemeralContainers", [{"name": "debug", "image": "busybox:1", **fields}])
+
+
+ON_CREATE = (FORB, "spec.ephemeralContainers")
+
+
 CREATE_CASES = [
     pytest.param(Case(lambda: make_pod()), id="valid-minimal"),
     pytest.param(
@@ -351,6 +359,82 @@ CREATE_CASES = [
             [(FORB, "spec.nodeName")],
         ),
         id="gated-pod-with-node",
+    ),
+    pytest.param(
+        Case(lambda: _debug(make_pod()), [ON_CREATE], "cannot be set on create"),
+        id="ephemeral-containers-on-create",
+    ),
+    pytest.param(
+        Case(
+            lambda: _debug(
+                make_pod().claim_template("gpu", "t"), resources={"claims": [{"name": "gpu"}]}
+            ),
+            [(FORB, "spec.ephemeralContainers[0].resources"), ON_CREATE],
+            "cannot be set for an Ephemeral Container",
+        ),
+        id="ephemeral-container-claim",
+    ),
+    pytest.param(
+        Case(
+            lambda: _debug(make_pod(), resources={"claims": [{"name": "gpu"}]}),
+            [
+                (NOT_FOUND, "spec.ephemeralContainers[0].resources.claims[0]"),
+                (FORB, "spec.ephemeralContainers[0].resources"),
+                ON_CREATE,
+            ],
+        ),
+        id="ephemeral-container-unknown-claim",
+    ),
+    pytest.param(
+        Case(lambda: _debug(make_pod(), resources={}), [ON_CREATE]),
+        id="ephemeral-container-empty-resources",
+    ),
+    pytest.param(
+        Case(
+            lambda: _debug(
+                make_pod(),
+                ports=[{"containerPort": 80}],
+                restartPolicy="Always",
+                livenessProbe={"exec": {"command": ["true"]}},
+                lifecycle={},
+            ),
+            [
+                (FORB, "spec.ephemeralContainers[0].ports"),
+                (FORB, "spec.ephemeralContainers[0].restartPolicy"),
+                (FORB, "spec.ephemeralContainers[0].livenessProbe"),
+                (FORB, "spec.ephemeralContainers[0].lifecycle"),
+                ON_CREATE,
+            ],
+        ),
+        id="ephemeral-container-forbidden-fields",
+    ),
+    pytest.param(
+        Case(
+            lambda: _debug(
+                make_pod(),
+                name="ctr",
+                targetContainerName="nope",
+                volumeMounts=[{"name": "v", "mountPath": "/v", "subPath": "x"}],
+            ),
+            [
+                (DUP, "spec.ephemeralContainers[0].name"),
+                (NOT_FOUND, "spec.ephemeralContainers[0].targetContainerName"),
+                (FORB, "spec.ephemeralContainers[0].volumeMounts[0].subPath"),
+                ON_CREATE,
+            ],
+        ),
+        id="ephemeral-container-name-target-subpath",
+    ),
+    pytest.param(
+        Case(
+            lambda: _debug(make_pod(), image="", imagePullPolicy="Sometimes"),
+            [
+                (REQ, "spec.ephemeralContainers[0].image"),
+                (NOT_SUP, "spec.ephemeralContainers[0].imagePullPolicy"),
+                ON_CREATE,
+            ],
+        ),
+        id="ephemeral-container-common-rules",
     ),
     pytest.param(
         Case(

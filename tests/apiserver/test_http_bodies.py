@@ -4,9 +4,7 @@ patch content types, DeleteOptions, and the 400 / 413 / 415 errors for bodies th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -15,26 +13,9 @@ import pytest
 
 from draplane.api import kinds
 from draplane.apiserver.negotiation import MAX_BODY
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 
 CM_PATH = "/api/v1/namespaces/default/configmaps"
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path)
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture
-async def http(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        headers={"Authorization": f"Bearer {server.token()}"},
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-    ) as session:
-        yield session
 
 
 async def _send(

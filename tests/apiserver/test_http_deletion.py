@@ -5,8 +5,7 @@ and no new content in a terminating namespace."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 import aiohttp
@@ -17,25 +16,9 @@ from draplane.api import errors, kinds
 from draplane.api.meta import Obj
 from draplane.client.rest import RESTClient, resource_path
 from draplane.controllers.manager import ControllerManager
+from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_claim, make_pod, make_template
-from draplane.testing.httpserver import HttpServer, start_http_server
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path)
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture
-async def http(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        headers={"Authorization": f"Bearer {server.token()}"},
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-    ) as session:
-        yield session
+from draplane.testing.httpserver import HttpServer
 
 
 async def _delete(
@@ -133,12 +116,6 @@ async def test_finalizers_cannot_be_added_once_deletion_started(server: HttpServ
     assert server.storage.revision == revision
 
 
-async def _until(condition: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not await condition():
-            await asyncio.sleep(0.02)
-
-
 async def _exists(client: RESTClient, rt: Any, name: str) -> bool:
     try:
         await client.get(rt, name, "default")
@@ -180,10 +157,8 @@ async def test_cascading_delete_removes_dependents(
     if policy == "Foreground":
         assert deleted["metadata"]["finalizers"] == ["foregroundDeletion"]
         assert deleted["metadata"]["deletionTimestamp"]
-    await _until(
-        lambda: _count(client, kinds.RESOURCE_CLAIMS, 0),
-    )
-    await _until(lambda: _not(_exists(client, kinds.PODS, "owner")))
+    await wait_for(lambda: _count(client, kinds.RESOURCE_CLAIMS, 0), timeout=10)
+    await wait_for(lambda: _not(_exists(client, kinds.PODS, "owner")), timeout=10)
     assert (await client.list(kinds.RESOURCE_CLAIMS, "default"))["items"] == []
 
 
@@ -205,7 +180,7 @@ async def test_orphan_delete_strips_owner_references(
     deleted = await client.delete(kinds.PODS, "owner", "default", propagation_policy="Orphan")
 
     assert deleted["metadata"]["finalizers"] == ["orphan"]
-    await _until(lambda: _not(_exists(client, kinds.PODS, "owner")))
+    await wait_for(lambda: _not(_exists(client, kinds.PODS, "owner")), timeout=10)
     claims = (await client.list(kinds.RESOURCE_CLAIMS, "default"))["items"]
     assert [c["metadata"]["name"] for c in claims] == ["claim-0", "claim-1"]
     assert [c["metadata"].get("ownerReferences") for c in claims] == [None, None]

@@ -4,7 +4,6 @@ bearer-token authentication (401s, tokens added while running)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -13,27 +12,13 @@ import pytest
 
 from draplane.api import errors, kinds
 from draplane.apiserver import openapi
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.exposition import check_component_exposition, series_names
+from draplane.testing.httpserver import HttpServer
 
 AGGREGATED_ACCEPT = (
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
     "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
 )
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path)
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture
-async def anonymous(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(
-        base_url=server.url, connector=aiohttp.TCPConnector(ssl=server.ssl_context())
-    ) as session:
-        yield session
 
 
 @pytest.fixture
@@ -141,6 +126,28 @@ async def test_resource_lists(
     assert {k: entry[k] for k in expected} == expected
 
 
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        pytest.param("/version/", None, id="version"),
+        pytest.param("/api/", "APIVersions", id="api"),
+        pytest.param("/api/v1/", "APIResourceList", id="api-v1"),
+        pytest.param("/apis/", "APIGroupList", id="apis"),
+        pytest.param("/apis/resource.k8s.io/", "APIGroup", id="group"),
+        pytest.param("/apis/resource.k8s.io/v1alpha2/", "APIResourceList", id="group-version"),
+    ],
+)
+async def test_discovery_answers_with_and_without_a_trailing_slash(
+    user: aiohttp.ClientSession, path: str, kind: str | None
+) -> None:
+    with_slash = await _get(user, path)
+    without = await _get(user, path.rstrip("/"))
+
+    assert with_slash == without
+    assert with_slash[0] == 200
+    assert with_slash[1].get("kind") == kind
+
+
 async def test_every_served_kind_is_discoverable(user: aiohttp.ClientSession) -> None:
     found = set()
     for rt in kinds.SERVED:
@@ -160,13 +167,10 @@ async def test_every_served_kind_is_discoverable(user: aiohttp.ClientSession) ->
         pytest.param("/nothing/here", 404, "Status", id="unknown-path"),
     ],
 )
-async def test_group_documents(server: HttpServer, path: str, code: int, kind: str) -> None:
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-        headers={"Authorization": f"Bearer {server.token()}"},
-    ) as session:
-        got_code, body = await _get(session, path)
+async def test_group_documents(
+    http: aiohttp.ClientSession, path: str, code: int, kind: str
+) -> None:
+    got_code, body = await _get(http, path)
 
     assert (got_code, body["kind"]) == (code, kind)
 
@@ -234,27 +238,34 @@ async def test_failing_ready_check_fails_readyz(
     assert (await _get(user, "/livez"))[0] == 200
 
 
-async def test_metrics_count_requests_by_verb_resource_and_code(server: HttpServer) -> None:
+async def test_metrics_count_requests_by_verb_resource_and_code(
+    server: HttpServer, http: aiohttp.ClientSession
+) -> None:
     client = server.client()
     await client.list(kinds.PODS)
     with pytest.raises(errors.StatusError):
         await client.get(kinds.PODS, "missing", "default")
 
-    metrics = await _metrics(server)
+    metrics = await _metrics(http)
 
     assert 'apiserver_request_total{code="200",resource="pods",verb="LIST"} 1.0' in metrics
     assert 'apiserver_request_total{code="404",resource="pods",verb="GET"} 1.0' in metrics
     assert "apiserver_request_duration_seconds_bucket" in metrics
 
 
-async def _metrics(server: HttpServer) -> str:
-    async with (
-        aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-            headers={"Authorization": f"Bearer {server.token()}"},
-        ) as session,
-        session.get(server.url + "/metrics") as resp,
-    ):
+async def test_metrics_carry_process_series_and_no_created_series(
+    server: HttpServer, http: aiohttp.ClientSession
+) -> None:
+    await server.client().list(kinds.PODS)
+
+    metrics = await _metrics(http)
+
+    check_component_exposition(metrics)
+    assert "apiserver_request_total" in series_names(metrics)
+
+
+async def _metrics(http: aiohttp.ClientSession) -> str:
+    async with http.get("/metrics") as resp:
         assert resp.status == 200
         return await resp.text()
 

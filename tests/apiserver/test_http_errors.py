@@ -3,9 +3,7 @@ and no partial writes: every rejected write leaves the store's revision where it
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -14,33 +12,22 @@ import pytest
 
 from draplane.api import kinds
 from draplane.testing.builders import make_claim, make_pod
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 
 CM = "/api/v1/namespaces/default/configmaps"
 CLAIMS = "/apis/resource.k8s.io/v1alpha2/namespaces/default/resourceclaims"
+PODS = "/api/v1/namespaces/default/pods"
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path)
-    client = srv.client()
+async def server(server: HttpServer) -> HttpServer:
+    client = server.client()
     await client.create(
         kinds.CONFIGMAPS, {"metadata": {"name": "cm"}, "data": {"k": "v"}}, "default"
     )
     await client.create(kinds.RESOURCE_CLAIMS, make_claim("claim").obj())
     await client.create(kinds.PODS, make_pod("pod").obj())
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture
-async def http(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        headers={"Authorization": f"Bearer {server.token()}"},
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-    ) as session:
-        yield session
+    return server
 
 
 @dataclass(frozen=True)
@@ -131,6 +118,23 @@ STALE_CM = {"metadata": {"name": "cm", "resourceVersion": "1"}, "data": {"k": "x
                 "Invalid",
             ),
             id="json-patch-test-failure",
+        ),
+        pytest.param(
+            Bad(
+                "POST",
+                PODS,
+                _json(
+                    make_pod("debugged")
+                    .set("spec.ephemeralContainers", [{"name": "debug", "image": "busybox:1"}])
+                    .obj()
+                ),
+                "application/json",
+                422,
+                "Invalid",
+                'Pod "debugged" is invalid: spec.ephemeralContainers: Forbidden: '
+                "cannot be set on create",
+            ),
+            id="ephemeral-containers-on-create",
         ),
         pytest.param(
             Bad("PATCH", f"{CM}/cm", b'{"data": 1}', "text/plain", 415, "UnsupportedMediaType"),
@@ -283,3 +287,30 @@ async def test_invalid_lists_every_cause_with_its_field(http: aiohttp.ClientSess
         '"WaitForFirstConsumer"',
         "field": "spec.allocationMode",
     }
+
+
+@pytest.mark.parametrize(
+    ("method", "tail", "what"),
+    [
+        pytest.param("GET", "log", "container logs (kubectl logs)", id="log"),
+        pytest.param("GET", "log?container=ctr&follow=true", "container logs", id="log-follow"),
+        pytest.param("POST", "exec?command=sh&stdin=true", "exec (kubectl exec)", id="exec"),
+        pytest.param("POST", "attach", "attach (kubectl attach)", id="attach"),
+        pytest.param("POST", "portforward?ports=80", "port forwarding", id="portforward"),
+        pytest.param("GET", "proxy/healthz", "proxying to the pod", id="proxy"),
+    ],
+)
+async def test_kubelet_subresources_of_a_simulated_pod_are_a_clear_400(
+    http: aiohttp.ClientSession, method: str, tail: str, what: str
+) -> None:
+    async with http.request(method, f"/api/v1/namespaces/default/pods/pod/{tail}") as resp:
+        body = orjson.loads(await resp.read())
+
+    assert (resp.status, body["kind"], body["reason"], body["code"]) == (
+        400,
+        "Status",
+        "BadRequest",
+        400,
+    )
+    assert body["message"].startswith('pod "pod" runs on a simulated node, which serves no ')
+    assert what in body["message"]

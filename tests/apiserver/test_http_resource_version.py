@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -17,27 +15,20 @@ import pytest
 from draplane.api import kinds
 from draplane.apiserver.listing import encode_continue
 from draplane.storage.memory import MemoryStorage
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 
 CM = "/api/v1/namespaces/default/configmaps"
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path, storage=MemoryStorage(history_size=20))
-    srv.registry.lists = dataclasses.replace(srv.registry.lists, fresh_timeout=0.2)
-    yield srv
-    await srv.stop()
+def server_options() -> dict[str, Any]:
+    return {"storage": MemoryStorage(history_size=20)}
 
 
 @pytest.fixture
-async def http(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        headers={"Authorization": f"Bearer {server.token()}"},
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-    ) as session:
-        yield session
+def server(server: HttpServer) -> HttpServer:
+    server.registry.lists = dataclasses.replace(server.registry.lists, fresh_timeout=0.2)
+    return server
 
 
 async def _get(http: aiohttp.ClientSession, path: str, **params: str) -> tuple[int, Any]:

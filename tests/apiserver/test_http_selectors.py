@@ -4,8 +4,7 @@ and 400 `field label not supported` for anything else."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
@@ -25,7 +24,7 @@ from draplane.testing.builders import (
     make_scheduling_context,
     make_template,
 )
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 
 OTHER_NS = "team"
 
@@ -67,21 +66,9 @@ MAKERS: dict[ResourceType, Callable[[str, str], Obj]] = {
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path)
-    await srv.client().create(kinds.NAMESPACES, {"metadata": {"name": OTHER_NS}})
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture
-async def http(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        headers={"Authorization": f"Bearer {server.token()}"},
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-    ) as session:
-        yield session
+async def server(server: HttpServer) -> HttpServer:
+    await server.client().create(kinds.NAMESPACES, {"metadata": {"name": OTHER_NS}})
+    return server
 
 
 async def _seed(server: HttpServer, rt: ResourceType) -> None:

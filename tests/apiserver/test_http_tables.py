@@ -3,8 +3,6 @@ PartialObjectMetadata, and kubectl's duration format."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -24,7 +22,7 @@ from draplane.testing.builders import (
     make_template,
 )
 from draplane.testing.clock import FakeClock
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 
 TABLE_V1 = "application/json;as=Table;v=v1;g=meta.k8s.io"
 KUBECTL_ACCEPT = f"{TABLE_V1},application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
@@ -36,20 +34,8 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def server(tmp_path: Path, clock: FakeClock) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path, clock=clock)
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture
-async def http(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        headers={"Authorization": f"Bearer {server.token()}"},
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-    ) as session:
-        yield session
+def server_options(clock: FakeClock) -> dict[str, Any]:
+    return {"clock": clock}
 
 
 async def _table(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,14 +13,7 @@ from draplane.api.kinds import ResourceType
 from draplane.apiserver.server import ApiServer
 from draplane.client.rest import RESTClient
 from draplane.testing.builders import make_claim, make_class, make_node, make_pod
-from draplane.testing.httpserver import HttpServer, start_http_server
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path)
-    yield srv
-    await srv.stop()
+from draplane.testing.httpserver import HttpServer
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from draplane.api import errors, kinds
 from draplane.api.handler import WatchEvent
 from draplane.client.rest import RESTClient
 from draplane.storage.memory import MemoryStorage
+from draplane.testing.apistate import wait_for
 from draplane.testing.httpserver import HttpServer, start_http_server
 
 CM_PATH = "/api/v1/namespaces/default/configmaps"
@@ -30,25 +31,13 @@ def _cm(name: str, **data: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path, bookmark_interval=0.05)
-    yield srv
-    await srv.stop()
+def server_options() -> dict[str, Any]:
+    return {"bookmark_interval": 0.05}
 
 
 @pytest.fixture
 def client(server: HttpServer) -> RESTClient:
     return server.client()
-
-
-@pytest.fixture
-async def http(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        headers={"Authorization": f"Bearer {server.token()}"},
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-    ) as session:
-        yield session
 
 
 async def _next(it: AsyncIterator[WatchEvent]) -> WatchEvent:
@@ -200,12 +189,37 @@ async def test_dropped_client_closes_the_server_stream(
     server: HttpServer, client: RESTClient
 ) -> None:
     stream = await client.watch(kinds.CONFIGMAPS, "default", resource_version="1")
-    await _wait_for(lambda: server.server.active_watches == 1)
+    await wait_for(lambda: server.server.active_watches == 1)
 
     await stream.close()
 
-    await _wait_for(lambda: server.server.active_watches == 0)
+    await wait_for(lambda: server.server.active_watches == 0)
     assert server.server.active_watches == 0
+
+
+def _watch_requests(server: HttpServer) -> dict[str, float]:
+    """apiserver_request_total of configmap WATCHes, by code."""
+    return {
+        sample.labels["code"]: sample.value
+        for metric in server.server.metrics.collect()
+        if metric.name == "apiserver_request"
+        for sample in metric.samples
+        if sample.name == "apiserver_request_total"
+        and sample.labels["verb"] == "WATCH"
+        and sample.labels["resource"] == "configmaps"
+    }
+
+
+async def test_watch_the_client_closes_counts_as_a_200(
+    server: HttpServer, client: RESTClient
+) -> None:
+    stream = await client.watch(kinds.CONFIGMAPS, "default", resource_version="1")
+    await client.create(kinds.CONFIGMAPS, _cm("seen"))
+    assert (await _next(aiter(stream))).type == "ADDED"
+
+    await stream.close()
+
+    assert await wait_for(lambda: _watch_requests(server), what="the watch counted") == {"200": 1.0}
 
 
 async def test_server_stop_ends_open_watches(tmp_path: Path) -> None:
@@ -216,12 +230,3 @@ async def test_server_stop_ends_open_watches(tmp_path: Path) -> None:
     await asyncio.wait_for(srv.stop(), timeout=10)
 
     assert await asyncio.wait_for(collecting, timeout=5) == []
-
-
-async def _wait_for(condition: Any, timeout: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.01)

@@ -31,21 +31,14 @@ def _cm(name: str, size: int = 10) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path, watcher_bytes=WATCHER_BYTES)
-    srv.registry.watch_cache.fresh_timeout = 0.2
-    yield srv
-    await srv.stop()
+def server_options() -> dict[str, Any]:
+    return {"watcher_bytes": WATCHER_BYTES}
 
 
 @pytest.fixture
-async def http(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        headers={"Authorization": f"Bearer {server.token()}"},
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-    ) as session:
-        yield session
+def server(server: HttpServer) -> HttpServer:
+    server.registry.watch_cache.fresh_timeout = 0.2
+    return server
 
 
 async def _lines(resp: aiohttp.ClientResponse) -> list[dict[str, Any]]:

@@ -5,8 +5,6 @@ client removed from the watch cache while the watch is idle."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -15,28 +13,15 @@ import pytest
 
 from draplane.api import kinds
 from draplane.storage.memory import MemoryStorage
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.apistate import wait_for
+from draplane.testing.httpserver import HttpServer
 
 CM = "/api/v1/namespaces/default/configmaps"
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(
-        tmp_path, storage=MemoryStorage(history_size=5), watch_history=5, bookmark_interval=0.05
-    )
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture
-async def http(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        headers={"Authorization": f"Bearer {server.token()}"},
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-    ) as session:
-        yield session
+def server_options() -> dict[str, Any]:
+    return {"storage": MemoryStorage(history_size=5), "watch_history": 5, "bookmark_interval": 0.05}
 
 
 async def _create(server: HttpServer, name: str, **data: str) -> dict[str, Any]:
@@ -188,21 +173,15 @@ async def test_timeout_seconds_ends_the_stream_cleanly(
     assert [orjson.loads(line)["type"] for line in body.splitlines()] == ["ADDED"]
 
 
-async def _until(condition: Callable[[], bool], timeout: float = 3.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.01)
-
-
 async def test_dropped_idle_client_is_removed_from_the_watch_cache(
     server: HttpServer, http: aiohttp.ClientSession
 ) -> None:
     cache = server.registry.watch_cache
     rv = str(server.storage.revision)
     resp = await http.get(CM, params={"watch": "true", "resourceVersion": rv})
-    await _until(lambda: cache.watcher_count(kinds.CONFIGMAPS.key) == 1)
+    await wait_for(lambda: cache.watcher_count(kinds.CONFIGMAPS.key) == 1)
 
     resp.close()  # no event is ever sent: only the closed connection can tell the server
 
-    await _until(lambda: cache.watcher_count(kinds.CONFIGMAPS.key) == 0)
+    await wait_for(lambda: cache.watcher_count(kinds.CONFIGMAPS.key) == 0)
     assert server.server.active_watches == 0

@@ -3,7 +3,6 @@ review APIs' answers, and the audit log."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import pytest
 
 from draplane.api import kinds
 from draplane.apiserver.audit import AuditLog
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 
 SSR = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
 SSAR = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
@@ -22,10 +21,9 @@ RBAC = "rbac.authorization.k8s.io"
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path)
-    srv.registry.audit_log = AuditLog(tmp_path / "audit.log")
-    admin = srv.client()
+async def server(server: HttpServer, tmp_path: Path) -> HttpServer:
+    server.registry.audit_log = AuditLog(tmp_path / "audit.log")
+    admin = server.client()
     # "impersonator" may impersonate users and service accounts, not groups.
     await admin.create(
         kinds.CLUSTER_ROLES,
@@ -52,8 +50,7 @@ async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
             "subjects": [{"apiGroup": RBAC, "kind": "User", "name": "impersonator"}],
         },
     )
-    yield srv
-    await srv.stop()
+    return server
 
 
 async def _post(

@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,14 +16,7 @@ from kubernetes.client.rest import ApiException  # noqa: E402
 
 from draplane.api import kinds  # noqa: E402
 from draplane.testing.builders import make_claim, make_pod  # noqa: E402
-from draplane.testing.httpserver import HttpServer, start_http_server  # noqa: E402
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path)
-    yield srv
-    await srv.stop()
+from draplane.testing.httpserver import HttpServer  # noqa: E402
 
 
 @pytest.fixture
@@ -33,6 +24,7 @@ def api_client(server: HttpServer) -> Any:
     api = k8s_config.new_client_from_config(config_file=str(server.kubeconfig_path))
     yield api
     api.close()
+    api.rest_client.pool_manager.clear()  # ApiClient.close() leaves its connections open
 
 
 async def test_pod_list_create_patch_delete(server: HttpServer, api_client: Any) -> None:
@@ -164,3 +156,24 @@ async def test_dynamic_client_watches_resource_claims(server: HttpServer, api_cl
     seen = await asyncio.wait_for(watching, timeout=10)
 
     assert seen == [("ADDED", "dw"), ("DELETED", "dw")]
+
+
+async def test_discovery_apis_with_trailing_slash_paths(api_client: Any) -> None:
+    def scenario() -> tuple[Any, ...]:
+        return (
+            k8s.VersionApi(api_client).get_code(),
+            k8s.CoreApi(api_client).get_api_versions(),
+            k8s.CoreV1Api(api_client).get_api_resources(),
+            k8s.ApisApi(api_client).get_api_versions(),
+            k8s.ResourceApi(api_client).get_api_group(),
+            k8s.ResourceV1alpha2Api(api_client).get_api_resources(),
+        )
+
+    version, core, core_v1, groups, resource, resource_v1alpha2 = await asyncio.to_thread(scenario)
+
+    assert (version.major, version.minor) == ("1", "28")
+    assert core.versions == ["v1"]
+    assert "pods" in [r.name for r in core_v1.resources]
+    assert "resource.k8s.io" in [g.name for g in groups.groups]
+    assert resource.preferred_version.group_version == "resource.k8s.io/v1alpha2"
+    assert "resourceclaims" in [r.name for r in resource_v1alpha2.resources]

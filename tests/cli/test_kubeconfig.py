@@ -6,7 +6,6 @@ to node users, which shows the server took the token for that node).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -14,17 +13,10 @@ import yaml
 
 from draplane.apiserver import authn
 from draplane.testing.commands import Commands
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 from draplane.testing.kubectl import Kubectl, kubectl_binary
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path / "data")
-    yield srv
-    await srv.stop()
 
 
 def kubectl_with(kubeconfig: Path, tmp_path: Path) -> Kubectl:

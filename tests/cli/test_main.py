@@ -8,6 +8,7 @@ a few run the installed command to see exactly what a user sees.
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -81,13 +82,23 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def files(tmp_path: Path, data_dir: Path) -> dict[str, str]:
+def busy_port() -> Iterator[int]:
+    """A port on 127.0.0.1 something else listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock.getsockname()[1]
+
+
+@pytest.fixture
+def files(tmp_path: Path, data_dir: Path, busy_port: int) -> dict[str, str]:
     """Paths the cases name: a usable kubeconfig, a bad scheduler config, an unparsable file,
-    an empty dir."""
+    an empty dir; and a port in use."""
     (tmp_path / "unknown-plugin.yaml").write_text(UNKNOWN_PLUGIN)
     (tmp_path / "broken.yaml").write_text("profiles: [\n")
     (tmp_path / "empty").mkdir()
     return {
+        "BUSY_PORT": str(busy_port),
         "KUBECONFIG": str(data_dir / "kubeconfig"),
         "UNKNOWN_PLUGIN": str(tmp_path / "unknown-plugin.yaml"),
         "BROKEN": str(tmp_path / "broken.yaml"),
@@ -182,6 +193,27 @@ def files(tmp_path: Path, data_dir: Path) -> dict[str, str]:
             id="up-unknown-store",
         ),
         pytest.param(
+            ["up", "--data-dir", "EMPTY", "--store", "memory", "--port", "BUSY_PORT"],
+            1,
+            "up: error: 127.0.0.1:BUSY_PORT is already in use (another draplane?): stop it or "
+            "choose another port with --port PORT",
+            id="up-port-in-use",
+        ),
+        pytest.param(
+            ["apiserver", "--data-dir", "EMPTY", "--store", "memory", "--port", "BUSY_PORT"],
+            1,
+            "apiserver: error: 127.0.0.1:BUSY_PORT is already in use (another draplane?): "
+            "stop it or choose another port with --port PORT",
+            id="apiserver-port-in-use",
+        ),
+        pytest.param(
+            ["controller-manager", "--kubeconfig", "KUBECONFIG", "--metrics-port", "BUSY_PORT"],
+            1,
+            "controller-manager: error: 127.0.0.1:BUSY_PORT is already in use (another "
+            "draplane?): stop it or choose another port with --metrics-port PORT",
+            id="metrics-port-in-use",
+        ),
+        pytest.param(
             ["up", "--data-dir", "EMPTY", "--nodes", "many"],
             2,
             "invalid integer: 'many'",
@@ -217,7 +249,7 @@ def test_usage_errors(
 ) -> None:
     got, out, err = run_main([files.get(arg, arg) for arg in argv], capsys)
     assert got == code
-    assert message in err
+    assert message.replace("BUSY_PORT", files["BUSY_PORT"]) in err
     assert "Traceback" not in err
     assert out == ""
 

@@ -15,6 +15,7 @@ from draplane.api.kinds import PODS, RESOURCE_CLAIMS, ResourceType
 from draplane.api.meta import Obj
 from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
 from draplane.client.mutationcache import MutationCache
+from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_claim, make_pod
 from draplane.testing.clock import FakeClock
 from draplane.testing.cluster import Cluster, start_cluster
@@ -101,14 +102,6 @@ class Recorder:
             self.calls.append(("delete", obj["metadata"]["name"]))
 
 
-async def until(condition: Callable[[], bool]) -> None:
-    for _ in range(1000):
-        if condition():
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("condition not reached")
-
-
 async def running(informer: Informer, body: Callable[[], Awaitable[None]]) -> None:
     task = asyncio.create_task(informer.run())
     try:
@@ -139,7 +132,7 @@ async def test_list_then_watch_delivers_adds_updates_deletes() -> None:
         await stream.events.put(WatchEvent("MODIFIED", pod("a", 12)))
         await stream.events.put(WatchEvent("MODIFIED", pod("a", 12)))
         await stream.events.put(WatchEvent("DELETED", pod("b", 13)))
-        await until(lambda: len(rec.calls) == 5)
+        await wait_for(lambda: len(rec.calls) == 5)
 
     await running(informer, body)
     assert rec.calls == [
@@ -162,7 +155,7 @@ async def test_store_is_updated_before_handlers_run() -> None:
     async def body() -> None:
         stream = await client.stream(0)
         await stream.events.put(WatchEvent("ADDED", pod("a", 2)))
-        await until(lambda: bool(seen))
+        await wait_for(lambda: bool(seen))
 
     await running(informer, body)
     assert seen[0] is not None
@@ -225,10 +218,10 @@ async def test_list_failure_retries_after_backoff(failure: Exception) -> None:
     informer = Informer(client, PODS, clock=clock)
 
     async def body() -> None:
-        await until(lambda: clock.sleepers == 1)
+        await wait_for(lambda: clock.sleepers == 1)
         assert not informer.has_synced()
         clock.step(0.8)
-        await until(lambda: client.list_calls == 2 and clock.sleepers == 1)
+        await wait_for(lambda: client.list_calls == 2 and clock.sleepers == 1)
         clock.step(1.5)
         assert not informer.has_synced()
         clock.step(0.1)
@@ -248,7 +241,7 @@ async def test_watch_error_event_other_than_410_retries_with_relist() -> None:
         stream = await client.stream(0)
         err = {"kind": "Status", "code": 500, "reason": "InternalError", "message": "boom"}
         await stream.events.put(WatchEvent("ERROR", err))
-        await until(lambda: clock.sleepers == 1)
+        await wait_for(lambda: clock.sleepers == 1)
         clock.step(0.8)
         await client.stream(1)
 
@@ -269,7 +262,7 @@ async def test_indexes_follow_updates_and_deletes() -> None:
         assert [o["metadata"]["name"] for o in informer.lister.by_index("app", "x")] == ["a", "b"]
         await stream.events.put(WatchEvent("MODIFIED", pod("a", 3, app="y")))
         await stream.events.put(WatchEvent("DELETED", pod("b", 4, app="x")))
-        await until(lambda: informer.last_sync_resource_version == "4")
+        await wait_for(lambda: informer.last_sync_resource_version == "4")
 
     await running(informer, body)
     assert informer.lister.by_index("app", "x") == []
@@ -385,7 +378,7 @@ async def test_cluster_informer_sees_adds_updates_deletes(cluster: Cluster) -> N
             PODS, "after", {"metadata": {"labels": {"app": "x"}}}, "default"
         )
         await client.delete(PODS, "before", "default", grace_period_seconds=0)
-        await until_async(lambda: ("delete", "before") in rec.calls)
+        await wait_for(lambda: ("delete", "before") in rec.calls)
         assert rec.calls == [
             ("add", "before"),
             ("add", "after"),
@@ -434,18 +427,9 @@ async def test_cluster_factory_indexes_and_mutation_cache(cluster: Cluster) -> N
     assert [o["metadata"]["name"] for o in cache.by_index("owner", pod["metadata"]["uid"])] == [
         "web-gpu"
     ]
-    await until_async(lambda: claims.lister.get("web-gpu", "default") is not None)
+    await wait_for(lambda: claims.lister.get("web-gpu", "default") is not None)
     await factory.stop()
     assert [o["metadata"]["name"] for o in cache.by_index("owner", pod["metadata"]["uid"])] == [
         "web-gpu"
     ]
     assert len(cache) == 0
-
-
-async def until_async(condition: Callable[[], bool]) -> None:
-    """Poll with a bounded timeout: the real API delivers watch events asynchronously."""
-    for _ in range(2000):
-        if condition():
-            return
-        await asyncio.sleep(0.001)
-    raise AssertionError("condition not reached")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,17 +13,12 @@ from draplane.api.kinds import CONFIGMAPS
 from draplane.api.meta import Obj
 from draplane.client.informer import DeletedFinalStateUnknown, Informer
 from draplane.storage.memory import MemoryStorage
+from draplane.testing.apistate import wait_for
 from draplane.testing.httpserver import start_http_server
 
 
 def _cm(name: str, **data: str) -> Obj:
     return {"metadata": {"name": name, "namespace": "default"}, "data": data}
-
-
-async def _until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.01)
 
 
 async def test_informer_relists_after_a_real_410_and_delivers_tombstones(
@@ -51,7 +45,7 @@ async def test_informer_relists_after_a_real_410_and_delivers_tombstones(
         )
         task = asyncio.create_task(informer.run())
         cache = srv.registry.watch_cache
-        await _until(lambda: cache.watcher_count(CONFIGMAPS.key) == 1)
+        await wait_for(lambda: cache.watcher_count(CONFIGMAPS.key) == 1)
         synced_rv = int(informer.last_sync_resource_version)
 
         # In one step of the event loop (MemoryStorage writes never suspend): end the
@@ -69,8 +63,8 @@ async def test_informer_relists_after_a_real_410_and_delivers_tombstones(
             )
         assert store.oldest_revision - 1 > synced_rv
 
-        await _until(lambda: ("tombstone", "default/gone") in calls)
-        await _until(lambda: informer.lister.get("new3", "default") is not None)
+        await wait_for(lambda: ("tombstone", "default/gone") in calls)
+        await wait_for(lambda: informer.lister.get("new3", "default") is not None)
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         lists = srv.server.metrics.get_sample_value(

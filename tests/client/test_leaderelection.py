@@ -4,7 +4,7 @@ step-down when renewal fails. Candidates' timing runs on FakeClocks."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -12,6 +12,7 @@ from draplane.api.kinds import LEASES
 from draplane.api.meta import Obj, deep_copy
 from draplane.client.leaderelection import LeaderElector
 from draplane.client.local import LocalClient
+from draplane.testing.apistate import wait_for
 from draplane.testing.clock import FakeClock
 from draplane.testing.cluster import Cluster, start_cluster
 
@@ -21,14 +22,6 @@ async def cluster() -> AsyncIterator[Cluster]:
     c = await start_cluster()
     yield c
     await c.stop()
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    for _ in range(2000):
-        if condition():
-            return
-        await asyncio.sleep(0.001)
-    raise AssertionError("condition not reached")
 
 
 def elector(client: LocalClient, identity: str, clock: FakeClock, **kw: bool) -> LeaderElector:
@@ -53,7 +46,7 @@ async def test_acquires_creates_lease_and_releases_on_cancel(cluster: Cluster) -
     client = cluster.client()
     candidate = elector(client, "a", FakeClock())
     task = asyncio.create_task(candidate.run(hold_forever))
-    await until(lambda: candidate.is_leader)
+    await wait_for(lambda: candidate.is_leader)
     spec = (await lease(client))["spec"]
     assert (spec["holderIdentity"], spec["leaseDurationSeconds"], spec["leaseTransitions"]) == (
         "a",
@@ -71,7 +64,7 @@ async def test_second_candidate_takes_over_only_after_lease_expires(cluster: Clu
     client = cluster.client()
     first = elector(client, "a", FakeClock(), release_on_cancel=False)
     first_task = asyncio.create_task(first.run(hold_forever))
-    await until(lambda: first.is_leader)
+    await wait_for(lambda: first.is_leader)
     first_task.cancel()
     await asyncio.gather(first_task, return_exceptions=True)
 
@@ -85,9 +78,9 @@ async def test_second_candidate_takes_over_only_after_lease_expires(cluster: Clu
 
     second_task = asyncio.create_task(second.run(lead))
     for _ in range(7):  # 14 s: the lease (15 s) has not expired yet
-        await until(lambda: clock.sleepers == 1)
+        await wait_for(lambda: clock.sleepers == 1)
         clock.step(2)
-    await until(lambda: clock.sleepers == 1)
+    await wait_for(lambda: clock.sleepers == 1)
     assert not second.is_leader
     clock.step(2)
     await asyncio.wait_for(started.wait(), 2)
@@ -110,12 +103,12 @@ async def test_steps_down_when_renewal_fails_past_deadline(cluster: Cluster) -> 
             cancelled.set()
 
     task = asyncio.create_task(candidate.run(lead))
-    await until(lambda: candidate.is_leader)
+    await wait_for(lambda: candidate.is_leader)
     stolen = deep_copy(await lease(client))
     stolen["spec"]["holderIdentity"] = "intruder"
     await client.update(LEASES, stolen)
     for _ in range(5):
-        await until(lambda: clock.sleepers == 1)
+        await wait_for(lambda: clock.sleepers == 1)
         clock.step(2)
     await asyncio.wait_for(task, 2)
     assert cancelled.is_set()

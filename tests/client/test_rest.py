@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +16,7 @@ from draplane.api import errors, kinds
 from draplane.client.kubeconfig import KubeconfigError, load_kubeconfig
 from draplane.client.rest import RESTClient, resource_path, status_error
 from draplane.testing.builders import make_claim
-from draplane.testing.httpserver import HttpServer, start_http_server
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path / "data")
-    yield srv
-    await srv.stop()
+from draplane.testing.httpserver import HttpServer
 
 
 async def test_from_kubeconfig_talks_to_the_server(server: HttpServer) -> None:

@@ -23,6 +23,7 @@ from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.objectkey import ObjectKey
+from draplane.testing.apistate import wait_for
 from draplane.testing.builders import (
     from_claim,
     make_claim,
@@ -50,14 +51,6 @@ async def exists(client: Client, rt: ResourceType, name: str, namespace: str = "
     except StatusError:
         return False
     return True
-
-
-async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 5.0) -> None:
-    async def poll() -> None:
-        while not await check():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout)
 
 
 @dataclass
@@ -180,7 +173,7 @@ async def test_foreground_deletes_dependents_then_owner(cluster, seed, start_gc)
         released = meta.deep_copy(kept)
         released["metadata"]["finalizers"] = []
         await admin.update(RESOURCE_CLAIMS, released)
-        await eventually(lambda: _gone(admin, PODS, "my-pod"))
+        await wait_for(lambda: _gone(admin, PODS, "my-pod"))
     finally:
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)
@@ -219,14 +212,14 @@ async def test_deleted_pod_takes_its_claims_and_scheduling_context(cluster, seed
     running = asyncio.create_task(gc.collector.run())
     try:
         await admin.delete(PODS, "my-pod", "default")
-        await eventually(lambda: _gone(admin, RESOURCE_CLAIMS, "owned"))
-        await eventually(lambda: _gone(admin, POD_SCHEDULING_CONTEXTS, "my-pod"))
+        await wait_for(lambda: _gone(admin, RESOURCE_CLAIMS, "owned"))
+        await wait_for(lambda: _gone(admin, POD_SCHEDULING_CONTEXTS, "my-pod"))
         assert await exists(admin, CONFIGMAPS, "unrelated")
         # A dependent created after its owner is gone goes too.
         late = make_claim("late").owned_by_pod(stored["Pod/default/my-pod"]).obj()
         del late["metadata"]["uid"]
         await admin.create(RESOURCE_CLAIMS, late, "default")
-        await eventually(lambda: _gone(admin, RESOURCE_CLAIMS, "late"))
+        await wait_for(lambda: _gone(admin, RESOURCE_CLAIMS, "late"))
     finally:
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)

@@ -11,15 +11,8 @@ from draplane.api.auth import controller_user
 from draplane.api.errors import StatusError
 from draplane.api.kinds import NAMESPACES, PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
 from draplane.controllers.manager import ControllerManager
+from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_pod, make_template
-
-
-async def eventually(check, timeout: float = 5.0) -> None:
-    async def poll() -> None:
-        while not await check():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout)
 
 
 async def test_manager_creates_claims_and_collects_them(cluster) -> None:
@@ -39,7 +32,7 @@ async def test_manager_creates_claims_and_collects_them(cluster) -> None:
             pod = await admin.get(PODS, "p", "default")
             return bool((pod.get("status") or {}).get("resourceClaimStatuses"))
 
-        await eventually(recorded)
+        await wait_for(recorded)
         assert manager.has_synced()
         pod = await admin.get(PODS, "p", "default")
         claim_name = pod["status"]["resourceClaimStatuses"][0]["resourceClaimName"]
@@ -54,7 +47,7 @@ async def test_manager_creates_claims_and_collects_them(cluster) -> None:
         async def collected() -> bool:
             return not (await admin.list(RESOURCE_CLAIMS, "default"))["items"]
 
-        await eventually(collected)
+        await wait_for(collected)
 
         await admin.create(
             NAMESPACES, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gone"}}
@@ -69,7 +62,7 @@ async def test_manager_creates_claims_and_collects_them(cluster) -> None:
                 return err.code == 404
             return False
 
-        await eventually(namespace_gone)
+        await wait_for(namespace_gone)
     finally:
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)

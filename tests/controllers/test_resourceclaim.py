@@ -18,6 +18,7 @@ from draplane.api.kinds import (
 from draplane.client.interface import Client
 from draplane.client.ratelimit import ItemExponentialFailureRateLimiter
 from draplane.dra.claims import ANNOTATION_POD_CLAIM_NAME
+from draplane.testing.apistate import wait_for
 from draplane.testing.builders import (
     from_pod,
     make_claim,
@@ -323,14 +324,6 @@ async def test_no_source_pod_claim_is_reported(cluster, seed, start_controller) 
     ]
 
 
-async def eventually(check, timeout: float = 5.0) -> None:
-    async def poll() -> None:
-        while not await check():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout)
-
-
 async def test_running_controller_recreates_deleted_claim_and_reacts_to_new_template(
     cluster, seed, start_controller
 ) -> None:
@@ -342,9 +335,9 @@ async def test_running_controller_recreates_deleted_claim_and_reacts_to_new_temp
     running = asyncio.create_task(harness.controller.run())
     admin = cluster.client()
     try:
-        await eventually(lambda: _has_event(admin))
+        await wait_for(lambda: _has_event(admin))
         await admin.create(RESOURCE_CLAIM_TEMPLATES, template, "default")
-        await eventually(lambda: _recorded_claim(admin))
+        await wait_for(lambda: _recorded_claim(admin))
         first = await _recorded_claim(admin)
         await admin.delete(RESOURCE_CLAIMS, first, "default")
 
@@ -352,7 +345,7 @@ async def test_running_controller_recreates_deleted_claim_and_reacts_to_new_temp
             name = await _recorded_claim(admin)
             return name not in ("", first)
 
-        await eventually(replaced)
+        await wait_for(replaced)
         claims, _ = await claim_views(admin)
         assert claims == {GENERATED: OWNED}
     finally:

@@ -4,7 +4,6 @@ fallback for pods the informer has not seen and the deleted-pod memory."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -14,6 +13,7 @@ from draplane.api.errors import internal
 from draplane.api.kinds import PODS
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
+from draplane.testing.apistate import wait_for
 from draplane.testing.builders import from_claim, from_pod, make_claim, make_pod
 
 from .conftest import (
@@ -347,11 +347,7 @@ async def test_deleted_pod_is_dropped_without_asking_the_api(
     await cluster.client().delete(PODS, "user-pod", "default")
     uid = meta.uid(stored["Pod/default/user-pod"])
 
-    async def forgotten() -> None:
-        while uid not in harness.controller.ctx.deleted_pods:
-            await asyncio.sleep(0.005)
-
-    await asyncio.wait_for(forgotten(), 5)
+    await wait_for(lambda: uid in harness.controller.ctx.deleted_pods, what="pod forgotten")
     counting.calls.clear()
     await harness.controller.sync(claim_key("user-claim"))
     assert ("get", "pods") not in counting.calls

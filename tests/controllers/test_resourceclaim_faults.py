@@ -24,6 +24,7 @@ from draplane.client.ratelimit import ItemExponentialFailureRateLimiter
 from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.resourceclaim import ResourceClaimController
 from draplane.dra.claims import ANNOTATION_POD_CLAIM_NAME
+from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_pod, make_template
 
 PODS_COUNT = 200
@@ -106,12 +107,11 @@ async def _run_for(
     await factory.start()
     running = asyncio.create_task(controller.run())
 
-    async def finished() -> None:
-        while not flaky.exhausted.is_set() and not await _all_recorded(admin):
-            await asyncio.sleep(0.01)
+    async def finished() -> bool:
+        return flaky.exhausted.is_set() or await _all_recorded(admin)
 
     try:
-        await asyncio.wait_for(finished(), 20)
+        await wait_for(finished, timeout=20, what="faults exhausted or claims recorded")
     finally:
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)
@@ -176,11 +176,10 @@ async def test_faults_and_restarts_never_duplicate_or_orphan_claims(cluster) -> 
         for pod in pods:
             await admin.delete(PODS, meta.name(pod), "default")
 
-        async def drained() -> None:
-            while (await admin.list(RESOURCE_CLAIMS, "default"))["items"]:
-                await asyncio.sleep(0.02)
+        async def drained() -> bool:
+            return not (await admin.list(RESOURCE_CLAIMS, "default"))["items"]
 
-        await asyncio.wait_for(drained(), 20)
+        await wait_for(drained, timeout=20, what="claims collected")
     finally:
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)

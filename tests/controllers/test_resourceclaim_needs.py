@@ -3,8 +3,6 @@ with the deliberate differences recorded in docs/fidelity.md."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from draplane.api import meta
@@ -13,6 +11,7 @@ from draplane.api.meta import Obj
 from draplane.client.workqueue import RateLimitingQueue
 from draplane.controllers.objectkey import ObjectKey
 from draplane.controllers.resourceclaim_needs import pod_needs_work
+from draplane.testing.apistate import wait_for
 from draplane.testing.builders import (
     from_pod,
     make_claim,
@@ -159,9 +158,5 @@ async def test_finished_pod_queues_its_claims(
     finished["status"]["phase"] = "Succeeded"
     await cluster.client().update(PODS, finished, subresource="status")
 
-    async def queued() -> set[ObjectKey]:
-        while not len(queue):
-            await asyncio.sleep(0.005)
-        return await drain(queue)
-
-    assert await asyncio.wait_for(queued(), 5) == keys
+    await wait_for(lambda: len(queue), what="a queued key")
+    assert await drain(queue) == keys

@@ -24,6 +24,7 @@ from draplane.client.kubeconfig import load_kubeconfig
 from draplane.client.rest import RESTClient
 from draplane.testing.apistate import wait_for
 from draplane.testing.commands import Command, Commands, free_port
+from draplane.testing.exposition import check_component_exposition
 from draplane.testing.kubectl import Kubectl, kubectl_binary
 
 pytestmark = pytest.mark.slow
@@ -219,19 +220,20 @@ driverName: driver.example.com
 async def test_standalone_components_run_and_release_a_template_pod(
     commands: Commands, tmp_path: Path
 ) -> None:
-    data_dir, port, metrics_port = tmp_path / "data", free_port(), free_port()
+    data_dir, port = tmp_path / "data", free_port()
+    metrics_ports = {name: free_port() for name in COMPONENT_USERS}
     apiserver = await commands.start("apiserver", "--data-dir", str(data_dir), "--port", str(port))
     await apiserver.wait_for_line(f"draplane apiserver listening on https://127.0.0.1:{port}")
     kc = await component_kubeconfigs(commands, data_dir, tmp_path)
+
+    def flags(name: str) -> tuple[str, ...]:
+        return ("--kubeconfig", str(kc[name]), "--metrics-port", str(metrics_ports[name]))
+
     components = [
-        await commands.start("controller-manager", "--kubeconfig", str(kc["controller-manager"])),
-        await commands.start(
-            "scheduler", "--kubeconfig", str(kc["scheduler"]), "--metrics-port", str(metrics_port)
-        ),
-        await commands.start("driver", "example", "--kubeconfig", str(kc["driver"])),
-        await commands.start(
-            "nodes", "--kubeconfig", str(kc["nodes"]), "--count", "2", "--data-dir", str(data_dir)
-        ),
+        await commands.start("controller-manager", *flags("controller-manager")),
+        await commands.start("scheduler", *flags("scheduler")),
+        await commands.start("driver", "example", *flags("driver")),
+        await commands.start("nodes", *flags("nodes"), "--count", "2", "--data-dir", str(data_dir)),
     ]
     kubectl = kubectl_for(data_dir / "kubeconfig", tmp_path)
     await kubectl.run("create", "-f", "-", stdin=RESOURCE_CLASS)
@@ -242,7 +244,9 @@ async def test_standalone_components_run_and_release_a_template_pod(
         claim = await claim_of(client, pod)
         assert_allocated_and_reserved(claim, pod)
         assert meta.name(claim).startswith(f"{POD}-gpu-")
-        await assert_scheduler_metrics(metrics_port)
+        await assert_scheduler_metrics(metrics_ports["scheduler"])
+        for metrics_port in metrics_ports.values():
+            check_component_exposition(await metrics_text(metrics_port))
         await kubectl.run("delete", "pod", POD)
 
         async def claim_deleted() -> bool:
@@ -261,13 +265,22 @@ async def test_standalone_components_run_and_release_a_template_pod(
         await assert_stops_cleanly(command)
 
 
+async def metrics_text(port: int) -> str:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(f"http://127.0.0.1:{port}/metrics") as response,
+    ):
+        assert response.status == 200
+        return await response.text()
+
+
 async def assert_scheduler_metrics(port: int) -> None:
-    async with aiohttp.ClientSession() as session:
-        async with session.get(f"http://127.0.0.1:{port}/metrics") as response:
-            assert response.status == 200
-            text = await response.text()
-        async with session.get(f"http://127.0.0.1:{port}/healthz") as response:
-            assert (response.status, await response.text()) == (200, "ok")
+    text = await metrics_text(port)
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(f"http://127.0.0.1:{port}/healthz") as response,
+    ):
+        assert (response.status, await response.text()) == (200, "ok")
     scheduled = 'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"}'
     assert f"{scheduled} 1.0" in text.splitlines()
     assert 'scheduler_pending_pods{queue="active"} 0.0' in text.splitlines()

@@ -9,7 +9,6 @@ of kubectl 1.32's `create namespace` / `create configmap`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -17,28 +16,13 @@ import yaml
 
 from draplane.api import errors, kinds
 from draplane.testing.builders import make_claim, make_pod
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 from draplane.testing.kubectl import VERSIONS, Kubectl, kubectl_binary
 
 pytestmark = pytest.mark.kubectl
 
 if not any(kubectl_binary(v) for v in VERSIONS):
     pytest.skip("no versioned kubectl binaries installed", allow_module_level=True)
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path / "data")
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture(params=VERSIONS)
-def kubectl(request: pytest.FixtureRequest, server: HttpServer, tmp_path: Path) -> Kubectl:
-    binary = kubectl_binary(request.param)
-    if binary is None:
-        pytest.skip(f"kubectl.{request.param} is not installed")
-    return Kubectl(binary, request.param, server.kubeconfig_path, tmp_path / "kube-cache")
 
 
 def _rows(output: str) -> list[list[str]]:

@@ -4,13 +4,10 @@ rolebinding`, `create clusterrolebinding`, `create token`, and a forbidden `get 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
 from draplane.api import kinds
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 from draplane.testing.kubectl import VERSIONS, Kubectl, kubectl_binary
 
 pytestmark = pytest.mark.kubectl
@@ -20,21 +17,11 @@ if not any(kubectl_binary(v) for v in VERSIONS):
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path / "data")
-    await srv.client().create(
+async def server(server: HttpServer) -> HttpServer:
+    await server.client().create(
         kinds.NAMESPACES, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}
     )
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture(params=VERSIONS)
-def kubectl(request: pytest.FixtureRequest, server: HttpServer, tmp_path: Path) -> Kubectl:
-    binary = kubectl_binary(request.param)
-    if binary is None:
-        pytest.skip(f"kubectl.{request.param} is not installed")
-    return Kubectl(binary, request.param, server.kubeconfig_path, tmp_path / "kube-cache")
+    return server
 
 
 async def test_whoami_shows_the_user_and_the_impersonated_user(kubectl: Kubectl) -> None:

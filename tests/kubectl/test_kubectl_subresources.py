@@ -1,11 +1,11 @@
 """The real kubectl binaries: `--subresource=status` on get and patch, strategic merge patch of a
 ResourceClaim, `replace` (a PUT of the whole object, as `kubectl edit` saves), and `delete
-namespace` carried out end to end by the namespace controller."""
+namespace` carried out end to end by the namespace controller; `logs`, `exec` and `port-forward`
+answered with why a simulated node serves none of them."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -13,29 +13,15 @@ import yaml
 
 from draplane.api import errors, kinds
 from draplane.controllers.manager import ControllerManager
+from draplane.testing.apistate import seed_objects
 from draplane.testing.builders import make_claim, make_pod
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 from draplane.testing.kubectl import VERSIONS, Kubectl, kubectl_binary
 
 pytestmark = pytest.mark.kubectl
 
 if not any(kubectl_binary(v) for v in VERSIONS):
     pytest.skip("no versioned kubectl binaries installed", allow_module_level=True)
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    srv = await start_http_server(tmp_path / "data")
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture(params=VERSIONS)
-def kubectl(request: pytest.FixtureRequest, server: HttpServer, tmp_path: Path) -> Kubectl:
-    binary = kubectl_binary(request.param)
-    if binary is None:
-        pytest.skip(f"kubectl.{request.param} is not installed")
-    return Kubectl(binary, request.param, server.kubeconfig_path, tmp_path / "kube-cache")
 
 
 async def test_status_subresource_get_and_patch(kubectl: Kubectl, server: HttpServer) -> None:
@@ -111,3 +97,22 @@ async def test_delete_namespace_removes_its_content_then_the_namespace(
     assert err.value.code == 404
     for rt in (kinds.CONFIGMAPS, kinds.RESOURCE_CLAIMS, kinds.PODS):
         assert (await client.list(rt, "team"))["items"] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "what"),
+    [
+        pytest.param(("logs", "web"), "container logs (kubectl logs)", id="logs"),
+        pytest.param(("exec", "web", "--", "true"), "exec (kubectl exec)", id="exec"),
+        pytest.param(("port-forward", "pod/web", "0:80"), "port forwarding", id="port-forward"),
+    ],
+)
+async def test_kubelet_commands_say_the_node_is_simulated(
+    kubectl: Kubectl, server: HttpServer, args: tuple[str, ...], what: str
+) -> None:
+    await seed_objects(server.client(), make_pod("web").node("node-0").phase("Running").obj())
+
+    output = await kubectl.run(*args, check=False)
+
+    assert 'pod "web" runs on a simulated node, which serves no ' in output
+    assert what in output

@@ -9,7 +9,7 @@ nothing waited for a backoff.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import pytest
@@ -28,6 +28,7 @@ from draplane.api.meta import Obj, deep_copy
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.scheduler.scheduler import Scheduler
+from draplane.testing.apistate import wait_for
 from draplane.testing.builders import from_pod, make_claim, make_class, make_node, make_pod
 from draplane.testing.clock import FakeClock
 from draplane.testing.cluster import Cluster, start_cluster
@@ -48,16 +49,6 @@ class Env:
         return value or 0.0
 
 
-async def eventually(check: Callable[[], object], *, timeout: float = 5.0) -> None:
-    """Poll an asynchronous condition (bounded; this is not a wait on the clock)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.005)
-
-
 async def start_env(*, hints: bool = True, pre_enqueue: bool = True) -> AsyncIterator[Env]:
     clock = FakeClock()
     cluster = await start_cluster()
@@ -74,7 +65,7 @@ async def start_env(*, hints: bool = True, pre_enqueue: bool = True) -> AsyncIte
     )
     task = asyncio.create_task(scheduler.run())
     try:
-        await eventually(scheduler.has_synced)
+        await wait_for(scheduler.has_synced)
         yield Env(cluster, client, clock, scheduler, metrics)
     finally:
         task.cancel()
@@ -102,12 +93,13 @@ async def test_pods_without_claims_are_bound(env: Env) -> None:
         pods = (await env.client.list(PODS, "default"))["items"]
         return {p["metadata"]["name"]: p["spec"].get("nodeName", "") for p in pods}
 
-    result: dict[str, str] = {}
-    for _ in range(400):
+    async def settled() -> dict[str, str] | None:
         result = await bound()
         if all(result[f"pod-{i}"] for i in range(6)) and env.attempts("unschedulable"):
-            break
-        await asyncio.sleep(0.01)
+            return result
+        return None
+
+    result = await wait_for(settled, what="six pods bound, one unschedulable")
     placed = [result[f"pod-{i}"] for i in range(6)]
     assert sorted(placed) == ["node-0"] * 3 + ["node-1"] * 3  # LeastAllocated spreads
     assert result["huge"] == ""
@@ -134,7 +126,7 @@ async def test_pods_without_claims_are_bound(env: Env) -> None:
     await env.client.create(
         NODES, make_node("big").capacity(cpu="8", memory="32Gi", pods="110").obj()
     )
-    await eventually(lambda: env.scheduler.queue.where("default/huge") != "unschedulable")
+    await wait_for(lambda: env.scheduler.queue.where("default/huge") != "unschedulable")
 
 
 class InTestDriver:
@@ -184,7 +176,7 @@ async def seed_claim_pod(env: Env) -> Obj:
     pod = await env.client.create(
         PODS, make_pod("p").claim_template("gpu", "gpu-template").obj(), "default"
     )
-    await eventually(lambda: env.scheduler.queue.where("default/p") is not None)
+    await wait_for(lambda: env.scheduler.queue.where("default/p") is not None)
     return pod
 
 
@@ -202,11 +194,7 @@ async def test_pod_waits_for_its_claim_then_schedules_without_backoff(env: Env) 
         async def bound() -> str:
             return str((await env.client.get(PODS, "p", "default"))["spec"].get("nodeName", ""))
 
-        for _ in range(500):
-            if await bound():
-                break
-            await asyncio.sleep(0.01)
-        assert await bound() == "node-0"
+        assert await wait_for(bound, what="pod bound") == "node-0"
     finally:
         await driver.informers.stop()
     assert env.clock.monotonic() == start  # never stepped: no backoff was waited for
@@ -228,19 +216,17 @@ async def test_hints_off_the_allocated_pod_waits_for_backoff(env: Env) -> None:
     try:
         pod = await seed_claim_pod(env)
         await create_claim_for(env, pod)
-        await eventually(lambda: env.attempts("unschedulable") == 1)
-        claim_allocated = False
-        for _ in range(200):
+        await wait_for(lambda: env.attempts("unschedulable") == 1)
+
+        async def reserved() -> bool:
             claim = await env.client.get(RESOURCE_CLAIMS, "p-gpu", "default")
-            claim_allocated = bool(claim.get("status", {}).get("reservedFor"))
-            if claim_allocated:
-                break
-            await asyncio.sleep(0.01)
-        assert claim_allocated
-        await eventually(lambda: env.scheduler.queue.where("default/p") == "backoff")
+            return bool(claim.get("status", {}).get("reservedFor"))
+
+        await wait_for(reserved, what="claim reserved")
+        await wait_for(lambda: env.scheduler.queue.where("default/p") == "backoff")
         assert env.attempts("scheduled") == 0
         env.clock.step(1)  # the backoff flush moves it
-        await eventually(lambda: env.attempts("scheduled") == 1)
+        await wait_for(lambda: env.attempts("scheduled") == 1)
     finally:
         await driver.informers.stop()
 
@@ -248,7 +234,7 @@ async def test_hints_off_the_allocated_pod_waits_for_backoff(env: Env) -> None:
 @pytest.mark.parametrize("env", [{"pre_enqueue": False}], indirect=True)
 async def test_pre_enqueue_off_attempts_the_pod_and_prefilter_rejects_it(env: Env) -> None:
     await seed_claim_pod(env)
-    await eventually(lambda: env.attempts("unschedulable") == 1)
+    await wait_for(lambda: env.attempts("unschedulable") == 1)
     await env.scheduler.wait_idle()
     pod = await env.client.get(PODS, "p", "default")
     condition = next(c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled")
@@ -264,6 +250,6 @@ async def test_pods_of_other_schedulers_are_ignored(env: Env) -> None:
     other = from_pod(make_pod("other").obj()).scheduler_name("someone-else").obj()
     await env.client.create(PODS, other, "default")
     await env.client.create(PODS, make_pod("mine").obj(), "default")
-    await eventually(lambda: env.attempts("scheduled") == 1)
+    await wait_for(lambda: env.attempts("scheduled") == 1)
     assert env.scheduler.queue.where("default/other") is None
     assert (await env.client.get(PODS, "other", "default"))["spec"].get("nodeName") is None

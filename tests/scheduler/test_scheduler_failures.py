@@ -10,7 +10,7 @@ the assumed pod was forgotten (the node's pod count is back to zero).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -24,6 +24,7 @@ from draplane.client.interface import Client
 from draplane.scheduler.config import PluginRef, PluginSet, Profile, SchedulerConfig
 from draplane.scheduler.framework import Code, PodInfo, Status
 from draplane.scheduler.scheduler import Scheduler
+from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_node, make_pod
 from draplane.testing.clock import FakeClock
 from draplane.testing.cluster import Cluster, start_cluster
@@ -67,20 +68,11 @@ class Env:
         }
 
     async def pod_queued(self, key: str = "default/p") -> None:
-        await until(lambda: self.scheduler.queue.where(key) == "active")
+        await wait_for(lambda: self.scheduler.queue.where(key) == "active")
 
     async def schedule_one(self) -> None:
         await asyncio.wait_for(self.scheduler.schedule_one(), timeout=5)
         await self.scheduler.wait_idle()
-
-
-async def until(check: Callable[[], object]) -> None:
-    """Poll an asynchronous condition, bounded (not a wait on the scheduler's clock)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 5
-    while not check():
-        assert loop.time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.002)
 
 
 @pytest.fixture
@@ -216,7 +208,7 @@ async def test_failed_attempt(env: Env, case: FailureCase) -> None:
     env.reserve.status = case.reserve or env.reserve.status
     env.permit.status = case.permit or env.permit.status
     env.bind.status = case.bind or env.bind.status
-    await until(lambda: len(env.scheduler.cache.node_infos()) == case.nodes)
+    await wait_for(lambda: len(env.scheduler.cache.node_infos()) == case.nodes)
     await env.admin.create(PODS, make_pod("p").obj(), "default")
     await env.pod_queued()
 
@@ -252,7 +244,7 @@ async def test_permit_wait_then_rejection_requeues_by_the_rejecting_plugin(env: 
     follows is sent after the pod is requeued, so it does not move the pod itself."""
     await env.admin.create(NODES, make_node("node-0").obj())
     env.permit.status, env.permit.timeout = Status.wait(), 60
-    await until(lambda: len(env.scheduler.cache.node_infos()) == 1)
+    await wait_for(lambda: len(env.scheduler.cache.node_infos()) == 1)
     pod = await env.admin.create(PODS, make_pod("p").obj(), "default")
     await env.pod_queued()
     await asyncio.wait_for(env.scheduler.schedule_one(), timeout=5)
@@ -293,11 +285,11 @@ async def test_pod_bound_meanwhile_is_not_requeued(env: Env) -> None:
             "target": {"apiVersion": "v1", "kind": "Node", "name": "node-0"},
         }
         await env.admin.create(PODS, binding, "default", subresource="binding", name="p")
-        await until(lambda: (lister.get("p", "default") or {}).get("spec", {}).get("nodeName"))
+        await wait_for(lambda: (lister.get("p", "default") or {}).get("spec", {}).get("nodeName"))
 
     env.reserve.before_reserve = bind_elsewhere
     env.reserve.status = Status.unresolvable("lost the race")
-    await until(lambda: len(env.scheduler.cache.node_infos()) == 1)
+    await wait_for(lambda: len(env.scheduler.cache.node_infos()) == 1)
     await env.admin.create(PODS, make_pod("p").obj(), "default")
     await env.pod_queued()
 
@@ -312,7 +304,7 @@ async def test_pod_bound_meanwhile_is_not_requeued(env: Env) -> None:
 
 async def test_pod_being_deleted_is_not_attempted(env: Env) -> None:
     await env.admin.create(NODES, make_node("node-0").obj())
-    await until(lambda: len(env.scheduler.cache.node_infos()) == 1)
+    await wait_for(lambda: len(env.scheduler.cache.node_infos()) == 1)
     pod: Obj = make_pod("p").finalizer("example.com/keep").obj()
     await env.admin.create(PODS, pod, "default")
     await env.pod_queued()
@@ -322,7 +314,7 @@ async def test_pod_being_deleted_is_not_attempted(env: Env) -> None:
         qpi = env.scheduler.queue.queued_pod_info("default/p")
         return qpi is not None and bool(qpi.pod["metadata"].get("deletionTimestamp"))
 
-    await until(marked_for_deletion)
+    await wait_for(marked_for_deletion)
 
     await env.schedule_one()
 
@@ -335,7 +327,7 @@ async def test_permit_wait_then_allow_binds(env: Env) -> None:
     """The counterpart of a waiting-pod rejection: allowed, the binding cycle goes on."""
     await env.admin.create(NODES, make_node("node-0").obj())
     env.permit.status, env.permit.timeout = Status.wait(), 60
-    await until(lambda: len(env.scheduler.cache.node_infos()) == 1)
+    await wait_for(lambda: len(env.scheduler.cache.node_infos()) == 1)
     pod = await env.admin.create(PODS, make_pod("p").obj(), "default")
     await env.pod_queued()
     await asyncio.wait_for(env.scheduler.schedule_one(), timeout=5)

@@ -12,6 +12,7 @@ from prometheus_client import CollectorRegistry
 from draplane.api.auth import SCHEDULER, UserInfo
 from draplane.client.informer import InformerFactory
 from draplane.scheduler.scheduler import Scheduler
+from draplane.testing.apistate import wait_for
 from draplane.testing.cluster import start_cluster
 
 
@@ -38,9 +39,7 @@ async def test_run_stops_its_informers_when_cancelled(synced: bool) -> None:
     try:
         await asyncio.sleep(0)
         if synced:
-            async with asyncio.timeout(5):
-                while not scheduler.has_synced():
-                    await asyncio.sleep(0.01)
+            await wait_for(scheduler.has_synced, what="scheduler synced")
         assert informer_tasks() != []
     finally:
         task.cancel()

@@ -22,6 +22,7 @@ from draplane.client.interface import Client
 from draplane.scheduler.config import PluginRef, PluginSet, Profile, SchedulerConfig
 from draplane.scheduler.framework import Handle, PluginArgs, Status, WaitingPod
 from draplane.scheduler.scheduler import Scheduler
+from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_node, make_pod
 from draplane.testing.clock import FakeClock
 from draplane.testing.cluster import Cluster, start_cluster
@@ -54,7 +55,7 @@ class Env:
             if plugin.name in wait:
                 plugin.status, plugin.timeout = Status.wait(), wait[plugin.name]
         pod = await self.admin.create(PODS, make_pod("p").obj(), "default")
-        await until(lambda: self.scheduler.queue.where("default/p") == "active")
+        await wait_for(lambda: self.scheduler.queue.where("default/p") == "active")
         await self.attempt()
         return pod
 
@@ -73,15 +74,6 @@ class Env:
         live = await self.admin.get(PODS, "p", "default")
         cond = next(c for c in live["status"]["conditions"] if c["type"] == "PodScheduled")
         return cond["reason"], cond["message"]
-
-
-async def until(check: Callable[[], object]) -> None:
-    """Poll an asynchronous condition, bounded (not a wait on the scheduler's clock)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 5
-    while not check():
-        assert loop.time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.002)
 
 
 @pytest.fixture
@@ -116,7 +108,7 @@ async def env() -> AsyncIterator[Env]:
         await informers.wait_synced()
         admin = cluster.client()
         await admin.create(NODES, make_node("node-0").obj())
-        await until(lambda: len(scheduler.cache.node_infos()) == 1)
+        await wait_for(lambda: len(scheduler.cache.node_infos()) == 1)
         yield Env(cluster, admin, scheduler, clock, reserve, permit, other, bind, handles)
     finally:
         scheduler.framework.close()

@@ -91,6 +91,14 @@ def _from_http_exception(exc: web.HTTPException) -> errors.StatusError:
     return errors.StatusError(exc.status, exc.reason.replace(" ", ""), exc.text or exc.reason)
 
 
+_SENT_CODE_KEY = web.RequestKey("sent_code", int)
+"""The status line already sent: a streamed response (a watch) has one before it ends."""
+
+
+async def _record_sent_code(request: web.Request, response: web.StreamResponse) -> None:
+    request[_SENT_CODE_KEY] = response.status
+
+
 def _metrics_middleware(metrics: RequestMetrics) -> Callable[..., Awaitable[web.StreamResponse]]:
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -100,6 +108,11 @@ def _metrics_middleware(metrics: RequestMetrics) -> Callable[..., Awaitable[web.
             response = await handler(request)
             code = response.status
             return response
+        except BaseException:
+            # A client that goes away cancels the handler: as in kube-apiserver, a watch that
+            # was streaming counts with the code it sent (200), not as a server error.
+            code = request.get(_SENT_CODE_KEY, 500)
+            raise
         finally:
             metrics.observe(request, code, time.perf_counter() - start)
 
@@ -225,12 +238,18 @@ def create_app(config: AppConfig) -> web.Application:
     )
     rest = RestHandlers(RestContext(config.handler, config.clock, config.watches))
     r = app.router
-    r.add_get("/version", _version)
-    r.add_get("/api", _api)
-    r.add_get("/api/v1", _resources)
-    r.add_get("/apis", _apis)
-    r.add_get("/apis/{group}", _group)
-    r.add_get("/apis/{group}/{version}", _resources)
+    # As kube-apiserver, version and discovery answer with and without a trailing slash (the
+    # kubernetes Python client asks for /version/, /api/, /api/v1/, /apis/<group>/...).
+    for path, discovery_handler in (
+        ("/version", _version),
+        ("/api", _api),
+        ("/api/v1", _resources),
+        ("/apis", _apis),
+        ("/apis/{group}", _group),
+        ("/apis/{group}/{version}", _resources),
+    ):
+        r.add_get(path, discovery_handler)
+        r.add_get(path + "/", discovery_handler)
     r.add_get("/openapi/v2", _openapi_v2)
     for endpoint in ("healthz", "livez", "readyz"):
         r.add_get(f"/{endpoint}", config.health.handle)
@@ -242,5 +261,6 @@ def create_app(config: AppConfig) -> web.Application:
     async def close_watches(_: web.Application) -> None:
         await config.watches.close_all()
 
+    app.on_response_prepare.append(_record_sent_code)
     app.on_shutdown.append(close_watches)
     return app

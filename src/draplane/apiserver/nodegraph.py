@@ -1,4 +1,5 @@
-"""The node authorizer's graph: which objects each node may read, from the pods bound to it.
+"""The node authorizer's graph (as kubernetes/kubernetes plugin/pkg/auth/authorizer/node/graph.go):
+which objects each node may read, from the pods bound to it.
 
 Only pods with `spec.nodeName` contribute (pod -> node). Each such pod adds edges from the objects
 it references to its node: its ResourceClaims (every pod claim that `dra.name()` resolves to a

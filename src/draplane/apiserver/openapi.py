@@ -2,7 +2,7 @@
 
 kubectl (1.27-1.33) downloads /openapi/v2 as protobuf before `apply`/`create`; a gnostic
 `Document{swagger: "2.0", info{title, version}}` with no definitions makes it skip client-side
-schema checks and send `fieldValidation=Strict` (spec/feasibility-measurements.md §5.3).
+schema checks and send `fieldValidation=Strict` (the server validates instead).
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@
 Paths follow kube-apiserver: `/api/v1/...` for the core group, `/apis/<group>/<version>/...`
 otherwise; `namespaces/<ns>/<resource>[/<name>[/<subresource>]]` for namespaced kinds,
 `<resource>[/<name>[/<subresource>]]` for cluster-scoped kinds and all-namespace lists. The
-legacy `/watch/` prefix turns a GET into a watch. Anything else is a 404 Status.
+legacy `/watch/` prefix turns a GET into a watch. The pod subresources a kubelet serves
+(log, exec, attach, portforward, proxy) are a 400 Status saying the node is simulated. Anything
+else is a 404 Status.
 """
 
 from __future__ import annotations
@@ -30,6 +32,16 @@ _SUBRESOURCE_METHODS = {
     "binding": frozenset({"POST"}),
     "token": frozenset({"POST"}),
     "finalize": frozenset({"PUT"}),
+}
+
+# Pod subresources kube-apiserver forwards to the pod's kubelet: simulated nodes run no kubelet
+# server and no containers, so each is refused with a message saying so.
+_KUBELET_SUBRESOURCES = {
+    "log": "container logs (kubectl logs)",
+    "exec": "exec (kubectl exec)",
+    "attach": "attach (kubectl attach)",
+    "portforward": "port forwarding (kubectl port-forward)",
+    "proxy": "proxying to the pod",
 }
 
 
@@ -79,6 +91,12 @@ def parse(group: str, version: str, tail: str) -> RequestInfo:
 
 def _info(group: str, version: str, parts: list[str], namespace: str, watch: bool) -> RequestInfo:
     rt = kinds.lookup(group, version, parts[0])
+    if rt is kinds.PODS and namespace and len(parts) >= 3 and parts[2] in _KUBELET_SUBRESOURCES:
+        raise errors.bad_request(
+            f'pod "{parts[1]}" runs on a simulated node, which serves no '
+            f"{_KUBELET_SUBRESOURCES[parts[2]]} yet: draplane runs no kubelet server or "
+            "container runtime"
+        )
     if rt is None or len(parts) > 3:
         raise _not_found()
     if namespace and not rt.namespaced:

@@ -33,6 +33,7 @@ from draplane.apiserver.kubeconfig import (
 )
 from draplane.apiserver.registry import Registry
 from draplane.clock import REAL_CLOCK, Clock
+from draplane.metrics import component_registry
 from draplane.storage.interface import Storage
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,7 @@ class ApiServer:
         self.storage = storage
         self._handler = handler
         self._owns_handler = handler is None
-        self.metrics = metrics if metrics is not None else prometheus_client.CollectorRegistry()
+        self.metrics = metrics if metrics is not None else component_registry()
         self._clock = clock
         self._health = HealthChecks()
         self._watches = ActiveWatches()
@@ -163,8 +164,16 @@ class ApiServer:
     async def stop(self) -> None:
         await self._watches.close_all()
         if self._runner is not None:
+            server = self._runner.server
+            transports = [
+                c.transport for c in (server.connections if server else []) if c.transport
+            ]
             await self._runner.cleanup()
             self._runner = None
+            # Closing a TLS connection waits for the client's close_notify, which a client
+            # that has dropped its socket never sends: end those sockets now.
+            for transport in transports:
+                transport.abort()
         if self._owns_handler and self._handler is not None:
             close = getattr(self._handler, "stop", None) or getattr(self._handler, "close", None)
             if close is not None:

@@ -1,4 +1,4 @@
-"""`lifecycle`: issue 5's figure. The whole control plane as `draplane up` wires it
+"""`lifecycle`: the end-to-end figure. The whole control plane as `draplane up` wires it
 (`ControlPlane`: API server, controller-manager, scheduler, example driver, simulated nodes);
 all pods, each with one template claim (WaitForFirstConsumer), are created at once; each pod's
 latency runs from the return of its create call to the receipt, on a pod watch, of the node's

@@ -17,6 +17,7 @@ from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
     add_restored_store_flag,
+    listen_error,
     port_number,
     stop_on_signals,
 )
@@ -75,7 +76,7 @@ async def async_main(args: argparse.Namespace) -> int:
         except DiskFullError as err:
             raise CommandError(str(err)) from err
         except OSError as err:
-            raise CommandError(f"cannot start on 127.0.0.1:{args.port}: {err}") from err
+            raise listen_error(args.port, err, flag="--port") from err
         stop = asyncio.Event()
         # Handlers first: a signal sent as soon as the line is read stops the server cleanly.
         with stop_on_signals(stop):

@@ -13,8 +13,6 @@ import argparse
 import contextlib
 from dataclasses import replace
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api.auth import controller_user
 from draplane.api.errors import StatusError
 from draplane.api.kinds import SERVICE_ACCOUNTS
@@ -29,6 +27,7 @@ from draplane.cli.process import (
 from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
 from draplane.controllers.manager import CONTROLLERS, ControllerManager
+from draplane.metrics import component_registry
 
 CONTROLLER_NAMESPACE = "kube-system"
 TOKEN_SECONDS = 365 * 24 * 3600
@@ -60,7 +59,7 @@ async def async_main(args: argparse.Namespace) -> int:
     try:
         if args.use_service_account_credentials == "true":
             writers = await service_account_clients(client)
-        metrics = CollectorRegistry()
+        metrics = component_registry()
         # With -v 6 every request is logged, the writers' too.
         manager = ControllerManager(
             logged(client),

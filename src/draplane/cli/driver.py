@@ -7,8 +7,6 @@ import argparse
 import asyncio
 import math
 
-from prometheus_client import CollectorRegistry
-
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     add_metrics_port_flag,
@@ -20,6 +18,7 @@ from draplane.cli.process import (
 )
 from draplane.driver import RECHECK_DELAY_SECONDS, Delays
 from draplane.drivers.example import DRIVER_NAME, Resources, example_controller
+from draplane.metrics import component_registry
 
 
 def positive_seconds(value: str) -> float:
@@ -83,7 +82,7 @@ async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
     client = component_client(args.kubeconfig)
     try:
-        registry = CollectorRegistry()
+        registry = component_registry()
         resources = Resources(
             devices_per_node=args.devices_per_node,
             network_attached=args.network_attached,

@@ -16,8 +16,6 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api.auth import NODE_PREFIX, SYSTEM_AUTHENTICATED, SYSTEM_NODES
 from draplane.apiserver.kubeconfig import kubeconfig_for_user, write_kubeconfig
 from draplane.cli.logs import add_logging_flags, setup_logging
@@ -33,6 +31,7 @@ from draplane.client.interface import Client
 from draplane.client.requestlog import logged
 from draplane.driver import NodePluginRegistry
 from draplane.drivers.example import DRIVER_NAME, node_plugin_factory
+from draplane.metrics import component_registry
 from draplane.node import Nodes
 
 log = logging.getLogger(__name__)
@@ -88,7 +87,7 @@ async def async_main(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="draplane-nodes-") as tmp:
         try:
             client_for_node = _client_factory(args, tmp=Path(tmp), clients=clients)
-            metrics = CollectorRegistry()
+            metrics = component_registry()
             nodes = Nodes(
                 client_for_node,
                 count=args.count,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Iterator
@@ -59,6 +60,17 @@ def port_number(value: str) -> int:
     if number > 65535:
         raise argparse.ArgumentTypeError(f"must be a port number (0-65535), not {number}")
     return number
+
+
+def listen_error(port: int, err: OSError, *, flag: str) -> CommandError:
+    """The one-line error for a port on 127.0.0.1 that cannot be listened on; `flag` is the
+    option that chooses it."""
+    if err.errno == errno.EADDRINUSE:
+        return CommandError(
+            f"127.0.0.1:{port} is already in use (another draplane?): stop it or choose "
+            f"another port with {flag} PORT"
+        )
+    return CommandError(f"cannot listen on 127.0.0.1:{port}: {err.strerror or err}")
 
 
 def add_metrics_port_flag(parser: argparse.ArgumentParser) -> None:
@@ -157,6 +169,6 @@ async def serve_metrics(
         await web.TCPSite(runner, "127.0.0.1", port).start()
     except OSError as err:
         await runner.cleanup()
-        raise CommandError(f"cannot serve metrics on 127.0.0.1:{port}: {err}") from err
+        raise listen_error(port, err, flag="--metrics-port") from err
     log.info("serving metrics on http://127.0.0.1:%d/metrics", port)
     return runner

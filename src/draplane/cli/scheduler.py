@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import argparse
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api import errors
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
@@ -17,6 +15,7 @@ from draplane.cli.process import (
     serve_metrics,
 )
 from draplane.client.informer import InformerFactory
+from draplane.metrics import component_registry
 from draplane.scheduler.config import SchedulerConfig, load_config
 from draplane.scheduler.scheduler import Scheduler
 
@@ -60,7 +59,7 @@ async def async_main(args: argparse.Namespace) -> int:
         raise CommandError(f"invalid scheduler configuration: {err}") from err
     client = component_client(args.kubeconfig)
     try:
-        metrics = CollectorRegistry()
+        metrics = component_registry()
         try:
             scheduler = Scheduler(
                 client,

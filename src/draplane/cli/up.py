@@ -4,12 +4,14 @@ controller-manager, scheduler, example driver, simulated nodes) until SIGINT/SIG
 from __future__ import annotations
 
 import argparse
+import errno
 from typing import Any
 
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
     add_restored_store_flag,
+    listen_error,
     non_negative,
     port_number,
     run_until_signal,
@@ -99,6 +101,8 @@ async def _start(config: ControlPlaneConfig) -> ControlPlane:
         await plane.start()
     except BaseException as err:
         await plane.stop()
+        if isinstance(err, OSError) and err.errno == errno.EADDRINUSE:
+            raise listen_error(config.port, err, flag="--port") from err
         if isinstance(err, Exception):
             raise CommandError(f"cannot start the control plane: {err}") from err
         raise

@@ -1,9 +1,9 @@
 """The resource claim controller: one ResourceClaim per template pod claim, recorded in the pod.
 
-Handlers (spec/claim-controller.md §4.3-4.4) only decide which `ObjectKey`s to enqueue; workers
-run `sync(key)`: `sync_pod` (resourceclaim_pod.py) or `sync_claim` (resourceclaim_claim.py).
-Claims the controller just created are remembered in a MutationCache until the informer has
-them, so a retried pod finds its claim instead of creating a second one.
+Handlers (enqueuePod and enqueueResourceClaim of pkg/controller/resourceclaim) only decide which
+`ObjectKey`s to enqueue; workers run `sync(key)`: `sync_pod` (resourceclaim_pod.py) or `sync_claim`
+(resourceclaim_claim.py). Claims the controller just created are remembered in a MutationCache until
+the informer has them, so a retried pod finds its claim instead of creating a second one.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`sync_claim`: drop reservations of pods that are gone or done, then delete generated claims
-whose pod is done (spec/claim-controller.md §6).
+whose pod is done (syncClaim of kubernetes/kubernetes pkg/controller/resourceclaim).
 """
 
 from __future__ import annotations

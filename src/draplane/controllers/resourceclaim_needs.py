@@ -1,9 +1,10 @@
-"""Which pod events need work: `pod_needs_work` and `pod_needs_claims` (spec §4.3).
+"""Which pod events need work: `pod_needs_work` and `pod_needs_claims` (enqueuePod and
+podNeedsWork of pkg/controller/resourceclaim).
 
-Deliberate differences from 1.28 (docs/fidelity.md): finished pods need no work (§10.1); a pod
+Deliberate differences from 1.28 (docs/fidelity.md): finished pods need no work; a pod
 claim that resolves to no claim, or to a missing user claim, no longer hides the pod's later
-claims (§10.2); a recorded claim owned by another pod queues the pod, whose sync then reports
-it with an Event (§10.10).
+claims; a recorded claim owned by another pod queues the pod, whose sync then reports
+it with an Event.
 """
 
 from __future__ import annotations

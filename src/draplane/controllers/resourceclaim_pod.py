@@ -1,9 +1,9 @@
 """`sync_pod`: create each template claim of a pod and record it in the pod's status.
 
-spec/claim-controller.md §5: handleClaim per pod claim (with the recovery lookup of §5.4 so a
-claim is never created twice), one status write per pass (a strategic-merge patch of
-`pods/status` keyed by `name`, so entries written by others survive), then help for pods that
-are already bound to a node (resourceclaim_scheduled.py).
+As syncPod of kubernetes/kubernetes pkg/controller/resourceclaim: handleClaim per pod claim (with
+the recovery lookup of findPodResourceClaim, so a claim is never created twice), one status write
+per pass (a strategic-merge patch of `pods/status` keyed by `name`, so entries written by others
+survive), then help for pods that are already bound to a node (resourceclaim_scheduled.py).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def generate_name(pod_name: str, pod_claim_name: str) -> str:
 async def sync_pod(ctx: ClaimControllerContext, namespace: str, name: str) -> None:
     pod = ctx.pods.get(name, namespace)
     # Done pods get nothing either: creating claims for them would be deleted again by
-    # sync_claim, a create/delete loop (spec §10.1).
+    # sync_claim, a create/delete loop (docs/fidelity.md).
     if pod is None or meta.deletion_timestamp(pod) or is_pod_done(pod):
         return
     new_pod_claims: dict[str, str] = {}
@@ -113,13 +113,13 @@ async def _handle_claim(ctx: ClaimControllerContext, pod: Obj, pod_claim: Obj) -
 
 
 def find_pod_resource_claim(ctx: ClaimControllerContext, pod: Obj, pod_claim: Obj) -> Obj | None:
-    """A claim this pod controls that was made for this pod claim (§5.4): recorded by its
-    annotation, or (claims made by <= 1.27) named exactly `<pod>-<pod claim>` without one.
+    """A claim this pod controls that was made for this pod claim (findPodResourceClaim): recorded
+    by its annotation, or (claims made by <= 1.27) named exactly `<pod>-<pod claim>` without one.
 
-    Candidates are the informer's claims plus those this controller created that the informer
-    has not delivered yet (the mutation cache). Unlike 1.28 ([QUIRK] §5.4, §10.9), a claim
-    that is being deleted is not adopted: its name would only hold the pod back until the claim
-    is gone and a replacement is created anyway.
+    Candidates are the informer's claims plus those this controller created that the informer has
+    not delivered yet (the mutation cache). Unlike 1.28 (a quirk), a claim that is being deleted is
+    not adopted: its name would only hold the pod back until the claim is gone and a replacement is
+    created anyway.
     """
     pod_claim_name = pod_claim.get("name")
     legacy_name = f"{meta.name(pod)}-{pod_claim_name}"
@@ -176,7 +176,7 @@ async def _create_claim(
 
 
 def build_claim(*, pod: Obj, pod_claim: Obj, template: Obj) -> Obj:
-    """The ResourceClaim generated from `template` for one pod claim (§5.1 step 5.2)."""
+    """The ResourceClaim generated from `template` for one pod claim, as handleClaim builds it."""
     template_spec = template.get("spec") or {}
     template_meta = template_spec.get("metadata") or {}
     # Copies: the template is the informer's, shared and read-only.
@@ -210,7 +210,7 @@ def build_claim(*, pod: Obj, pod_claim: Obj, template: Obj) -> Obj:
 async def _record_claims(
     ctx: ClaimControllerContext, pod: Obj, new_pod_claims: dict[str, str]
 ) -> Obj:
-    """Set `status.resourceClaimStatuses` entries by name, keeping every other entry (§5.3)."""
+    """Set `status.resourceClaimStatuses` entries by name, keeping every other entry."""
     patch = {
         "status": {
             "resourceClaimStatuses": [

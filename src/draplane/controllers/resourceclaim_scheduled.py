@@ -1,4 +1,5 @@
-"""Help for pods bound to a node before their claims were allocated (spec §5 step 6, §5.5-5.6).
+"""Help for pods bound to a node before their claims were allocated (syncPod's
+ensurePodSchedulingContext and reserveForPod).
 
 Such pods never pass through the scheduler, so the controller asks for delayed allocation on
 their node through a PodSchedulingContext, and reserves allocated claims for them.

@@ -38,6 +38,7 @@ from draplane.controllers.manager import ControllerManager
 from draplane.dra.kubeletplugin import NodePluginRegistry
 from draplane.driver import Delays
 from draplane.drivers.example import Resources, example_controller, node_plugin_factory
+from draplane.metrics import component_registry
 from draplane.node import Nodes
 from draplane.scheduler.scheduler import Scheduler
 from draplane.storage.factory import open_storage
@@ -88,7 +89,7 @@ class ControlPlane:
     def __init__(self, config: ControlPlaneConfig, *, clock: Clock = REAL_CLOCK) -> None:
         self.config = config
         self.clock = clock
-        self.metrics = CollectorRegistry()
+        self.metrics = component_registry()
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         if config.data_dir is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="draplane-")

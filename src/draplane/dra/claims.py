@@ -2,7 +2,8 @@
 
 Every component (claim controller, scheduler, driver framework, nodes, node authorizer) finds a
 pod's ResourceClaims only through `name()`, which reads `pod.status.resourceClaimStatuses` for
-template claims. Branches, in order (spec/claim-controller.md §3.1):
+template claims. Branches, in order (resourceclaim.Name of
+k8s.io/dynamic-resource-allocation, 1.28):
 1. `source.resourceClaimName` set -> (that name, must_check_owner=False)
 2. template claim with a status entry -> (entry's resourceClaimName, which may be None meaning
    "no claim needed, skip it", must_check_owner=True)

@@ -1,4 +1,5 @@
-"""syncClaim and allocateClaims of the driver controller helper (spec/scheduler.md §6.4, §6.5).
+"""syncClaim and allocateClaims of the driver controller helper
+(k8s.io/dynamic-resource-allocation/controller, v0.28).
 
 Writes go through the API with the object's resourceVersion as precondition, and each result is
 recorded in the mutation cache so the next sync sees it before the informer does.

@@ -1,4 +1,5 @@
-"""`DriverController`: the Kubernetes half of a classic-DRA driver (spec/scheduler.md §6.2, §6.3).
+"""`DriverController`: the Kubernetes half of a classic-DRA driver, as
+k8s.io/dynamic-resource-allocation/controller v0.28 sets it up and runs it.
 
 Informers on ResourceClaims (overlaid by a mutation cache of the controller's own writes),
 PodSchedulingContexts and ResourceClasses feed one rate-limited work queue of `WorkKey`s.
@@ -187,9 +188,10 @@ class DriverController:
 
 
 def _only_status_added(old: Obj, new: Obj) -> bool:
-    """A PodSchedulingContext update that only answered (drivers writing their status entries,
-    none removed): no input of a sync changed, so it is not repeated for it. [deviation] The
-    helper resyncs on every update; the 30 s recheck still picks up allocation changes."""
+    """A PodSchedulingContext update that only answered (drivers writing their status entries, none
+    removed): no input of a sync changed, so it is not repeated for it. Deliberately unlike the
+    helper (docs/fidelity.md), which resyncs on every update; the 30 s recheck still picks up
+    allocation changes."""
     if old.get("spec") != new.get("spec") or meta.deletion_timestamp(old) != (
         meta.deletion_timestamp(new)
     ):

@@ -1,4 +1,5 @@
-"""syncPodSchedulingContext of the driver controller helper (spec/scheduler.md §6.6).
+"""syncPodSchedulingContext of the driver controller helper
+(k8s.io/dynamic-resource-allocation/controller, v0.28).
 
 Answers `spec.potentialNodes` with `status.resourceClaims[].unsuitableNodes` for every pending
 claim of the pod this driver owns (computed jointly by the driver) and allocates them all for
@@ -139,11 +140,11 @@ STATUS_CONFLICT_RETRIES = 3
 
 
 async def _update_status(ctx: SyncContext, psc: Obj, items: list[ClaimAllocation]) -> bool:
-    """Merge the items' unsuitable nodes into `status.resourceClaims` and UpdateStatus when
-    that changes something. False: a conflict that is not worth an error (another writer of
-    the status, e.g. the other driver of a pod, got in first; the sync is simply repeated).
-    [deviation] Upstream reports every failed write as a Warning event; a conflict is retried
-    at once on the fresh object while the spec the answer was computed for is unchanged, and
+    """Merge the items' unsuitable nodes into `status.resourceClaims` and UpdateStatus when that
+    changes something. False: a conflict that is not worth an error (another writer of the status,
+    e.g. the other driver of a pod, got in first; the sync is simply repeated). Deliberately unlike
+    upstream (docs/fidelity.md), which reports every failed write as a Warning event; a conflict is
+    retried at once on the fresh object while the spec the answer was computed for is unchanged, and
     otherwise the sync is repeated once that write arrives."""
     for _ in range(STATUS_CONFLICT_RETRIES + 1):
         updated = _merged_status(psc, items)

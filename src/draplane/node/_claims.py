@@ -1,4 +1,5 @@
-"""The node's DRA manager: prepare and unprepare a pod's claims (spec/claim-controller.md §8.1).
+"""The node's DRA manager: prepare and unprepare a pod's claims (as kubelet's
+pkg/kubelet/cm/dra/manager.go, 1.28).
 
 Claims are resolved with `dra.name()`, fetched from the API server (never a cache, as kubelet
 does), checked (owner, allocated, reserved for the pod, available on this node) and handed to
@@ -117,7 +118,7 @@ async def find_claims(ctx: NodeContext, pod: Obj) -> list[PreparedClaim]:
 
 
 async def _reserved_claim(ctx: NodeContext, pod: Obj, pod_claim: Obj) -> Obj | None:
-    """The claim behind a pod claim, checked as kubelet checks it (§8.1 steps 1-5); None when
+    """The claim behind a pod claim, checked as kubelet's PrepareResources checks it; None when
     the pod status says no claim is needed."""
     pod_ref = f"{meta.namespace(pod)}/{meta.name(pod)}"
     try:

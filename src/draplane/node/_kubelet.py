@@ -172,7 +172,7 @@ class Kubelet:
     async def _finish_deletion(self, pod: Obj) -> None:
         """Stop the pod, report its terminal phase, then DELETE it with grace period 0.
 
-        The terminal phase comes first, as kubelet writes it (spec/workloads.md §8.5): it is
+        The terminal phase comes first, as kubelet writes it (its status manager): it is
         what tells the claim controller that the pod's claims are free. A pod that keeps
         other finalizers (a foreground deletion waits for its claims) would otherwise hold its
         reservations, and so its claims and itself, forever."""

@@ -1,4 +1,5 @@
-"""Informer event handlers: feed the scheduling queue and the cache (spec §3.6).
+"""Informer event handlers: feed the scheduling queue and the cache (as
+kubernetes/kubernetes pkg/scheduler/eventhandlers.go).
 
 Unassigned pods of this scheduler go to the queue; assigned pods and nodes go to the cache.
 Node, ResourceClaim, PodSchedulingContext and assigned-pod deletions become ClusterEvents that

@@ -1,4 +1,5 @@
-"""Making a failed attempt visible: the PodScheduled=False condition (spec §2.2).
+"""Making a failed attempt visible: the PodScheduled=False condition (as
+handleSchedulingFailure in kubernetes/kubernetes pkg/scheduler/schedule_one.go).
 
 Written with a strategic merge patch of `pods/<name>/status` (conditions merge by type), and
 only when the condition's status, reason or message changes, as kube-scheduler's updatePod.

@@ -1,4 +1,4 @@
-"""Seeding and polling API state in tests: `seed_objects`, `wait_for`, `events_for`.
+"""Seeding and polling state in tests: `seed_objects`, `wait_for`, `events_for`.
 
 `seed_objects` creates builder objects in order through the API; the server assigns new UIDs,
 so later objects' references to earlier builder UIDs (ownerReferences, status.reservedFor) are
@@ -8,8 +8,9 @@ rewritten, and `status` is written through the status subresource.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar, overload
 
 from draplane.api import kinds, meta
 from draplane.api.meta import Obj
@@ -46,14 +47,30 @@ async def seed_objects(client: Client, *objects: Obj) -> list[Obj]:
     return stored
 
 
+@overload
 async def wait_for(
-    probe: Callable[[], Awaitable[T | None]], *, timeout: float = 5.0, what: str = "condition"
-) -> T:
-    """Poll `probe` until it returns something truthy (bounded by `timeout` wall seconds)."""
+    probe: Callable[[], Awaitable[T | None]], *, timeout: float = ..., what: str = ...
+) -> T: ...
+
+
+@overload
+async def wait_for(
+    probe: Callable[[], T | None], *, timeout: float = ..., what: str = ...
+) -> T: ...
+
+
+async def wait_for(
+    probe: Callable[[], Any], *, timeout: float = 5.0, what: str = "condition"
+) -> Any:
+    """Poll `probe` (a function or a coroutine function) until it returns something truthy, and
+    return that; an AssertionError naming `what` after `timeout` wall seconds. For conditions
+    reached asynchronously (watch delivery, other tasks); waits on time use a FakeClock."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
-        value = await probe()
+        value = probe()
+        if inspect.isawaitable(value):
+            value = await value
         if value:
             return value
         if loop.time() > deadline:

@@ -1,5 +1,5 @@
-"""ResourceClaim status subresource rules 1-8 of spec/claim-controller.md §1.2
-(ValidateClaimStatusUpdate, 1.28): allocation, reservedFor and deallocationRequested invariants.
+"""ResourceClaim status subresource rules (ValidateClaimStatusUpdate of kubernetes/kubernetes
+pkg/apis/resource/validation, 1.28): allocation, reservedFor and deallocationRequested invariants.
 """
 
 from __future__ import annotations

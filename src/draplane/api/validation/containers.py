@@ -1,4 +1,5 @@
-"""Container rules of a Pod spec: names, images, ports, env, resources and resource claims."""
+"""Container rules of a Pod spec: names, images, ports, env, resources and resource claims, and
+what ephemeral containers may not set (core validateEphemeralContainers, 1.28)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from draplane.api import names
 from draplane.api.errors import (
     FieldError,
     duplicate,
+    forbidden,
     invalid,
     not_found_field,
     not_supported,
@@ -22,6 +24,20 @@ _PROTOCOLS = ["SCTP", "TCP", "UDP"]
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
 _PORT_NAME_RE = re.compile(r"[-a-z0-9]+")
 _PORT_RANGE = "must be between 1 and 65535, inclusive"
+# EphemeralContainerCommon fields outside allowedEphemeralContainerFields, in struct order: an
+# ephemeral container does not serve the pod, so no ports, resources (hence no resource
+# claims), restart policy, probes or lifecycle.
+_EPHEMERAL_FORBIDDEN = (
+    "ports",
+    "resources",
+    "resizePolicy",
+    "restartPolicy",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+)
+_EPHEMERAL_DETAIL = "cannot be set for an Ephemeral Container"
 
 
 def validate_containers(
@@ -33,17 +49,50 @@ def validate_containers(
     if not items and require and not errs:
         return [required(path)]
     for i, ctr in enumerate(items):
+        _container(ctr, f"{path}[{i}]", claim_names, seen, errs)
+    return errs
+
+
+def _container(
+    item: Any, path: str, claim_names: set[str], seen: set[str], errs: list[FieldError]
+) -> dict[str, Any]:
+    ctr = as_dict(item, path, errs)
+    name = as_str(ctr.get("name"), f"{path}.name", errs)
+    if not name:
+        errs.append(required(f"{path}.name"))
+    else:
+        add_invalid(errs, f"{path}.name", name, names.is_dns1123_label(name))
+    if name in seen:
+        errs.append(duplicate(f"{path}.name", name))
+    seen.add(name)
+    errs.extend(_container_body(ctr, path=path, claim_names=claim_names))
+    return ctr
+
+
+def validate_ephemeral_containers(
+    containers: Any, *, path: str, claim_names: set[str], seen: set[str], targets: set[str]
+) -> list[FieldError]:
+    """The common container rules, then what only ephemeral containers must respect; `seen`
+    holds the names of the pod's other containers, `targets` those an ephemeral container
+    may target (regular and init containers)."""
+    errs: list[FieldError] = []
+    for i, item in enumerate(as_list(containers, path, errs)):
         p = f"{path}[{i}]"
-        ctr = as_dict(ctr, p, errs)
-        name = as_str(ctr.get("name"), f"{p}.name", errs)
-        if not name:
-            errs.append(required(f"{p}.name"))
-        else:
-            add_invalid(errs, f"{p}.name", name, names.is_dns1123_label(name))
-        if name in seen:
-            errs.append(duplicate(f"{p}.name", name))
-        seen.add(name)
-        errs.extend(_container_body(ctr, path=p, claim_names=claim_names))
+        ctr = _container(item, p, claim_names, seen, errs)
+        target = ctr.get("targetContainerName")
+        if target and target not in targets:
+            errs.append(not_found_field(f"{p}.targetContainerName", target, ""))
+        for key in _EPHEMERAL_FORBIDDEN:
+            value = ctr.get(key)
+            # Go's zero value: `resources` is a struct ({} is unset), the others are pointers
+            # and slices (set as soon as present).
+            if value is not None and not (key == "resources" and value == {}):
+                errs.append(forbidden(f"{p}.{key}", _EPHEMERAL_DETAIL))
+        mounts = ctr.get("volumeMounts")
+        for j, mount in enumerate(mounts if isinstance(mounts, list) else []):
+            for key in ("subPath", "subPathExpr"):
+                if isinstance(mount, dict) and mount.get(key):
+                    errs.append(forbidden(f"{p}.volumeMounts[{j}].{key}", _EPHEMERAL_DETAIL))
     return errs
 
 

@@ -58,7 +58,7 @@ def _default_pod(obj: Obj) -> None:
     for key, value in _POD_SPEC_DEFAULTS.items():
         if spec.get(key) is None:
             spec[key] = value
-    for key in ("initContainers", "containers"):
+    for key in ("initContainers", "containers", "ephemeralContainers"):
         containers = spec.get(key)
         if isinstance(containers, list):
             for c in containers:

@@ -1,7 +1,8 @@
 """Pod create and update rules (core ValidatePodCreate / ValidatePodUpdate, 1.28).
 
-`spec.resourceClaims` follows spec/claim-controller.md §2.1; the spec is immutable after create
-except container images, activeDeadlineSeconds, added tolerations and removed scheduling gates.
+`spec.resourceClaims` follows validatePodResourceClaims (pkg/apis/core/validation); the spec is
+immutable after create except container images, activeDeadlineSeconds, added tolerations and removed
+scheduling gates.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from draplane.api import names
 from draplane.api.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from draplane.api.meta import Obj
 from draplane.api.validation import nodeaffinity
-from draplane.api.validation.containers import validate_containers
+from draplane.api.validation.containers import validate_containers, validate_ephemeral_containers
 from draplane.api.validation.objectmeta import (
     add_invalid,
     as_dict,
@@ -39,6 +40,9 @@ UPDATABLE_POD_SPEC_FIELDS = (
 def validate_pod_create(obj: Obj) -> list[FieldError]:
     errs = validate_pod(obj)
     spec = obj.get("spec")
+    if isinstance(spec, dict) and spec.get("ephemeralContainers"):
+        # Added later through the pods/ephemeralcontainers subresource only.
+        errs.append(forbidden("spec.ephemeralContainers", "cannot be set on create"))
     if isinstance(spec, dict) and spec.get("nodeName") and spec.get("schedulingGates"):
         errs.append(
             forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared")
@@ -86,6 +90,16 @@ def validate_pod_spec(spec: Obj) -> list[FieldError]:
                 require=False,
             )
         )
+    if "ephemeralContainers" in spec:
+        errs.extend(
+            validate_ephemeral_containers(
+                spec["ephemeralContainers"],
+                path="spec.ephemeralContainers",
+                claim_names=claim_names,
+                seen=seen,
+                targets=_container_names(spec),
+            )
+        )
     errs.extend(_enum("spec.restartPolicy", spec.get("restartPolicy"), _RESTART_POLICIES))
     errs.extend(_enum("spec.dnsPolicy", spec.get("dnsPolicy"), _DNS_POLICIES))
     if "nodeSelector" in spec:
@@ -107,6 +121,16 @@ def validate_pod_spec(spec: Obj) -> list[FieldError]:
     if "schedulingGates" in spec:
         errs.extend(_scheduling_gates(spec["schedulingGates"], "spec.schedulingGates"))
     return errs
+
+
+def _container_names(spec: Obj) -> set[str]:
+    found: set[str] = set()
+    for key in ("containers", "initContainers"):
+        containers = spec.get(key)
+        for c in containers if isinstance(containers, list) else []:
+            if isinstance(c, dict) and isinstance(c.get("name"), str):
+                found.add(c["name"])
+    return found
 
 
 def _is_int(value: Any) -> bool:

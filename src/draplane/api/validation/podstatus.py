@@ -1,6 +1,6 @@
 """Pod status subresource rules (core ValidatePodStatusUpdate, 1.28).
 
-`status.resourceClaimStatuses` follows spec/claim-controller.md §2.2; the spec compared against
+`status.resourceClaimStatuses` follows validatePodResourceClaimStatuses; the spec compared against
 is the stored one, since a status write cannot change the spec.
 """
 
@@ -112,6 +112,6 @@ def _claim_statuses(statuses: Any, claim_names: set[str], path: str) -> list[Fie
             seen.add(name)
         claim = entry.get("resourceClaimName")
         if claim is not None:
-            # Upstream reports this at `.name` [QUIRK]; the field at fault is clearer.
+            # Upstream reports this at `.name` (a quirk); the field at fault is clearer.
             add_invalid(errs, f"{p}.resourceClaimName", claim, names.is_dns1123_subdomain(claim))
     return errs

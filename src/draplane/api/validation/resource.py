@@ -1,5 +1,5 @@
 """resource.k8s.io/v1alpha2 rules: ResourceClaim, ResourceClaimTemplate, ResourceClass and
-PodSchedulingContext (spec/claim-controller.md §1.2, pkg/apis/resource/validation, 1.28).
+PodSchedulingContext (kubernetes/kubernetes pkg/apis/resource/validation, 1.28).
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ def validate_scheduling_context_status_update(obj: Obj, old: Obj) -> list[FieldE
     errs = validate_object_meta_update(md, old.get("metadata") or {})
     errs.extend(validate_meta_content(md))
     status = as_dict(obj.get("status"), "status", errs)
-    # Upstream prints `status.claims` here [QUIRK]; the real field name is clearer.
+    # Upstream prints `status.claims` here (a quirk); the real field name is clearer.
     path = "status.resourceClaims"
     seen: set[str] = set()
     for i, entry in enumerate(as_list(status.get("resourceClaims"), path, errs)):

@@ -170,7 +170,7 @@ class TokenIssuer:
     ) -> tuple[str, datetime]:
         """A signed token and the expiration a TokenRequest reports (now + expiration_seconds).
 
-        [QUIRK] kept from upstream: a pod-bound token asking exactly 3607 s for API audiences
+        An upstream quirk, kept: a pod-bound token asking exactly 3607 s for API audiences
         only (what projected volumes ask for) really expires after a year, with a `warnafter`
         claim at +3607 s, while the reported expiration stays at +3607 s.
         """

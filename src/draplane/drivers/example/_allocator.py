@@ -1,4 +1,5 @@
-"""The example driver's allocation model (spec/scheduler.md §8): pure state, no I/O.
+"""The example driver's allocation model (that of kubernetes/kubernetes
+test/e2e/dra/test-driver): pure state, no I/O.
 
 Devices are named `dev-<i>`: per node when node-local (`devices_per_node`, 0 = unlimited), or
 from one cluster-wide pool (`network_attached`). A claim UID maps to one `Grant`; allocating a

@@ -1,8 +1,9 @@
-"""In-flight pods and the cluster events seen while they were being scheduled (spec §3.7).
+"""In-flight pods and the cluster events seen while they were being scheduled (1.28 with
+SchedulerQueueingHints).
 
-The fixed design of kubernetes#120413: popping a pod inserts a marker for it into one ordered
-stream; events are appended while any pod is in flight. A failed pod replays exactly the events
-after its own marker, so nothing that happened during its attempt is lost.
+The fixed design of kubernetes/kubernetes#120413: popping a pod inserts a marker for it into one
+ordered stream; events are appended while any pod is in flight. A failed pod replays exactly the
+events after its own marker, so nothing that happened during its attempt is lost.
 """
 
 from __future__ import annotations

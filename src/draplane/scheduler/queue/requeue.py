@@ -1,4 +1,5 @@
-"""Which events move which pods: the hint map and `isPodWorthRequeuing` (spec §3.5).
+"""Which events move which pods: the hint map and `isPodWorthRequeuing` (kubernetes/kubernetes
+pkg/scheduler/internal/queue/scheduling_queue.go).
 
 A pod's rejecting plugins (`unschedulable_plugins`) are the only ones consulted: for each
 registered event that covers the incoming one, their hint functions vote; Immediately wins at

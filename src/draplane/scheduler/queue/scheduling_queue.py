@@ -1,4 +1,5 @@
-"""The scheduling queue (kube-scheduler's PriorityQueue, 1.28 semantics; spec §3).
+"""The scheduling queue (kube-scheduler's PriorityQueue, 1.28 semantics: kubernetes/kubernetes
+pkg/scheduler/internal/queue).
 
 Three parts: activeQ (a heap ordered by the QueueSort plugin), backoffQ (a heap ordered by
 backoff expiry) and the unschedulable pool (a dict that also holds pods gated by PreEnqueue).
@@ -147,7 +148,8 @@ class SchedulingQueue:
         new: Any = None,
         pre_check: Callable[[Obj], bool] | None = None,
     ) -> None:
-        """Requeue pods in the unschedulable pool for which `event` may help (spec §3.5)."""
+        """Requeue pods in the unschedulable pool for which `event` may help (as
+        MoveAllToActiveOrBackoffQueue)."""
         if self._hints:
             self._in_flight.add_event(event, old, new)
         for qpi in self._unschedulable.candidates(event, old, new):
@@ -194,7 +196,7 @@ class SchedulingQueue:
         qpi.timestamp = self._clock.monotonic()
         event = "ScheduleAttemptFailure"
         if not qpi.unschedulable_plugins:
-            # An error, not a rejection: retry after backoff whatever happens (spec §3.7).
+            # An error, not a rejection: retry after backoff whatever happens, as upstream.
             self._push_backoff(qpi, event)
         elif self._hints:
             hint = QueueingHint.QUEUE_SKIP
@@ -282,7 +284,7 @@ class SchedulingQueue:
         return ACTIVE if self._add_to_active(qpi, event) else UNSCHEDULABLE
 
     def _add_to_active(self, qpi: QueuedPodInfo, event: str) -> bool:
-        """Run PreEnqueue; push to activeQ, or park the pod as gated (spec §3.3)."""
+        """Run PreEnqueue; push to activeQ, or park the pod as gated (addToActiveQ)."""
         if self._pre_enqueue is not None:
             status = self._pre_enqueue(qpi.pod)
             if not status.is_success:

@@ -1,4 +1,5 @@
-"""The unschedulable pool, indexed by what its pods wait for (spec §3.1 `unschedulablePods`).
+"""The unschedulable pool, indexed by what its pods wait for (the scheduling queue's
+`unschedulablePods`).
 
 A cluster event asks the queueing hints of every pod in the pool. When the hints registered
 for the event's resource declare `PodSelector`s, the pool indexes each pod under its selector

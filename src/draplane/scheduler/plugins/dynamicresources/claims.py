@@ -1,4 +1,5 @@
-"""A pod's ResourceClaims as the plugin sees them (spec §4.2 `foreachPodResourceClaim`).
+"""A pod's ResourceClaims as the plugin sees them (its 1.28
+`foreachPodResourceClaim`).
 
 `pod_resource_claims` resolves every pod claim through `dra.name()` and the claim lister and
 fails with the first problem's text: the claim is not created yet, not found, being deleted,

@@ -1,4 +1,5 @@
-"""Queueing hints of DynamicResources (1.28 names; spec §4.5 and §4.6) and their selectors.
+"""Queueing hints of DynamicResources (1.28: isSchedulableAfterClaimChange and
+isSchedulableAfterPodSchedulingContextChange) and their selectors.
 
 Both run when an informer delivers an event for a pod this plugin rejected; the listers already
 hold the new object. They decide between QueueSkip (nothing changed for this pod),
@@ -60,9 +61,10 @@ def _key(obj: Obj) -> str:
 def is_schedulable_after_claim_change(
     *, pod: Obj, old: Any, new: Any, claims: Lister, contexts: Lister | None = None
 ) -> QueueingHint:
-    """§4.5, plus one [deviation]: with `contexts`, a claim that got allocated while another
-    claim of the pod still waits for its driver to allocate on the accepted selected node is
-    QueueSkip (the attempt could only fail; the last allocation requeues the pod)."""
+    """isSchedulableAfterClaimChange, plus one deviation (docs/fidelity.md): with `contexts`, a
+    claim that got allocated while another claim of the pod still waits for its driver to allocate
+    on the accepted selected node is QueueSkip (the attempt could only fail; the last allocation
+    requeues the pod)."""
     if new is None:
         return SKIP
     if not isinstance(new, dict):
@@ -151,9 +153,9 @@ def is_schedulable_after_scheduling_context_change(
     if pending:
         return SKIP
     if _selected_node_accepted(new) and _awaiting_allocation(pod_claims):
-        # [deviation] The drivers answered and accepted the selected node, so they allocate
-        # there; the pod waits for that allocation, which the claim hint sees. Upstream queues
-        # immediately and, when this event beats the claim's, fails one attempt more.
+        # Deviation (docs/fidelity.md): the drivers answered and accepted the selected node, so they
+        # allocate there; the pod waits for that allocation, which the claim hint sees. Upstream
+        # queues immediately and, when this event beats the claim's, fails one attempt more.
         return SKIP
     new_entries = (new.get("status") or {}).get("resourceClaims") or []
     if old is None or len(new_entries) > len((old.get("status") or {}).get("resourceClaims") or []):
@@ -170,7 +172,7 @@ def is_schedulable_after_scheduling_context_change(
 
 def claim_keys(pod: Obj) -> list[str]:
     """`namespace/name` of every claim the pod names; none when a name is not known yet (the
-    claim hint then returns QueueSkip for any claim, §4.5 step 3)."""
+    claim hint then returns QueueSkip for any claim, as upstream)."""
     namespace = (pod.get("metadata") or {}).get("namespace") or ""
     keys: list[str] = []
     for pod_claim in (pod.get("spec") or {}).get("resourceClaims") or ():

@@ -1,4 +1,5 @@
-"""The DynamicResources plugin (Kubernetes 1.28 classic DRA, spec §4): one job per phase.
+"""The DynamicResources plugin (Kubernetes 1.28 classic DRA: kubernetes/kubernetes
+pkg/scheduler/framework/plugins/dynamicresources): one job per phase.
 
 PreEnqueue: all claims exist. PreFilter: claims usable at all. Filter: per-node fit
 (availableOnNodes, class suitableNodes, drivers' unsuitableNodes). PostFilter: ask for

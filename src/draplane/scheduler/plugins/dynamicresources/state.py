@@ -1,4 +1,5 @@
-"""Per-attempt state of DynamicResources and its PodSchedulingContext handling (spec §4.1).
+"""Per-attempt state of DynamicResources and its PodSchedulingContext handling (its 1.28
+`stateData`).
 
 `StateData` is written by PreFilter (an empty one first, so later phases always find one).
 `claims` are informer snapshots, replaced only by the plugin's own successful writes. The

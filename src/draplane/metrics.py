@@ -1,0 +1,21 @@
+"""`component_registry()`: the Prometheus registry a draplane component serves on /metrics.
+
+Shaped as a Kubernetes component's (k8s.io/component-base/metrics/legacyregistry registers the
+process collector and Go's runtime collector in every component): `process_*` series, and the
+platform's `python_info` where Go components have `go_info`. Kubernetes components expose no
+`*_created` series (OpenMetrics created timestamps), so those are turned off: the switch is
+process-wide in prometheus_client, and every draplane process is a Kubernetes component.
+"""
+
+from __future__ import annotations
+
+import prometheus_client
+from prometheus_client import CollectorRegistry
+
+
+def component_registry() -> CollectorRegistry:
+    prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
+    registry = CollectorRegistry()
+    prometheus_client.ProcessCollector(registry=registry)
+    prometheus_client.PlatformCollector(registry=registry)
+    return registry
