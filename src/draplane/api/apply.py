@@ -15,6 +15,7 @@ import orjson
 from draplane.api import errors
 from draplane.api.errors import StatusError
 from draplane.api.kinds import ResourceType
+from draplane.api.limits import check_object
 from draplane.api.managed_fields import (
     IDENTITY_METADATA,
     SERVER_METADATA,
@@ -80,8 +81,9 @@ def server_side_apply(
     if live is None:
         created = deep_copy(config)
         created.setdefault("metadata", {})["managedFields"] = [entry] if new_paths else []
+        check_object(created, "the applied object")
         return created
-    entries: list[Obj] = deep_copy({"m": live.get("metadata", {}).get("managedFields") or []})["m"]
+    entries = _entries(live)
     mine = next(
         (e for e in entries if _is_apply_by(e, field_manager, subresource=subresource)), None
     )
@@ -102,7 +104,17 @@ def server_side_apply(
     result.setdefault("metadata", {})["managedFields"] = _managed_fields(
         entries, mine=mine, entry=entry if new_paths else None
     )
+    check_object(result, "the applied object")
     return result
+
+
+def _entries(live: Obj) -> list[Obj]:
+    """A copy of the live object's managedFields entries (anything not an entry is dropped)."""
+    stored = (live.get("metadata") or {}).get("managedFields")
+    if not isinstance(stored, list):
+        return []
+    entries: list[Obj] = deep_copy({"m": [e for e in stored if isinstance(e, dict)]})["m"]
+    return entries
 
 
 def _owned(entry: Obj, live: Obj, *, schema: Mapping[str, FieldStrategy]) -> set[Path]:

@@ -24,6 +24,7 @@ __all__ = [
     "collect",
     "fields_to_paths",
     "find_item",
+    "is_element",
     "item_key",
     "lookup",
     "path_string",
@@ -119,16 +120,34 @@ def paths_to_fields(paths: set[Path]) -> Obj:
 
 
 def fields_to_paths(fields: Obj, prefix: Path = ()) -> set[Path]:
-    """Inverse of `paths_to_fields`: leaves and "."-marked nodes are owned paths."""
+    """Inverse of `paths_to_fields`: leaves and "."-marked nodes are owned paths. Elements
+    draplane cannot read (not `f:`, a `k:` that is not a JSON object, a `v:` that is not
+    JSON) are skipped with everything under them, so a stored entry never breaks an apply."""
     out: set[Path] = set()
     for key, child in fields.items():
         if key == ".":
             out.add(prefix)
+        elif not is_element(key):
+            continue
         elif isinstance(child, dict) and child:
             out |= fields_to_paths(child, (*prefix, key))
         else:
             out.add((*prefix, key))
     return out
+
+
+def is_element(element: str) -> bool:
+    """A FieldsV1 path element draplane understands: `f:<name>`, `k:<object>`, `v:<value>`."""
+    kind, sep, raw = element.partition(":")
+    if not sep or kind not in ("f", "k", "v"):
+        return False
+    if kind == "f":
+        return True
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return False
+    return kind == "v" or isinstance(value, dict)
 
 
 def quote(value: Any) -> str:
