@@ -9,6 +9,7 @@ anywhere (Go leaves the zero value); fields not listed are kept unchecked.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,11 @@ from draplane.api.kinds import ResourceType
 from draplane.api.validation.objectmeta import type_invalid
 
 STRING, INTEGER, BOOLEAN, QUANTITY, OBJECT = "string", "integer", "boolean", "quantity", "object"
+TIME = "time"
+"""metav1.Time and MicroTime: an RFC 3339 string ("" counts as unset)."""
+_RFC3339 = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})", re.ASCII
+)
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,7 @@ _DETAIL = {
     BOOLEAN: "must be a boolean",
     QUANTITY: "must be a quantity (a string or a number)",
     OBJECT: "must be an object",
+    TIME: "must be an RFC 3339 timestamp",
 }
 
 
@@ -51,6 +58,8 @@ def _is(kind: str, value: Any) -> bool:
         return isinstance(value, bool)
     if kind == QUANTITY:
         return isinstance(value, str | int | float) and not isinstance(value, bool)
+    if kind == TIME:
+        return isinstance(value, str) and (not value or _RFC3339.fullmatch(value) is not None)
     return isinstance(value, dict)
 
 
@@ -104,12 +113,12 @@ OBJECT_META: Spec = {
             "namespace",
             "uid",
             "resourceVersion",
-            "creationTimestamp",
-            "deletionTimestamp",
             "selfLink",
         ),
         STRING,
     ),
+    "creationTimestamp": TIME,
+    "deletionTimestamp": TIME,
     "generation": INTEGER,
     "deletionGracePeriodSeconds": INTEGER,
     "labels": _LABELS,
@@ -125,9 +134,9 @@ OBJECT_META: Spec = {
     "managedFields": [
         {
             **dict.fromkeys(
-                ("manager", "operation", "apiVersion", "time", "fieldsType", "subresource"),
-                STRING,
+                ("manager", "operation", "apiVersion", "fieldsType", "subresource"), STRING
             ),
+            "time": TIME,
             "fieldsV1": OBJECT,
         }
     ],
@@ -135,18 +144,10 @@ OBJECT_META: Spec = {
 _TOP = {"apiVersion": STRING, "kind": STRING, "metadata": OBJECT_META}
 _OBJECT_FIELDS: Spec = _TOP
 
-_CONDITION: Spec = dict.fromkeys(
-    (
-        "type",
-        "status",
-        "reason",
-        "message",
-        "lastTransitionTime",
-        "lastProbeTime",
-        "lastHeartbeatTime",
-    ),
-    STRING,
-)
+_CONDITION: Spec = {
+    **dict.fromkeys(("type", "status", "reason", "message"), STRING),
+    **dict.fromkeys(("lastTransitionTime", "lastProbeTime", "lastHeartbeatTime"), TIME),
+}
 _REQUIREMENT: Spec = {"key": STRING, "operator": STRING, "values": _STRINGS}
 _SELECTOR_TERM: Spec = {"matchExpressions": [_REQUIREMENT], "matchFields": [_REQUIREMENT]}
 NODE_SELECTOR: Spec = {"nodeSelectorTerms": [_SELECTOR_TERM]}
@@ -276,10 +277,10 @@ _POD_STATUS: Spec = {
             "hostIP",
             "nominatedNodeName",
             "qosClass",
-            "startTime",
         ),
         STRING,
     ),
+    "startTime": TIME,
     "conditions": [_CONDITION],
     "podIPs": [{"ip": STRING}],
     "hostIPs": [{"ip": STRING}],
@@ -292,7 +293,7 @@ _NODE_SPEC: Spec = {
     "podCIDRs": _STRINGS,
     "providerID": STRING,
     "unschedulable": BOOLEAN,
-    "taints": [dict.fromkeys(("key", "value", "effect", "timeAdded"), STRING)],
+    "taints": [{**dict.fromkeys(("key", "value", "effect"), STRING), "timeAdded": TIME}],
 }
 _NODE_STATUS: Spec = {
     "capacity": _QUANTITIES,
@@ -340,17 +341,15 @@ KIND_FIELDS: dict[ResourceType, Spec] = {
                 "action",
                 "reportingComponent",
                 "reportingInstance",
-                "firstTimestamp",
-                "lastTimestamp",
-                "eventTime",
             ),
             STRING,
         ),
+        **dict.fromkeys(("firstTimestamp", "lastTimestamp", "eventTime"), TIME),
         "count": INTEGER,
         "involvedObject": _OBJECT_REFERENCE,
         "related": _OBJECT_REFERENCE,
         "source": {"component": STRING, "host": STRING},
-        "series": {"count": INTEGER, "lastObservedTime": STRING},
+        "series": {"count": INTEGER, "lastObservedTime": TIME},
     },
     kinds.CONFIGMAPS: {
         **_TOP,
@@ -361,7 +360,8 @@ KIND_FIELDS: dict[ResourceType, Spec] = {
     kinds.LEASES: {
         **_TOP,
         "spec": {
-            **dict.fromkeys(("holderIdentity", "acquireTime", "renewTime"), STRING),
+            "holderIdentity": STRING,
+            **dict.fromkeys(("acquireTime", "renewTime"), TIME),
             "leaseDurationSeconds": INTEGER,
             "leaseTransitions": INTEGER,
         },
