@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint venv clean bench
+.PHONY: run test lint venv clean bench fuzz
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,11 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -q -x --durations=15
+
+# The hostile-input suite with many random examples (the default test run has a short profile).
+fuzz: $(STAMP)
+	DRAPLANE_FUZZ=long $(BIN)/pytest -q -p no:randomly --timeout 3600 tests/apiserver/test_fuzz.py \
+		tests/apiserver/test_fuzz_seeds.py tests/apiserver/test_bounded_memory.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests
