@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 
 import aiohttp
@@ -18,6 +19,8 @@ from draplane.testing.httpserver import start_http_server
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Hostile]:
     server = await start_http_server(tmp_path_factory.mktemp("hostile"))
+    # A resourceVersion from the future waits this long before its 504 (3 s upstream).
+    server.registry.lists = dataclasses.replace(server.registry.lists, fresh_timeout=0.01)
     async with aiohttp.ClientSession(
         base_url=server.url,
         headers={"Authorization": f"Bearer {server.token()}"},

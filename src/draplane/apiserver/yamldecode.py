@@ -119,8 +119,13 @@ class _Loader(_BASE):  # type: ignore[misc]
         return self.construct_document(node)
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[str, Any]:
-        mapping = super().construct_mapping(node, deep=deep)
-        return {_key(k): v for k, v in mapping.items()}
+        # Keys become strings before they meet in a dict (in Python, `1` and `true` collide).
+        self.flatten_mapping(node)
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = _key(self.construct_object(key_node, deep=deep))
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
 
     def construct_yaml_int(self, node: ScalarNode) -> int | float:
         value: int = super().construct_yaml_int(node)
