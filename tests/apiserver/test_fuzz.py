@@ -22,7 +22,7 @@ from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj, deep_copy
 from draplane.apiserver import tables
-from draplane.testing.hostile import Hostile, item_path, seed_objects
+from draplane.testing.hostile import Hostile, create_only, item_path, seed_objects
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -43,6 +43,7 @@ def fuzz_settings(short: int, long: int = 0) -> Any:
 
 SEEDS = seed_objects()
 KINDS = list(SEEDS)
+STORED_KINDS = [rt for rt in KINDS if not create_only(rt)]
 PATCH_TYPES = (
     "application/json-patch+json",
     "application/merge-patch+json",
@@ -127,6 +128,8 @@ def _cases() -> Iterator[Any]:
         for verb in VERBS:
             if verb == "status" and ("status" not in rt.subresources or rt is kinds.NAMESPACES):
                 continue
+            if verb != "create" and create_only(rt):
+                continue
             yield pytest.param(rt, verb, id=f"{rt.resource}-{verb}")
 
 
@@ -174,7 +177,11 @@ ENDPOINTS = st.sampled_from(KINDS).flatmap(
             for sub in ("status", "finalize")
             if sub in rt.subresources
         ]
-        + ([("POST", item_path(rt, "fuzz-pod", "binding"))] if rt is kinds.PODS else [])
+        + [
+            ("POST", item_path(rt, SEEDS[rt]["metadata"]["name"], sub))
+            for sub in ("binding", "token")
+            if sub in rt.subresources
+        ]
     )
 )
 
@@ -241,7 +248,7 @@ QUERIES = st.dictionaries(st.sampled_from(QUERY_NAMES), QUERY_VALUES, max_size=3
 
 @fuzz_settings(short=60)
 @given(
-    rt=st.sampled_from(KINDS),
+    rt=st.sampled_from(STORED_KINDS),
     method=st.sampled_from(["GET", "GET-ITEM", "PATCH", "DELETE"]),
     query=QUERIES,
 )

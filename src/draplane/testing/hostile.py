@@ -189,7 +189,61 @@ def seed_objects() -> dict[ResourceType, Obj]:
         kinds.RESOURCE_CLAIMS: claim,
         kinds.RESOURCE_CLAIM_TEMPLATES: make_template("fuzz-template", "fuzz").obj(),
         kinds.POD_SCHEDULING_CONTEXTS: psc,
+        **_access_objects(),
     }
+
+
+def _access_objects() -> dict[ResourceType, Obj]:
+    """Service accounts, RBAC and the review APIs (create-only, never stored)."""
+    rules = [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]
+    subjects = [{"kind": "User", "name": "fuzz-user", "apiGroup": "rbac.authorization.k8s.io"}]
+    attributes = {"verb": "get", "resource": "pods", "namespace": "fuzz"}
+
+    def md(name: str, namespaced: bool = True) -> Obj:
+        return {"name": name, "namespace": "fuzz"} if namespaced else {"name": name}
+
+    def ref(kind: str, name: str) -> Obj:
+        return {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": name}
+
+    by_resource: dict[str, Obj] = {
+        "serviceaccounts": {"metadata": md("fuzz-sa")},
+        "roles": {"metadata": md("fuzz-role"), "rules": rules},
+        "clusterroles": {"metadata": md("fuzz-clusterrole", False), "rules": rules},
+        "rolebindings": {
+            "metadata": md("fuzz-rolebinding"),
+            "roleRef": ref("Role", "fuzz-role"),
+            "subjects": subjects,
+        },
+        "clusterrolebindings": {
+            "metadata": md("fuzz-clusterrolebinding", False),
+            "roleRef": ref("ClusterRole", "fuzz-clusterrole"),
+            "subjects": subjects,
+        },
+        "subjectaccessreviews": {
+            "metadata": md("fuzz-review", False),
+            "spec": {"user": "fuzz-user", "resourceAttributes": attributes},
+        },
+        "selfsubjectaccessreviews": {
+            "metadata": md("fuzz-review", False),
+            "spec": {"resourceAttributes": attributes},
+        },
+        "localsubjectaccessreviews": {
+            "metadata": md("fuzz-review"),
+            "spec": {"user": "fuzz-user", "resourceAttributes": attributes},
+        },
+        "selfsubjectrulesreviews": {
+            "metadata": md("fuzz-review", False),
+            "spec": {"namespace": "fuzz"},
+        },
+        "tokenreviews": {"metadata": md("fuzz-review", False), "spec": {"token": "not-a-token"}},
+        "selfsubjectreviews": {"metadata": md("fuzz-review", False)},
+    }
+    return {rt: by_resource[rt.resource] for rt in kinds.SERVED if rt.resource in by_resource}
+
+
+def create_only(rt: ResourceType) -> bool:
+    """A kind that is never stored: only POST is served (the review APIs)."""
+    return tuple(rt.verbs) == ("create",)
 
 
 async def seed(server: HttpServer) -> dict[ResourceType, Obj]:
@@ -199,6 +253,9 @@ async def seed(server: HttpServer) -> dict[ResourceType, Obj]:
     stored: dict[ResourceType, Obj] = {}
     for rt, obj in seed_objects().items():
         created = await client.create(rt, obj, "fuzz" if rt.namespaced else "")
+        if create_only(rt):
+            stored[rt] = obj
+            continue
         if "status" in rt.subresources and rt is not kinds.NAMESPACES:
             created = await client.update(
                 rt, {**created, "status": obj["status"]}, subresource="status"
