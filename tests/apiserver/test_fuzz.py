@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
@@ -58,13 +59,13 @@ JSON_SCALARS = (
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=12)
 )
-JSON_VALUES = st.recursive(
-    JSON_SCALARS,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
+
+
+def _json_collections(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+
+
+JSON_VALUES = st.recursive(JSON_SCALARS, _json_collections, max_leaves=8)
 
 
 def _kind_of(value: Any) -> str:
@@ -249,7 +250,7 @@ QUERIES = st.dictionaries(st.sampled_from(QUERY_NAMES), QUERY_VALUES, max_size=3
 @fuzz_settings(short=60)
 @given(
     rt=st.sampled_from(STORED_KINDS),
-    method=st.sampled_from(["GET", "GET-ITEM", "PATCH", "DELETE"]),
+    method=st.sampled_from(["GET", "GET-ITEM", "PATCH", "DELETE", "DELETECOLLECTION"]),
     query=QUERIES,
 )
 async def test_bad_query_parameters(
@@ -258,8 +259,12 @@ async def test_bad_query_parameters(
     query = dict(query)
     if query.get("watch") or query.get("timeoutSeconds"):
         query["timeoutSeconds"] = "1"  # a watch that starts must end
+    if method == "DELETECOLLECTION":
+        # Whatever else the selector says, it selects nothing: the seeds stay.
+        extra = query.get("labelSelector")
+        query["labelSelector"] = "fuzz-nothing=x" + (f",{extra}" if extra else "")
     name = SEEDS[rt]["metadata"]["name"] if method != "DELETE" else "does-not-exist"
-    path = hostile.path(rt, "" if method == "GET" else name)
+    path = hostile.path(rt, name if method in ("GET-ITEM", "PATCH", "DELETE") else "")
     if method == "PATCH":
         body, headers = (
             b'{"metadata":{"labels":{"fuzzed":"yes"}}}',
@@ -269,8 +274,9 @@ async def test_bad_query_parameters(
         body, headers = None, {}
     response = await hostile.send("GET", path)  # the path is valid without the query
     assert response.status == 200 or method == "DELETE"
-    target = path + "?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else path
-    await hostile.check(method.removesuffix("-ITEM"), target, body=body, headers=headers)
+    target = f"{path}?{urllib.parse.urlencode(query)}" if query else path
+    verb = {"GET-ITEM": "GET", "DELETECOLLECTION": "DELETE"}.get(method, method)
+    await hostile.check(verb, target, body=body, headers=headers)
 
 
 HEADER_VALUES = st.one_of(
