@@ -49,8 +49,9 @@ from draplane.storage.interface import Storage
 log = logging.getLogger(__name__)
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-node-lease", "kube-public")
-_DELETE_CONFLICT_RETRIES = 5
+_DELETE_CONFLICT_RETRIES = 1000
 _GRAPH_WAIT = 3.0
+_COMMIT_WAIT = 1.0
 
 
 class Registry:
@@ -141,7 +142,7 @@ class Registry:
         try:
             return await self._audited(user, request)
         except StorageError as err:
-            raise to_status(err) from None
+            raise to_status(err) from err
 
     async def _audited(self, user: UserInfo, request: Request) -> Obj | WatchStream:
         if self.audit_log is None:
@@ -231,6 +232,10 @@ class Registry:
             spec, None if o.resource_version in ("", "0") else start
         )
 
+    async def wait_committed(self, revision: int) -> None:
+        """Until `revision` is committed (the watch cache has seen it), briefly."""
+        await self.watch_cache.wait_until_fresh(revision, _COMMIT_WAIT)
+
     async def lookup(self, resource: str, namespace: str, name: str) -> Obj | None:
         """A stored core/v1 object by resource name (the token machinery's lookup)."""
         rt = kinds.lookup("", "v1", resource)
@@ -264,10 +269,11 @@ class Registry:
             await self.admission.validate(attrs)
             try:
                 return await self.deleter.delete(strategy, old, options or {})
-            except RevisionConflict:
+            except RevisionConflict as err:
                 # Changed since it was read: decide again on the fresh object.
                 if attempt == _DELETE_CONFLICT_RETRIES - 1:
                     raise
+                await self.wait_committed(err.actual)
         raise AssertionError("unreachable")
 
     async def _delete_collection(self, user: UserInfo, req: Request) -> Obj:

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 
 APPLY_PATCH = "application/apply-patch+yaml"
 _GENERATE_NAME_ATTEMPTS = 8
-_CONFLICT_RETRIES = 5
+_CONFLICT_RETRIES = 1000
+"""GuaranteedUpdate retries until the write lands; the cap only guards against a livelock."""
 _CLEARED_ON_CREATE = (
     "resourceVersion",
     "deletionTimestamp",
@@ -202,11 +203,13 @@ class Writer:
                 return await self.store_update(
                     user, strategy, req.subresource, new, old, dry_run=dry_run
                 )
-            except RevisionConflict:
+            except RevisionConflict as err:
                 # The stored object changed since it was read: read, mutate and check again
-                # (a resourceVersion the client sent is checked by `mutate` and not retried).
+                # (a resourceVersion the client sent is checked by `mutate` and not retried),
+                # once the write we lost to is committed and readable.
                 if not retry or attempt == _CONFLICT_RETRIES - 1:
                     raise
+                await self._r.wait_committed(err.actual)
         raise AssertionError("unreachable")
 
     async def store_update(
