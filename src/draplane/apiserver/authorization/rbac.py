@@ -148,7 +148,7 @@ class RBACAuthorizer:
         self._cluster_role_rules: dict[str, tuple[PolicyRule, ...]] = {}
         self._cluster_bindings = _BindingIndex()
         self._role_bindings: dict[str, _BindingIndex] = {}
-        self._decisions: dict[Attributes, Result] = {}
+        self._decisions: dict[tuple[object, ...], Result] = {}
 
     # --- following the store ----------------------------------------------------------------
 
@@ -241,16 +241,23 @@ class RBACAuthorizer:
 
     def authorize(self, attrs: Attributes) -> Result:
         """Decisions are remembered until the policy changes (the same request by the same user
-        is decided once per policy revision)."""
-        cached = self._decisions.get(attrs)
+        is decided once per policy revision). An ALLOW by a rule without resourceNames holds
+        for every name, so it is remembered for the request without its name."""
+        a = attrs
+        request = (a.user, a.verb, a.resource_request, a.api_group, a.resource, a.subresource)
+        general = (*request, a.namespace, a.path, a.field_selector, a.label_selector, "")
+        named = (*general[:-1], a.name)
+        cached = self._decisions.get(general) or self._decisions.get(named)
         if cached is not None:
             return cached
         if len(self._decisions) >= _DECISION_CACHE_SIZE:
             self._decisions.clear()
-        result = self._decisions[attrs] = self._authorize(attrs)
+        result, for_any_name = self._authorize(attrs)
+        self._decisions[general if for_any_name else named] = result
         return result
 
-    def _authorize(self, attrs: Attributes) -> Result:
+    def _authorize(self, attrs: Attributes) -> tuple[Result, bool]:
+        """The decision, and whether it holds whatever the request's name."""
         errors: list[str] = []
         for item in self.visit(attrs.user, attrs.namespace):
             if isinstance(item, str):
@@ -259,10 +266,11 @@ class RBACAuthorizer:
             binding, subject, rules = item
             for rule in rules:
                 if rule_allows(attrs, rule):
-                    return Result(Decision.ALLOW, "RBAC: allowed by " + binding.describe(subject))
+                    reason = "RBAC: allowed by " + binding.describe(subject)
+                    return Result(Decision.ALLOW, reason), not rule.resource_names
         if errors:
-            return Result(Decision.NO_OPINION, "RBAC: " + aggregate(errors))
-        return Result(Decision.NO_OPINION)
+            return Result(Decision.NO_OPINION, "RBAC: " + aggregate(errors)), False
+        return Result(Decision.NO_OPINION), False
 
     def rules_for(self, user: UserInfo, namespace: str) -> Rules:
         rules: list[PolicyRule] = []
