@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint check venv clean bench
+.PHONY: run test lint check venv clean bench fuzz
 
 $(BIN)/pip:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ run: $(RUN_STAMP)
 
 test: $(DEV_STAMP)
 	$(BIN)/pytest -q --durations=15
+
+# The hostile-input suite with many random examples (the default test run has a short profile).
+fuzz: $(DEV_STAMP)
+	DRAPLANE_FUZZ=long $(BIN)/pytest -q -p no:randomly --timeout 3600 tests/apiserver/test_fuzz.py \
+		tests/apiserver/test_fuzz_seeds.py tests/apiserver/test_bounded_memory.py
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests

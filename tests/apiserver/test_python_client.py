@@ -177,3 +177,43 @@ async def test_discovery_apis_with_trailing_slash_paths(api_client: Any) -> None
     assert "resource.k8s.io" in [g.name for g in groups.groups]
     assert resource.preferred_version.group_version == "resource.k8s.io/v1alpha2"
     assert "resourceclaims" in [r.name for r in resource_v1alpha2.resources]
+
+
+async def test_typed_deletes_and_empty_structs_of_resource_kinds(
+    server: HttpServer, api_client: Any
+) -> None:
+    resource = k8s.ResourceV1alpha2Api(api_client)
+    template = {
+        "apiVersion": "resource.k8s.io/v1alpha2",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "t"},
+        "spec": {"spec": {"resourceClassName": "example"}},
+    }
+    cls = {
+        "apiVersion": "resource.k8s.io/v1alpha2",
+        "kind": "ResourceClass",
+        "metadata": {"name": "gpu"},
+        "driverName": "driver.example.com",
+    }
+
+    def scenario() -> tuple[Any, ...]:
+        claim = resource.create_namespaced_resource_claim("default", make_claim("c").obj())
+        resource.create_namespaced_resource_claim_template("default", template)
+        resource.create_resource_class(cls)
+        deleted = (
+            resource.delete_namespaced_resource_claim("c", "default"),
+            resource.delete_namespaced_resource_claim_template("t", "default"),
+            resource.delete_resource_class("gpu"),
+        )
+        return claim, deleted
+
+    claim, deleted = await asyncio.to_thread(scenario)
+    raw = await server.client().create(kinds.RESOURCE_CLAIMS, make_claim("raw").obj())
+    stored_template = await server.client().create(
+        kinds.RESOURCE_CLAIM_TEMPLATES, template, "default"
+    )
+
+    assert claim.status is not None
+    assert [d.metadata.name for d in deleted] == ["c", "t", "gpu"]
+    assert raw["status"] == {}
+    assert stored_template["spec"]["metadata"] == {"creationTimestamp": None}

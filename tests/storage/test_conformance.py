@@ -11,7 +11,9 @@ import pytest
 from draplane.api import errors
 from draplane.api.kinds import NODES, PODS, RESOURCE_CLAIMS
 from draplane.api.meta import Obj, deep_copy
+from draplane.apiserver.storageerrors import to_status
 from draplane.storage import Event, Storage, Watch
+from draplane.storage.errors import RevisionConflict, StorageError
 from draplane.testing.builders import make_claim, make_node, make_pod
 
 POD = PODS.key
@@ -60,11 +62,11 @@ async def test_get_missing_returns_none(store: Storage) -> None:
 async def test_create_existing_is_already_exists(store: Storage) -> None:
     await store.create(POD, make_pod("a").obj())
 
-    with pytest.raises(errors.StatusError) as exc:
+    with pytest.raises(StorageError) as exc:
         await store.create(POD, make_pod("a").obj())
 
-    assert (exc.value.code, exc.value.reason) == (409, "AlreadyExists")
-    assert exc.value.message == 'pods "a" already exists'
+    assert (to_status(exc.value).code, to_status(exc.value).reason) == (409, "AlreadyExists")
+    assert to_status(exc.value).message == 'pods "a" already exists'
     assert store.revision == 1
 
 
@@ -125,9 +127,9 @@ async def test_update(store: Storage, expected_rv: int | None, ok: bool) -> None
         updated = await store.update(POD, changed, expected_rv=expected_rv)
         assert rv(updated) == 2
     else:
-        with pytest.raises(errors.StatusError) as exc:
+        with pytest.raises(StorageError) as exc:
             await store.update(POD, changed, expected_rv=expected_rv)
-        assert (exc.value.code, exc.value.reason) == (409, "Conflict")
+        assert (to_status(exc.value).code, to_status(exc.value).reason) == (409, "Conflict")
 
     got = await store.get(POD, "default", "a")
     assert got is not None
@@ -143,14 +145,14 @@ async def test_update(store: Storage, expected_rv: int | None, ok: bool) -> None
     ],
 )
 async def test_missing_object_is_not_found(store: Storage, op: str) -> None:
-    with pytest.raises(errors.StatusError) as exc:
+    with pytest.raises(StorageError) as exc:
         if op == "update":
             await store.update(CLAIM, make_claim("c").obj())
         else:
             await store.delete(CLAIM, "default", "c")
 
-    assert (exc.value.code, exc.value.reason) == (404, "NotFound")
-    assert exc.value.message == 'resourceclaims.resource.k8s.io "c" not found'
+    assert (to_status(exc.value).code, to_status(exc.value).reason) == (404, "NotFound")
+    assert to_status(exc.value).message == 'resourceclaims.resource.k8s.io "c" not found'
     assert store.revision == 0
 
 
@@ -171,9 +173,9 @@ async def test_delete(store: Storage, expected_rv: int | None, ok: bool) -> None
         assert last["metadata"]["name"] == "a"
         assert await store.get(POD, "default", "a") is None
     else:
-        with pytest.raises(errors.StatusError) as exc:
+        with pytest.raises(StorageError) as exc:
             await store.delete(POD, "default", "a", expected_rv=expected_rv)
-        assert exc.value.code == 409
+        assert to_status(exc.value).code == 409
         assert await store.get(POD, "default", "a") is not None
 
 
@@ -283,10 +285,10 @@ async def test_too_old_revision_is_expired_after_trimming(make_store: Any) -> No
             await store.create(POD, make_pod(f"p{i}").obj())
 
         assert store.oldest_revision == 4
-        with pytest.raises(errors.StatusError) as exc:
+        with pytest.raises(StorageError) as exc:
             store.watch(2)
-        assert (exc.value.code, exc.value.reason) == (410, "Expired")
-        assert exc.value.message == "too old resource version: 2 (3)"
+        assert (to_status(exc.value).code, to_status(exc.value).reason) == (410, "Expired")
+        assert to_status(exc.value).message == "too old resource version: 2 (3)"
 
         watch = store.watch(3)
         events = await take(watch, 3)
@@ -315,14 +317,14 @@ async def test_history_is_bounded_in_bytes(make_store: Any, pads: list[int], old
         watch = store.watch(oldest - 1)
         replayed = [e.revision for e in await take(watch, len(pads) - oldest + 1)]
         await watch.close()
-        with pytest.raises(errors.StatusError) as exc:
+        with pytest.raises(StorageError) as exc:
             store.watch(oldest - 2)
     finally:
         await store.close()
 
     assert kept == (oldest, len(pads))
     assert replayed == list(range(oldest, len(pads) + 1))
-    assert exc.value.code == 410
+    assert to_status(exc.value).code == 410
 
 
 async def test_concurrent_cas_updates_exactly_one_wins(store: Storage) -> None:
@@ -337,7 +339,7 @@ async def test_concurrent_cas_updates_exactly_one_wins(store: Storage) -> None:
     )
 
     winners = [r for r in results if not isinstance(r, BaseException)]
-    losers = [r for r in results if isinstance(r, errors.StatusError) and r.code == 409]
+    losers = [r for r in results if isinstance(r, RevisionConflict)]
     assert (len(winners), len(losers)) == (1, 9)
     got = await store.get(CLAIM, "default", "c")
     assert got == winners[0]

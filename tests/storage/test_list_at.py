@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from draplane.api import errors
 from draplane.api.kinds import PODS, RESOURCE_CLAIMS
 from draplane.api.meta import Obj
+from draplane.apiserver.storageerrors import to_status
 from draplane.storage import Storage
+from draplane.storage.errors import StorageError
 from draplane.testing.builders import make_claim, make_pod
 
 POD = PODS.key
@@ -85,10 +86,10 @@ async def test_list_at_trimmed_revision_is_expired(make_store: Any) -> None:
         for name in ("a", "b", "c", "d"):
             await store.create(POD, make_pod(name).obj())
         kept = await store.list_at(POD, None, store.oldest_revision - 1)
-        with pytest.raises(errors.StatusError) as err:
+        with pytest.raises(StorageError) as err:
             await store.list_at(POD, None, store.oldest_revision - 2)
     finally:
         await store.close()
 
     assert [o["metadata"]["name"] for o in kept] == ["a", "b"]
-    assert (err.value.code, err.value.reason) == (410, "Expired")
+    assert (to_status(err.value).code, to_status(err.value).reason) == (410, "Expired")

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from draplane.api import errors
 from draplane.api.kinds import CONFIGMAPS
+from draplane.apiserver.storageerrors import to_status
 from draplane.storage import StoreError
+from draplane.storage.errors import StorageError
 from draplane.storage.factory import open_storage
 from draplane.storage.sqlite import SqliteStorage
 
@@ -151,7 +152,7 @@ async def test_a_restored_store_continues_after_every_issued_revision(tmp_path: 
     try:
         kept, revision = await restored.list(CM, "default")
         created = await restored.create(CM, _cm("after-restore"))
-        with pytest.raises(errors.StatusError) as expired:
+        with pytest.raises(StorageError) as expired:
             restored.watch(issued - 1)
     finally:
         await restored.close()
@@ -165,7 +166,7 @@ async def test_a_restored_store_continues_after_every_issued_revision(tmp_path: 
     assert 0 < len(kept) < 20
     assert revision == issued
     assert created["metadata"]["resourceVersion"] == str(issued + 1)
-    assert expired.value.code == 410
+    assert to_status(expired.value).code == 410
     assert after_restart == (issued + 1, issued + 1)
 
 

@@ -12,7 +12,9 @@ import pytest
 
 from draplane.api import errors
 from draplane.api.kinds import CONFIGMAPS, NODES, PODS
+from draplane.apiserver.storageerrors import to_status
 from draplane.storage import Event, StoreError, Watch
+from draplane.storage.errors import StorageError
 from draplane.storage.sqlite import SqliteStorage
 from draplane.testing.builders import make_node, make_pod
 
@@ -103,9 +105,9 @@ async def test_restart_keeps_trimmed_history_bound(tmp_path: Path) -> None:
     store = await _reopen(db, history_size=2)
     try:
         assert (store.revision, store.oldest_revision) == (5, 4)
-        with pytest.raises(errors.StatusError) as exc:
+        with pytest.raises(StorageError) as exc:
             store.watch(2)
-        assert exc.value.code == 410
+        assert to_status(exc.value).code == 410
     finally:
         await store.close()
 

@@ -15,6 +15,7 @@ import orjson
 from draplane.api import errors
 from draplane.api.errors import StatusError
 from draplane.api.kinds import ResourceType
+from draplane.api.limits import check_object
 from draplane.api.managed_fields import (
     IDENTITY_METADATA,
     SERVER_METADATA,
@@ -24,8 +25,11 @@ from draplane.api.managed_fields import (
     collect,
     fields_to_paths,
     find_item,
+    indexed_lists,
     item_key,
     lookup,
+    note_appended,
+    note_removed,
     path_string,
     paths_to_fields,
     quote,
@@ -34,7 +38,7 @@ from draplane.api.managed_fields import (
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.patch import json_equal
 from draplane.api.patch_schema import FieldStrategy, item_path, schema_for, strategy_at
-from draplane.api.strategic_merge import json_kind
+from draplane.api.strategic_merge import json_kind, scalar_id
 
 __all__ = ["server_side_apply"]
 
@@ -70,6 +74,28 @@ def server_side_apply(
       it as a precondition; uid, generation, timestamps and managedFields are never applied.
     """
     _check_shape(applied, rt=rt)
+    with indexed_lists():
+        return _apply(
+            live,
+            applied,
+            rt,
+            field_manager=field_manager,
+            force=force,
+            now=now,
+            subresource=subresource,
+        )
+
+
+def _apply(
+    live: Obj | None,
+    applied: Obj,
+    rt: ResourceType,
+    *,
+    field_manager: str,
+    force: bool,
+    now: str,
+    subresource: str,
+) -> Obj:
     schema = schema_for(rt)
     config = _scope(_strip(applied), rt=rt, subresource=subresource)
     new_paths = {canonical_path(p, live, schema=schema) for p in collect(config, schema=schema)}
@@ -80,8 +106,9 @@ def server_side_apply(
     if live is None:
         created = deep_copy(config)
         created.setdefault("metadata", {})["managedFields"] = [entry] if new_paths else []
+        check_object(created, "the applied object")
         return created
-    entries: list[Obj] = deep_copy({"m": live.get("metadata", {}).get("managedFields") or []})["m"]
+    entries = _entries(live)
     mine = next(
         (e for e in entries if _is_apply_by(e, field_manager, subresource=subresource)), None
     )
@@ -102,7 +129,17 @@ def server_side_apply(
     result.setdefault("metadata", {})["managedFields"] = _managed_fields(
         entries, mine=mine, entry=entry if new_paths else None
     )
+    check_object(result, "the applied object")
     return result
+
+
+def _entries(live: Obj) -> list[Obj]:
+    """A copy of the live object's managedFields entries (anything not an entry is dropped)."""
+    stored = (live.get("metadata") or {}).get("managedFields")
+    if not isinstance(stored, list):
+        return []
+    entries: list[Obj] = deep_copy({"m": [e for e in stored if isinstance(e, dict)]})["m"]
+    return entries
 
 
 def _owned(entry: Obj, live: Obj, *, schema: Mapping[str, FieldStrategy]) -> set[Path]:
@@ -115,8 +152,9 @@ def _remove_abandoned(
     obj: Obj, abandoned: set[Path], *, kept: set[Path], schema: Mapping[str, FieldStrategy]
 ) -> None:
     """Delete what this manager applied before and omits now, unless someone else owns it."""
+    kept_prefixes = {p[:n] for p in kept for n in range(1, len(p) + 1)}
     for path in sorted(abandoned, key=len):
-        if not any(p[: len(path)] == path for p in kept):
+        if path not in kept_prefixes:
             _remove(obj, path, schema=schema)
 
 
@@ -285,7 +323,13 @@ def _merge_list(
     schema: Mapping[str, FieldStrategy],
 ) -> list[Any]:
     if strategy.list_type == "set":
-        return live + [v for v in config if not any(json_equal(v, x) for x in live)]
+        present = {scalar_id(x) for x in live}
+        added = []
+        for value in config:
+            if scalar_id(value) not in present:
+                present.add(scalar_id(value))
+                added.append(value)
+        return live + added
     if strategy.list_type != "map" or not all(isinstance(v, dict) for v in (*live, *config)):
         return list(config)
     merged = list(live)
@@ -293,6 +337,7 @@ def _merge_list(
         index = find_item(merged, item_key(item, strategy.map_keys)[2:], keys=strategy.map_keys)
         if index is None:
             merged.append(item)
+            note_appended(merged, keys=strategy.map_keys)
         else:
             merged[index] = _merge_map(merged[index], item, sp=item_path(sp), schema=schema)
     return merged
@@ -308,9 +353,11 @@ def _remove(obj: Obj, path: Path, *, schema: Mapping[str, FieldStrategy]) -> Non
         parent.pop(raw, None)
     elif kind == "k":
         sp = schema_path(path[:-1])
-        index = find_item(parent, raw, keys=strategy_at(schema, sp).map_keys)
+        keys = strategy_at(schema, sp).map_keys
+        index = find_item(parent, raw, keys=keys)
         if index is not None:
             parent.pop(index)
+            note_removed(parent, keys=keys)
     elif kind == "v" and isinstance(parent, list):
         wanted = orjson.loads(raw)
         parent[:] = [v for v in parent if not json_equal(v, wanted)]

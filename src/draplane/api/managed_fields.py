@@ -6,7 +6,9 @@ list-map item, `v:<json value>` for a set value. `sp` arguments are patch_schema
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import orjson
@@ -24,8 +26,12 @@ __all__ = [
     "collect",
     "fields_to_paths",
     "find_item",
+    "indexed_lists",
+    "is_element",
     "item_key",
     "lookup",
+    "note_appended",
+    "note_removed",
     "path_string",
     "paths_to_fields",
     "quote",
@@ -119,16 +125,34 @@ def paths_to_fields(paths: set[Path]) -> Obj:
 
 
 def fields_to_paths(fields: Obj, prefix: Path = ()) -> set[Path]:
-    """Inverse of `paths_to_fields`: leaves and "."-marked nodes are owned paths."""
+    """Inverse of `paths_to_fields`: leaves and "."-marked nodes are owned paths. Elements
+    draplane cannot read (not `f:`, a `k:` that is not a JSON object, a `v:` that is not
+    JSON) are skipped with everything under them, so a stored entry never breaks an apply."""
     out: set[Path] = set()
     for key, child in fields.items():
         if key == ".":
             out.add(prefix)
+        elif not is_element(key):
+            continue
         elif isinstance(child, dict) and child:
             out |= fields_to_paths(child, (*prefix, key))
         else:
             out.add((*prefix, key))
     return out
+
+
+def is_element(element: str) -> bool:
+    """A FieldsV1 path element draplane understands: `f:<name>`, `k:<object>`, `v:<value>`."""
+    kind, sep, raw = element.partition(":")
+    if not sep or kind not in ("f", "k", "v"):
+        return False
+    if kind == "f":
+        return True
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return False
+    return kind == "v" or isinstance(value, dict)
 
 
 def quote(value: Any) -> str:
@@ -177,23 +201,98 @@ def lookup(obj: Any, path: Path, *, schema: Mapping[str, FieldStrategy]) -> tupl
 def find_item(values: Any, raw_key: str, *, keys: tuple[str, ...]) -> int | None:
     """The index of the list-map item with key `raw_key` (a `k:` element without its prefix).
 
-    An exact key match wins; otherwise an item whose key fields agree wherever both set them,
-    because the apiserver defaults key fields (ports[].protocol) that a config may omit.
+    An exact key match wins; otherwise the first item whose key fields agree wherever both set
+    them, because the apiserver defaults key fields (ports[].protocol) that a config may omit.
+    Within `indexed_lists()` each list is indexed once, so a lookup does not scan the list.
     """
     if not isinstance(values, list):
         return None
-    element = "k:" + raw_key
-    partial: int | None = None
-    wanted: Obj = orjson.loads(raw_key)
-    for index, item in enumerate(values):
+    cache = _INDEXES.get()
+    if cache is None:
+        return _ListIndex(values, keys).find(values, raw_key)
+    found = cache.get((id(values), keys))
+    if found is None or found[0] is not values or found[1] != len(values):
+        found = cache[(id(values), keys)] = (values, len(values), _ListIndex(values, keys))
+    return found[2].find(values, raw_key)
+
+
+def note_appended(values: list[Any], *, keys: tuple[str, ...]) -> None:
+    """Tell the index of `values` (if any) that an item was appended to it."""
+    cache = _INDEXES.get()
+    if cache is None:
+        return
+    found = cache.get((id(values), keys))
+    if found is not None and found[0] is values and found[1] == len(values) - 1:
+        found[2].add(len(values) - 1, values[-1])
+        cache[(id(values), keys)] = (values, len(values), found[2])
+
+
+def note_removed(values: list[Any], *, keys: tuple[str, ...]) -> None:
+    """Drop the index of `values` after an item was removed from it."""
+    cache = _INDEXES.get()
+    if cache is not None:
+        cache.pop((id(values), keys), None)
+
+
+_INDEXES: ContextVar[dict[tuple[int, tuple[str, ...]], tuple[list[Any], int, _ListIndex]] | None]
+_INDEXES = ContextVar("list_map_indexes", default=None)
+
+
+@contextmanager
+def indexed_lists() -> Iterator[None]:
+    """Index list maps once for the duration (an apply), keyed by list identity and length."""
+    token = _INDEXES.set({})
+    try:
+        yield
+    finally:
+        _INDEXES.reset(token)
+
+
+def _canonical(value: Any) -> str:
+    """A key value as JSON, numbers compared as JSON does (1 equals 1.0)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+class _ListIndex:
+    """Where each key value occurs in one list map: exact item keys, and per key field the
+    items with each value and the items without that field (for partial matches)."""
+
+    def __init__(self, values: list[Any], keys: tuple[str, ...]) -> None:
+        self.keys = keys
+        self.exact: dict[str, int] = {}
+        self.with_value: dict[tuple[str, str], list[int]] = {}
+        self.without: dict[str, list[int]] = {k: [] for k in keys}
+        for index, item in enumerate(values):
+            self.add(index, item)
+
+    def add(self, index: int, item: Any) -> None:
         if not isinstance(item, dict):
-            continue
-        if item_key(item, keys) == element:
-            return index
-        shared = [k for k in keys if k in item and k in wanted]
-        if partial is None and shared and all(json_equal(item[k], wanted[k]) for k in shared):
-            partial = index
-    return partial
+            return
+        self.exact.setdefault(item_key(item, self.keys), index)
+        for k in self.keys:
+            if k in item:
+                self.with_value.setdefault((k, _canonical(item[k])), []).append(index)
+            else:
+                self.without[k].append(index)
+
+    def find(self, values: list[Any], raw_key: str) -> int | None:
+        exact = self.exact.get("k:" + raw_key)
+        if exact is not None:
+            return exact
+        wanted: Obj = orjson.loads(raw_key)
+        present = [k for k in self.keys if k in wanted]
+        if not present:
+            return None
+        first = present[0]
+        candidates = self.with_value.get((first, _canonical(wanted[first])), [])
+        for index in sorted({*candidates, *self.without[first]}):
+            item = values[index]
+            shared = [k for k in self.keys if k in item and k in wanted]
+            if shared and all(json_equal(item[k], wanted[k]) for k in shared):
+                return index
+        return None
 
 
 def canonical_path(path: Path, obj: Obj | None, *, schema: Mapping[str, FieldStrategy]) -> Path:

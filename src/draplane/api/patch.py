@@ -2,16 +2,24 @@
 
 Pure functions: inputs are never mutated. Errors are Status errors as kube-apiserver's patch
 handler returns them: 400 for a body that is not a patch of that type, 422 Invalid for a patch
-that cannot be applied (a failed `test` op included), 413 for more than 10 000 operations.
+that cannot be applied (a failed `test` op included), 413 for more than 10 000 operations. The
+patched object, and for a JSON patch every intermediate one, must fit `limits.MAX_OBJECT_BYTES`
+(413); a JSON patch's `copy` operations may add at most `limits.JSON_PATCH_MAX_COPY_BYTES` (422).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from draplane.api import errors
+from draplane.api import errors, limits
 from draplane.api.errors import unprocessable
 from draplane.api.kinds import ResourceType
+from draplane.api.limits import (
+    JSON_PATCH_MAX_COPY_BYTES,
+    MAX_JSON_PATCH_OPERATIONS,
+    MAX_OBJECT_BYTES,
+    encoded_size,
+)
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.strategic_merge import apply_strategic_merge_patch, json_kind
 
@@ -30,19 +38,21 @@ __all__ = [
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
-MAX_JSON_PATCH_OPERATIONS = 10_000
 
 
 def patch_object(obj: Obj, patch: Any, content_type: str, rt: ResourceType) -> Obj:
     """Apply `patch` (already JSON-decoded) to `obj` according to the request's Content-Type."""
     media_type = content_type.split(";", 1)[0].strip().lower()
     if media_type == JSON_PATCH:
-        return apply_json_patch(obj, patch)
-    if media_type == MERGE_PATCH:
-        return apply_merge_patch(obj, patch)
-    if media_type == STRATEGIC_MERGE_PATCH:
-        return apply_strategic_merge_patch(obj, patch, rt)
-    raise errors.unsupported_media_type(content_type)
+        patched = apply_json_patch(obj, patch)
+    elif media_type == MERGE_PATCH:
+        patched = apply_merge_patch(obj, patch)
+    elif media_type == STRATEGIC_MERGE_PATCH:
+        patched = apply_strategic_merge_patch(obj, patch, rt)
+    else:
+        raise errors.unsupported_media_type(content_type)
+    limits.check_object(patched, "the patched object")
+    return patched
 
 
 # --- RFC 7386 merge patch ---------------------------------------------------------------------
@@ -86,8 +96,34 @@ def _fresh(value: Any) -> Any:
 # --- RFC 6902 JSON patch ----------------------------------------------------------------------
 
 
+class _Budget:
+    """The patched document's JSON size as operations change it, and what `copy` operations
+    added: a patch may not grow the object past `MAX_OBJECT_BYTES` at any step, nor copy more
+    than `JSON_PATCH_MAX_COPY_BYTES` in all (kube-apiserver's JSONPatchMaxCopyBytes)."""
+
+    def __init__(self, doc: Any) -> None:
+        self.size = encoded_size(doc)
+        self.copied = 0
+
+    def copy(self, size: int) -> None:
+        self.copied += size
+        if self.copied > JSON_PATCH_MAX_COPY_BYTES:
+            raise unprocessable(
+                "Unable to complete the copy, the accumulated size increase of copy is "
+                f"{self.copied}, exceeding the limit {JSON_PATCH_MAX_COPY_BYTES}"
+            )
+
+    def grow(self, size: int) -> None:
+        self.size += size
+        if self.size > MAX_OBJECT_BYTES:
+            raise limits.too_large("the object being patched")
+
+    def shrink(self, value: Any) -> None:
+        self.size -= encoded_size(value)
+
+
 def apply_json_patch(obj: Obj, ops: Any) -> Obj:
-    """RFC 6902 add/remove/replace/move/copy/test over a copy of `obj`."""
+    """RFC 6902 add/remove/replace/move/copy/test over a copy of `obj`, within `_Budget`."""
     if not isinstance(ops, list) or not all(isinstance(op, dict) for op in ops):
         raise errors.bad_request(
             f"json: cannot unmarshal {json_kind(ops)} into Go value of type jsonpatch.Patch"
@@ -97,9 +133,10 @@ def apply_json_patch(obj: Obj, ops: Any) -> Obj:
             f"The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, "
             f"got {len(ops)}"
         )
+    budget = _Budget(obj)
     doc: Any = deep_copy(obj)
     for op in ops:
-        doc = _apply_op(doc, op)
+        doc = _apply_op(doc, op, budget)
     if not isinstance(doc, dict):
         raise errors.bad_request(
             f"json: cannot unmarshal {json_kind(doc)} into Go value of type "
@@ -108,7 +145,7 @@ def apply_json_patch(obj: Obj, ops: Any) -> Obj:
     return doc
 
 
-def _apply_op(doc: Any, op: Obj) -> Any:
+def _apply_op(doc: Any, op: Obj, budget: _Budget) -> Any:
     kind = op.get("op")
     if kind == "test":
         path = _pointer(op, "path")
@@ -119,19 +156,23 @@ def _apply_op(doc: Any, op: Obj) -> Any:
             raise unprocessable(f"testing value {op['path']} failed: test failed")
         return doc
     if kind == "add":
-        return _add(doc, _pointer(op, "path"), value=_value(op), op=op)
+        path = _pointer(op, "path")
+        value, size = _value(op)
+        return _add(doc, path, value=value, size=size, op=op, budget=budget)
     if kind == "remove":
-        doc, _ = _remove(doc, _pointer(op, "path"), op=op)
+        doc, removed = _remove(doc, _pointer(op, "path"), op=op)
+        budget.shrink(removed)
         return doc
     if kind == "replace":
         path = _pointer(op, "path")
-        value = _value(op)
+        value, size = _value(op)
         if not _lookup(doc, path)[0]:
             raise unprocessable(
                 f"replace operation does not apply: doc is missing key: {op['path']}: missing value"
             )
-        doc, _ = _remove(doc, path, op=op)
-        return _add(doc, path, value=value, op=op)
+        doc, removed = _remove(doc, path, op=op)
+        budget.shrink(removed)
+        return _add(doc, path, value=value, size=size, op=op, budget=budget)
     if kind in ("move", "copy"):
         source = _pointer(op, "from")
         target = _pointer(op, "path")
@@ -141,14 +182,18 @@ def _apply_op(doc: Any, op: Obj) -> Any:
                 f"{kind} operation does not apply: doc is missing from path: "
                 f"{op.get('from')}: missing value"
             )
-        if kind == "move":
-            if target[: len(source)] == source and len(target) > len(source):
-                raise unprocessable(
-                    f"move operation does not apply: cannot move {op['from']} into its own "
-                    f"child {op['path']}"
-                )
-            doc, value = _remove(doc, source, op=op)
-        return _add(doc, target, value=_fresh(value), op=op)
+        if kind == "copy":
+            size = encoded_size(value)
+            budget.copy(size)
+            return _add(doc, target, value=_fresh(value), size=size, op=op, budget=budget)
+        if target[: len(source)] == source and len(target) > len(source):
+            raise unprocessable(
+                f"move operation does not apply: cannot move {op['from']} into its own "
+                f"child {op['path']}"
+            )
+        # The moved value leaves its old place: it needs no copy and adds nothing but its key.
+        doc, value = _remove(doc, source, op=op)
+        return _add(doc, target, value=value, size=0, op=op, budget=budget)
     raise unprocessable(f"Unexpected kind: {kind if isinstance(kind, str) else 'unknown'}")
 
 
@@ -164,10 +209,11 @@ def _pointer(op: Obj, field: str) -> list[str]:
     return [part.replace("~1", "/").replace("~0", "~") for part in raw[1:].split("/")]
 
 
-def _value(op: Obj) -> Any:
+def _value(op: Obj) -> tuple[Any, int]:
+    """A fresh copy of the operation's value, and its JSON size."""
     if "value" not in op:
         raise unprocessable(f"{op['op']} operation does not apply: missing value for {op['path']}")
-    return _fresh(op["value"])
+    return _fresh(op["value"]), encoded_size(op["value"])
 
 
 def _index(container: list[Any], token: str, *, allow_end: bool, op: Obj) -> int:
@@ -208,14 +254,22 @@ def _parent(doc: Any, path: list[str], *, op: Obj) -> Any:
     return parent
 
 
-def _add(doc: Any, path: list[str], *, value: Any, op: Obj) -> Any:
+def _add(doc: Any, path: list[str], *, value: Any, size: int, op: Obj, budget: _Budget) -> Any:
+    """Add `value` (of JSON size `size`) at `path`; what it replaces leaves the budget first."""
     if not path:
+        budget.shrink(doc)
+        budget.grow(size)
         return value
     parent = _parent(doc, path, op=op)
     if isinstance(parent, dict):
+        if path[-1] in parent:
+            budget.shrink(parent[path[-1]])
+        budget.grow(size + len(path[-1]) + 4)
         parent[path[-1]] = value
     else:
-        parent.insert(_index(parent, path[-1], allow_end=True, op=op), value)
+        index = _index(parent, path[-1], allow_end=True, op=op)
+        budget.grow(size + 1)
+        parent.insert(index, value)
     return doc
 
 

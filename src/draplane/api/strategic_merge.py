@@ -17,7 +17,7 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.patch_schema import FieldStrategy, item_path, schema_for, strategy_at
 
-__all__ = ["apply_strategic_merge_patch", "json_kind"]
+__all__ = ["apply_strategic_merge_patch", "json_kind", "scalar_id"]
 
 DIRECTIVE = "$patch"
 RETAIN_KEYS = "$retainKeys"
@@ -75,7 +75,7 @@ def _no_merge_key(item: Obj, merge_key: str) -> StatusError:
     )
 
 
-def _scalar_id(value: Any) -> tuple[str, Any]:
+def scalar_id(value: Any) -> tuple[str, Any]:
     """A hashable identity with JSON equality (true is not 1, 1 equals 1.0)."""
     if isinstance(value, bool):
         return ("bool", value)
@@ -174,14 +174,21 @@ class _Merger:
             raise errors.bad_request(f"cannot merge lists without merge key for {path}")
         original, items = _special_elements(original, patch, key=key)
         merged = list(original)
+        # Position of the first element with each merge key value: one pass, not one per item.
+        positions: dict[tuple[str, Any], int] = {}
+        for index, element in enumerate(merged):
+            if isinstance(element, dict) and key in element:
+                positions.setdefault(scalar_id(element[key]), index)
         for item in items:
             if key not in item:
                 raise _no_merge_key(item, key)
-            index = _find(merged, key=key, wanted=item[key])
-            if index is None:
+            wanted = scalar_id(item[key])
+            at = positions.get(wanted)
+            if at is None:
+                positions[wanted] = len(merged)
                 merged.append(self.merge_map({}, item, path=item_path(path)) or {})
             else:
-                merged[index] = self.merge_map(merged[index], item, path=item_path(path)) or {}
+                merged[at] = self.merge_map(merged[at], item, path=item_path(path)) or {}
         return _normalize_order(merged, patch_order=items, server_order=original, merge_key=key)
 
 
@@ -205,9 +212,9 @@ def _delete_from_primitive_list(original: Obj, *, field: str, values: Any) -> No
     current = original.get(field)
     if not isinstance(current, list):
         return
-    doomed = {_scalar_id(v) for v in values}
+    doomed = {scalar_id(v) for v in values}
     original[field] = [
-        v for v in current if isinstance(v, dict | list) or _scalar_id(v) not in doomed
+        v for v in current if isinstance(v, dict | list) or scalar_id(v) not in doomed
     ]
 
 
@@ -233,6 +240,7 @@ def _special_elements(
     """Apply `$patch` elements: delete drops matching entries, replace drops the live list."""
     plain: list[Obj] = []
     replace = False
+    doomed: set[tuple[str, Any]] = set()
     for item in patch:
         directive = item.get(DIRECTIVE)
         if directive is None:
@@ -240,10 +248,7 @@ def _special_elements(
         elif directive == "delete":
             if key not in item:
                 raise _no_merge_key(item, key)
-            doomed = _scalar_id(item[key])
-            original = [
-                e for e in original if not (isinstance(e, dict) and _key_id(e, key) == doomed)
-            ]
+            doomed.add(scalar_id(item[key]))
         elif directive == "replace":
             replace = True
         elif directive == "merge":
@@ -252,26 +257,20 @@ def _special_elements(
             raise errors.bad_request(
                 f"unknown patch type: {_go_value(directive)} in map: {_go_map(item)}"
             )
+    if doomed:
+        original = [e for e in original if not (isinstance(e, dict) and _key_id(e, key) in doomed)]
     return ([] if replace else original), plain
 
 
 def _key_id(element: Obj, key: str) -> tuple[str, Any] | None:
-    return _scalar_id(element[key]) if key in element else None
-
-
-def _find(values: list[Any], *, key: str, wanted: Any) -> int | None:
-    target = _scalar_id(wanted)
-    for index, element in enumerate(values):
-        if isinstance(element, dict) and _key_id(element, key) == target:
-            return index
-    return None
+    return scalar_id(element[key]) if key in element else None
 
 
 def _dedupe(values: list[Any]) -> list[Any]:
     seen: set[tuple[str, Any]] = set()
     out: list[Any] = []
     for value in values:
-        ident = _scalar_id(value)
+        ident = scalar_id(value)
         if ident not in seen:
             seen.add(ident)
             out.append(value)
@@ -288,8 +287,8 @@ def _normalize_order(
         if merge_key:
             if not isinstance(value, dict) or merge_key not in value:
                 return None
-            return _scalar_id(value[merge_key])
-        return _scalar_id(value)
+            return scalar_id(value[merge_key])
+        return scalar_id(value)
 
     def positions(values: list[Any]) -> dict[Any, int]:
         out: dict[Any, int] = {}

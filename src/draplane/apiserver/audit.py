@@ -22,6 +22,7 @@ from draplane.api import errors
 from draplane.api.auth import UserInfo
 from draplane.api.request import Request
 from draplane.clock import REAL_CLOCK, Clock, format_micro_time
+from draplane.storage.errors import RevisionConflict
 
 
 @dataclass
@@ -40,6 +41,9 @@ class Audit:
         key = f"{resource}/{subresource}" if subresource else resource
         try:
             yield
+        except RevisionConflict:
+            self.record(verb, key, conflict=True)
+            raise
         except errors.StatusError as err:
             if errors.is_conflict(err):
                 self.record(verb, key, conflict=True)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
+from draplane.api.validation.objectmeta import as_dict, as_str, validate_annotations
 
 BINDING_SUCCESS: Obj = {
     "kind": "Status",
@@ -17,14 +18,24 @@ BINDING_SUCCESS: Obj = {
 
 
 def binding_mutation(binding: Obj, name: str, now: str) -> tuple[str, Callable[[Obj], Obj]]:
-    """(pod name, function turning the stored pod into the bound pod). Rejects a binding
-    without target (422), a pod being deleted or already assigned (409)."""
-    target = (binding.get("target") or {}) if isinstance(binding, dict) else {}
-    node = target.get("name")
-    if not node:
-        raise errors.invalid_object("Binding", name, [errors.required("target.name")])
-    bind_name = str((binding.get("metadata") or {}).get("name") or name)
-    annotations = (binding.get("metadata") or {}).get("annotations")
+    """(pod name, function turning the stored pod into the bound pod). Rejects a binding whose
+    target or annotations have the wrong shape or no target name (422), a pod being deleted or
+    already assigned (409)."""
+    causes: list[errors.FieldError] = []
+    if not isinstance(binding, dict):
+        binding = {}
+    md = as_dict(binding.get("metadata"), "metadata", causes)
+    target = as_dict(binding.get("target"), "target", causes)
+    node = as_str(target.get("name"), "target.name", causes)
+    if not node and not causes:
+        causes.append(errors.required("target.name"))
+    annotations = md.get("annotations")
+    if annotations is not None:
+        causes.extend(validate_annotations(annotations, "metadata.annotations"))
+    given = md.get("name")
+    bind_name = given if isinstance(given, str) and given else name
+    if causes:
+        raise errors.invalid_object("Binding", bind_name, causes)
 
     def mutate(pod: Obj) -> Obj:
         if meta.deletion_timestamp(pod):
@@ -47,9 +58,13 @@ def binding_mutation(binding: Obj, name: str, now: str) -> tuple[str, Callable[[
 
 
 def set_condition(pod: Obj, type_: str, status: str, now: str) -> None:
-    conditions = pod.setdefault("status", {}).setdefault("conditions", [])
+    if not isinstance(pod.get("status"), dict):
+        pod["status"] = {}
+    conditions = pod["status"].get("conditions")
+    if not isinstance(conditions, list):
+        conditions = pod["status"]["conditions"] = []
     for cond in conditions:
-        if cond.get("type") == type_:
+        if isinstance(cond, dict) and cond.get("type") == type_:
             if cond.get("status") != status:
                 cond["lastTransitionTime"] = now
             cond["status"] = status

@@ -21,6 +21,7 @@ from draplane.api.meta import Obj
 from draplane.api.selectors import FieldSelector, LabelSelector
 from draplane.apiserver import listoptions
 from draplane.apiserver.watchcache import WatchCache
+from draplane.storage.errors import RevisionTooOld
 from draplane.storage.interface import Storage
 
 FilterFn = Callable[[Obj], bool]
@@ -116,9 +117,7 @@ class ListSource:
             return objs, revision, read.paginate
         try:
             objs = await self.storage.list_at(rt.key, namespace or None, read.exact)
-        except errors.StatusError as err:
-            if err.code != 410:
-                raise
+        except RevisionTooOld:
             raise errors.expired(listoptions.LIST_TOO_OLD) from None
         return objs, read.exact, True
 
@@ -137,9 +136,7 @@ class ListSource:
             revision = token_rv
             try:
                 objs = await self.storage.list_at(rt.key, namespace or None, token_rv)
-            except errors.StatusError as err:
-                if err.code != 410:
-                    raise
+            except RevisionTooOld:
                 expired = errors.expired(listoptions.CONTINUE_TOO_OLD)
                 expired.list_meta["continue"] = encode_continue(-1, start)
                 raise expired from None

@@ -8,6 +8,7 @@ than the store waits up to `FRESH_TIMEOUT` and then fails with 504 "Too large re
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from draplane.api import errors
@@ -24,13 +25,17 @@ CONTINUE_TOO_OLD = (
     "the time the first chunk was returned and now may show up in the list."
 )
 _MATCHES = ("Exact", "NotOlderThan")
+_DIGITS = re.compile(r"[0-9]+")
+_MAX_REVISION = 2**63 - 1
 
 
 def parse_resource_version(value: str) -> int:
     """ "" and "0" are 0; anything but a non-negative integer is a 400 (upstream: a 500)."""
     if value in ("", "0"):
         return 0
-    if not value.isdigit():
+    # ASCII digits only (str.isdigit also accepts "²" and other scripts' digits), within the
+    # uint64 range a revision has upstream.
+    if len(value) > 19 or not _DIGITS.fullmatch(value) or int(value) > _MAX_REVISION:
         raise errors.bad_request(f'invalid resource version "{value}"')
     return int(value)
 

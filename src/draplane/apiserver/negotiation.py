@@ -1,8 +1,10 @@
 """Content negotiation: request bodies in (JSON, YAML, protobuf, patch types) and the
 response form out (object, Table, PartialObjectMetadata) from the Accept header.
 
-Bodies are capped at 3 MiB (413). A body whose content type is not understood is a 415; one
-that does not parse is a 400. Every failure is a `StatusError`.
+Bodies are capped at 3 MiB (413), and so is what they decode to (YAML aliases expanded); nesting
+deeper than `limits.MAX_DEPTH` is one 400 whatever the encoding. A body whose content type is not
+understood is a 415; one that does not parse (or does not decompress) is a 400. Every failure is
+a `StatusError`.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-import yaml
 from aiohttp import web
 
-from draplane.api import errors
-from draplane.apiserver import protobuf
+from draplane.api import errors, limits
+from draplane.api.limits import MAX_JSON_PATCH_OPERATIONS
+from draplane.api.strategic_merge import json_kind
+from draplane.apiserver import protobuf, yamldecode
 
-MAX_BODY = 3 * 1024 * 1024
+MAX_BODY = limits.MAX_OBJECT_BYTES
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -29,7 +32,6 @@ PATCH_TYPES = frozenset(
         "application/apply-patch+yaml",
     }
 )
-_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def media_type(content_type: str) -> str:
@@ -42,26 +44,37 @@ async def read_body(request: web.Request) -> bytes:
         raise errors.too_large()
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.content.iter_chunked(64 * 1024):
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise errors.too_large()
-        chunks.append(chunk)
+    try:
+        async for chunk in request.content.iter_chunked(64 * 1024):
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise errors.too_large()
+            chunks.append(chunk)
+    except web.RequestPayloadError as err:
+        # A body that does not match its Content-Encoding, or a truncated one. The rest of the
+        # body is unusable: end it and close the connection once the Status is sent (aiohttp
+        # would otherwise read on after the response and log the same error).
+        request.content.feed_eof()
+        request.protocol.close()
+        cause = err.__cause__ or err
+        detail = getattr(cause, "message", "") or str(cause)
+        raise errors.bad_request(f"couldn't read the request body: {detail}") from None
     return b"".join(chunks)
 
 
 def _parse_json(body: bytes) -> Any:
     try:
-        return orjson.loads(body)
+        value = orjson.loads(body)
     except orjson.JSONDecodeError as err:
-        raise errors.bad_request(f"couldn't decode JSON body: {err}") from err
+        if "depth limit" in str(err):
+            raise limits.too_deep() from None
+        raise errors.bad_request(f"couldn't decode JSON body: {err}") from None
+    limits.check_object(value, "the decoded body")
+    return value
 
 
 def _parse_yaml(body: bytes) -> Any:
-    try:
-        return yaml.load(body, Loader=_YAML_LOADER)
-    except yaml.YAMLError as err:
-        raise errors.bad_request(f"couldn't decode YAML body: {err}") from err
+    return yamldecode.load(body)
 
 
 def decode_object(body: bytes, content_type: str) -> dict[str, Any]:
@@ -75,6 +88,7 @@ def decode_object(body: bytes, content_type: str) -> dict[str, Any]:
         value = _parse_yaml(body)
     elif mt == protobuf.CONTENT_TYPE:
         value = protobuf.decode(body)
+        limits.check_object(value, "the decoded body")
     else:
         raise errors.unsupported_media_type(content_type)
     if not isinstance(value, dict):
@@ -93,13 +107,27 @@ def decode_patch(body: bytes, content_type: str) -> Any:
     if mt == "application/json-patch+json":
         if not isinstance(value, list):
             raise errors.bad_request("a JSON patch must be a list of operations")
-        if len(value) > 10_000:
-            raise errors.StatusError(
-                422, "Invalid", "the allowed maximum operations in a JSON patch is 10000"
+        if len(value) > MAX_JSON_PATCH_OPERATIONS:
+            raise errors.too_large(
+                f"The allowed maximum operations in a JSON patch is "
+                f"{MAX_JSON_PATCH_OPERATIONS}, got {len(value)}"
             )
     elif not isinstance(value, dict):
         raise errors.bad_request(f"a {mt} body must be an object")
+    else:
+        _check_patch_metadata(value)
     return value
+
+
+def _check_patch_metadata(patch: dict[str, Any]) -> None:
+    """A merge, strategic or apply patch holds (part of) an object: its `metadata` is an
+    ObjectMeta or null, as decoding the patched object into the kind would require."""
+    md = patch.get("metadata")
+    if md is not None and not isinstance(md, dict):
+        raise errors.bad_request(
+            f"json: cannot unmarshal {json_kind(md)} into Go struct field .metadata of type "
+            "v1.ObjectMeta"
+        )
 
 
 def decode_delete_options(body: bytes, content_type: str) -> dict[str, Any]:

@@ -3,6 +3,8 @@
 Pods (READY, STATUS, RESTARTS, wide columns), Nodes (STATUS, ROLES), Events (LAST SEEN,
 OBJECT, ...) and the ResourceClaim STATE summary, after kubernetes/kubernetes
 `pkg/printers/internalversion/printers.go` (1.28). Columns are (name, type, priority, help).
+Cells read stored objects through type-checking accessors: a field of an unexpected type prints
+as if absent, never fails the whole Table.
 """
 
 from __future__ import annotations
@@ -86,32 +88,50 @@ EVENT_COLUMNS = [
 ]
 
 
+def _obj(value: Any) -> Obj:
+    """`value` if it is an object, else {}: printers read whatever is stored without failing."""
+    return value if isinstance(value, dict) else {}
+
+
+def _objs(value: Any) -> list[Obj]:
+    """The objects of a list (anything else, and non-object items, are skipped)."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def _container_reason(status: Obj, reason: str) -> tuple[str, bool]:
     """The reason a container status imposes on the pod, and whether it is ready and running."""
-    state = status.get("state") or {}
+    state = _obj(status.get("state"))
     waiting, terminated = state.get("waiting"), state.get("terminated")
-    if waiting is not None and waiting.get("reason"):
-        return str(waiting["reason"]), False
-    if terminated is not None:
-        if terminated.get("reason"):
-            return str(terminated["reason"]), False
-        if terminated.get("signal"):
+    if isinstance(waiting, dict) and _text(waiting.get("reason")):
+        return _text(waiting["reason"]), False
+    if isinstance(terminated, dict):
+        if _text(terminated.get("reason")):
+            return _text(terminated["reason"]), False
+        if _count(terminated.get("signal")):
             return f"Signal:{terminated['signal']}", False
-        return f"ExitCode:{terminated.get('exitCode', 0)}", False
-    return reason, bool(status.get("ready")) and state.get("running") is not None
+        return f"ExitCode:{_count(terminated.get('exitCode'))}", False
+    return reason, status.get("ready") is True and isinstance(state.get("running"), dict)
 
 
 def pod_cells(pod: Obj) -> list[Any]:
-    spec, status = pod.get("spec") or {}, pod.get("status") or {}
-    reason = str(status.get("reason") or status.get("phase") or "")
-    conditions = status.get("conditions") or []
+    spec, status = _obj(pod.get("spec")), _obj(pod.get("status"))
+    reason = _text(status.get("reason")) or _text(status.get("phase"))
+    conditions = _objs(status.get("conditions"))
     for cond in conditions:
         if cond.get("type") == "PodScheduled" and cond.get("reason") == "SchedulingGated":
             reason = "SchedulingGated"
     restarts = ready = 0
     has_running = False
-    for cs in reversed(status.get("containerStatuses") or []):
-        restarts += int(cs.get("restartCount") or 0)
+    for cs in reversed(_objs(status.get("containerStatuses"))):
+        restarts += _count(cs.get("restartCount"))
         reason, running = _container_reason(cs, reason)
         if running:
             has_running = True
@@ -119,103 +139,110 @@ def pod_cells(pod: Obj) -> list[Any]:
     if reason == "Completed" and has_running:
         pod_ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
         reason = "Running" if pod_ready else "NotReady"
-    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+    if _obj(pod.get("metadata")).get("deletionTimestamp"):
         reason = "Unknown" if status.get("reason") == "NodeLost" else "Terminating"
-    gates = spec.get("readinessGates") or []
+    gates = _objs(spec.get("readinessGates"))
     gates_cell = "<none>"
     if gates:
-        true_types = {c.get("type") for c in conditions if c.get("status") == "True"}
-        gates_cell = f"{sum(1 for g in gates if g.get('conditionType') in true_types)}/{len(gates)}"
+        true_types = {_text(c.get("type")) for c in conditions if c.get("status") == "True"}
+        gates_cell = (
+            f"{sum(1 for g in gates if _text(g.get('conditionType')) in true_types)}/{len(gates)}"
+        )
+    containers = spec.get("containers")
     return [
-        (pod.get("metadata") or {}).get("name", ""),
-        f"{ready}/{len(spec.get('containers') or [])}",
+        _text(_obj(pod.get("metadata")).get("name")),
+        f"{ready}/{len(containers) if isinstance(containers, list) else 0}",
         reason,
         str(restarts),
-        status.get("podIP") or "<none>",
-        spec.get("nodeName") or "<none>",
-        status.get("nominatedNodeName") or "<none>",
+        _text(status.get("podIP")) or "<none>",
+        _text(spec.get("nodeName")) or "<none>",
+        _text(status.get("nominatedNodeName")) or "<none>",
         gates_cell,
     ]
 
 
 def _node_status(node: Obj) -> str:
     states = []
-    for cond in (node.get("status") or {}).get("conditions") or []:
+    for cond in _objs(_obj(node.get("status")).get("conditions")):
         if cond.get("type") == "Ready":
-            states.append({"True": "Ready", "False": "NotReady"}.get(cond.get("status"), "Unknown"))
+            states.append(
+                {"True": "Ready", "False": "NotReady"}.get(_text(cond.get("status")), "Unknown")
+            )
     if not states:
         states.append("Unknown")
-    if (node.get("spec") or {}).get("unschedulable"):
+    if _obj(node.get("spec")).get("unschedulable") is True:
         states.append("SchedulingDisabled")
     return ",".join(states)
 
 
 def _node_roles(node: Obj) -> str:
     roles = set()
-    for key, value in ((node.get("metadata") or {}).get("labels") or {}).items():
+    for key, value in _obj(_obj(node.get("metadata")).get("labels")).items():
         if key.startswith("node-role.kubernetes.io/") and key != "node-role.kubernetes.io/":
             roles.add(key.removeprefix("node-role.kubernetes.io/"))
-        elif key == "kubernetes.io/role" and value:
-            roles.add(value)
+        elif key == "kubernetes.io/role" and _text(value):
+            roles.add(_text(value))
     return ",".join(sorted(roles)) or "<none>"
 
 
 def node_cells(node: Obj) -> list[Any]:
-    status = node.get("status") or {}
-    info = status.get("nodeInfo") or {}
-    addresses = status.get("addresses") or []
+    status = _obj(node.get("status"))
+    info = _obj(status.get("nodeInfo"))
+    addresses = _objs(status.get("addresses"))
 
     def address(kind: str) -> str:
-        return next((a.get("address") for a in addresses if a.get("type") == kind), "<none>")
+        return next((_text(a.get("address")) for a in addresses if a.get("type") == kind), "<none>")
 
     return [
-        (node.get("metadata") or {}).get("name", ""),
+        _text(_obj(node.get("metadata")).get("name")),
         _node_status(node),
         _node_roles(node),
-        info.get("kubeletVersion", ""),
+        _text(info.get("kubeletVersion")),
         address("InternalIP"),
         address("ExternalIP"),
-        info.get("osImage") or "<unknown>",
-        info.get("kernelVersion") or "<unknown>",
-        info.get("containerRuntimeVersion") or "<unknown>",
+        _text(info.get("osImage")) or "<unknown>",
+        _text(info.get("kernelVersion")) or "<unknown>",
+        _text(info.get("containerRuntimeVersion")) or "<unknown>",
     ]
 
 
 def event_cells(event: Obj, since: Callable[[Any], str]) -> list[Any]:
-    first = since(event.get("firstTimestamp") or event.get("eventTime"))
-    last = since(event["lastTimestamp"]) if event.get("lastTimestamp") else first
-    count = int(event.get("count") or 0)
-    series = event.get("series")
+    first = since(_text(event.get("firstTimestamp")) or _text(event.get("eventTime")))
+    last = since(_text(event["lastTimestamp"])) if _text(event.get("lastTimestamp")) else first
+    count = _count(event.get("count"))
+    series = _obj(event.get("series"))
     if series:
-        last = since(series.get("lastObservedTime"))
-        count = int(series.get("count") or 0)
+        last = since(_text(series.get("lastObservedTime")))
+        count = _count(series.get("count"))
     elif count == 0:
         count = 1
-    involved = event.get("involvedObject") or {}
-    kind = str(involved.get("kind") or "").lower()
-    target = f"{kind}/{involved['name']}" if involved.get("name") else kind
-    source_obj = event.get("source") or {}
-    source = [source_obj.get("component") or event.get("reportingComponent") or ""]
-    if source_obj.get("host") or event.get("reportingInstance"):
-        source.append(source_obj.get("host") or event.get("reportingInstance"))
+    involved = _obj(event.get("involvedObject"))
+    kind = _text(involved.get("kind")).lower()
+    name = _text(involved.get("name"))
+    target = f"{kind}/{name}" if name else kind
+    source_obj = _obj(event.get("source"))
+    source = [_text(source_obj.get("component")) or _text(event.get("reportingComponent"))]
+    host = _text(source_obj.get("host")) or _text(event.get("reportingInstance"))
+    if host:
+        source.append(host)
     return [
         last,
-        event.get("type", ""),
-        event.get("reason", ""),
+        _text(event.get("type")),
+        _text(event.get("reason")),
         target,
-        involved.get("fieldPath", ""),
+        _text(involved.get("fieldPath")),
         ", ".join(source),
-        str(event.get("message") or "").strip(),
+        _text(event.get("message")).strip(),
         first,
         count,
-        (event.get("metadata") or {}).get("name", ""),
+        _text(_obj(event.get("metadata")).get("name")),
     ]
 
 
 def claim_state(claim: Obj) -> str:
     """`pending`, `allocated,reserved`, `deleted,allocated,deallocating`... as upstream prints."""
-    deleted = bool((claim.get("metadata") or {}).get("deletionTimestamp"))
-    status = claim.get("status") or {}
+    deleted = bool(_obj(claim.get("metadata")).get("deletionTimestamp"))
+    status = _obj(claim.get("status"))
     states = ["deleted"] if deleted else []
     if not status.get("allocation"):
         if not deleted:
@@ -227,3 +254,16 @@ def claim_state(claim: Obj) -> str:
         elif deleted or status.get("deallocationRequested"):
             states.append("deallocating")
     return ",".join(states)
+
+
+def field(obj: Obj, *path: str) -> str:
+    """The string at `path` (nested object keys), or "" when anything on the way is not."""
+    value: Any = obj
+    for key in path:
+        value = _obj(value).get(key)
+    return _text(value)
+
+
+def entries(value: Any) -> int:
+    """How many entries an object has (0 for anything else)."""
+    return len(value) if isinstance(value, dict) else 0

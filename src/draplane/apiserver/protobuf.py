@@ -31,6 +31,9 @@ class F:
 
 Schema = dict[int, F]
 
+# google.protobuf.Timestamp's range: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+_MIN_SECONDS, _MAX_SECONDS = -62135596800, 253402300799
+
 _TIME: Schema = {1: F("seconds", "int"), 2: F("nanos", "int")}
 _OWNER_REF: Schema = {
     1: F("kind", "string"),
@@ -210,7 +213,10 @@ def _format_time(raw: bytes) -> str | None:
     t = _message(raw, _TIME)
     if not t.get("seconds") and not t.get("nanos"):
         return None
-    return datetime.fromtimestamp(t.get("seconds", 0), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    seconds = t.get("seconds", 0)
+    if not _MIN_SECONDS <= seconds <= _MAX_SECONDS:
+        raise _WireError(f"timestamp seconds {seconds} out of range")
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _map_entry(raw: bytes, *, as_bytes: bool) -> tuple[str, str]:

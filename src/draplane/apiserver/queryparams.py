@@ -5,6 +5,7 @@ Booleans follow Go's strconv.ParseBool (`watch=True` from the Python client, `wa
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from multidict import MultiMapping
@@ -16,6 +17,8 @@ _TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 _FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
 _FIELD_VALIDATION = frozenset({"", "Ignore", "Warn", "Strict"})
 _INCLUDE_OBJECT = frozenset({"None", "Metadata", "Object"})
+_INT = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def query_bool(query: MultiMapping[str], name: str) -> bool:
@@ -31,13 +34,14 @@ def query_bool(query: MultiMapping[str], name: str) -> bool:
 
 
 def query_int(query: MultiMapping[str], name: str) -> int | None:
+    """Go's strconv.ParseInt(value, 10, 64): ASCII digits with an optional sign, in int64
+    (Python's int() would also take "1_000", " 1 " and other scripts' digits)."""
     value = query.get(name)
     if value is None or value == "":
         return None
-    try:
-        return int(value)
-    except ValueError:
-        raise errors.bad_request(f"invalid integer value for {name}: {value!r}") from None
+    if len(value) > 20 or not _INT.fullmatch(value) or not _INT64_MIN <= int(value) <= _INT64_MAX:
+        raise errors.bad_request(f"invalid integer value for {name}: {value!r}")
+    return int(value)
 
 
 def write_options(query: MultiMapping[str], *, verb: str) -> dict[str, Any]:

@@ -38,17 +38,20 @@ from draplane.apiserver.authorization import (
 from draplane.apiserver.deletion import Deleter
 from draplane.apiserver.listing import ListSource, list_envelope
 from draplane.apiserver.nodegraph import NodeGraph
+from draplane.apiserver.storageerrors import to_status
 from draplane.apiserver.strategies.table import strategy_for
 from draplane.apiserver.watchcache import WatchCache
 from draplane.apiserver.writes import Writer
 from draplane.clock import REAL_CLOCK, Clock, format_micro_time
+from draplane.storage.errors import KeyNotFound, RevisionConflict, StorageError
 from draplane.storage.interface import Storage
 
 log = logging.getLogger(__name__)
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-node-lease", "kube-public")
-_DELETE_CONFLICT_RETRIES = 5
+_DELETE_CONFLICT_RETRIES = 1000
 _GRAPH_WAIT = 3.0
+_COMMIT_WAIT = 1.0
 
 
 class Registry:
@@ -136,6 +139,12 @@ class Registry:
     # --- the entry ---------------------------------------------------------------------
 
     async def handle(self, user: UserInfo, request: Request) -> Obj | WatchStream:
+        try:
+            return await self._audited(user, request)
+        except StorageError as err:
+            raise to_status(err) from err
+
+    async def _audited(self, user: UserInfo, request: Request) -> Obj | WatchStream:
         if self.audit_log is None:
             return await self._handle(user, request)
         received = format_micro_time(self.clock.now())
@@ -147,6 +156,9 @@ class Registry:
             return result
         except errors.StatusError as err:
             code = err.code
+            raise
+        except StorageError as err:
+            code = to_status(err).code
             raise
         finally:
             allowed = decision.decision is Decision.ALLOW
@@ -220,6 +232,10 @@ class Registry:
             spec, None if o.resource_version in ("", "0") else start
         )
 
+    async def wait_committed(self, revision: int) -> None:
+        """Until `revision` is committed (the watch cache has seen it), briefly."""
+        await self.watch_cache.wait_until_fresh(revision, _COMMIT_WAIT)
+
     async def lookup(self, resource: str, namespace: str, name: str) -> Obj | None:
         """A stored core/v1 object by resource name (the token machinery's lookup)."""
         rt = kinds.lookup("", "v1", resource)
@@ -253,10 +269,11 @@ class Registry:
             await self.admission.validate(attrs)
             try:
                 return await self.deleter.delete(strategy, old, options or {})
-            except errors.StatusError as err:
-                stale = errors.is_conflict(err) and "Precondition failed" not in err.message
-                if not stale or attempt == _DELETE_CONFLICT_RETRIES - 1:
+            except RevisionConflict as err:
+                # Changed since it was read: decide again on the fresh object.
+                if attempt == _DELETE_CONFLICT_RETRIES - 1:
                     raise
+                await self.wait_committed(err.actual)
         raise AssertionError("unreachable")
 
     async def _delete_collection(self, user: UserInfo, req: Request) -> Obj:
@@ -271,6 +288,8 @@ class Registry:
                     user, req.rt, meta.namespace(item), meta.name(item), req.body
                 )
                 self.audit.record("delete", req.rt.resource)
+            except KeyNotFound:
+                continue
             except errors.StatusError as err:
                 if errors.is_not_found(err):
                     continue

@@ -59,6 +59,8 @@ class RequestInfo:
         return not self.name
 
     def allowed_methods(self) -> frozenset[str]:
+        if self.watch:
+            return frozenset({"GET"})  # only GET is a watch
         if self.subresource:
             return _SUBRESOURCE_METHODS.get(self.subresource, frozenset({"GET"}))
         if self.name:

@@ -63,12 +63,13 @@ def age(timestamp: Any, now: datetime) -> str:
         return "<unknown>"
     try:
         return human_duration((now - parse_time(str(timestamp))).total_seconds())
-    except ValueError:
+    except (ValueError, TypeError, OverflowError):
+        # Not RFC 3339, without a time zone, or out of datetime's range.
         return "<unknown>"
 
 
 def _created(obj: Obj, now: datetime) -> str:
-    return age((obj.get("metadata") or {}).get("creationTimestamp"), now)
+    return age(printers.field(obj, "metadata", "creationTimestamp"), now)
 
 
 def _with_age(fn: Callable[[Obj], list[Any]], *, age_at: int = -1) -> RowFn:
@@ -92,20 +93,25 @@ _PRINTERS: dict[str, tuple[list[Column], RowFn]] = {
     kinds.NODES.key: (printers.NODE_COLUMNS, _with_age(printers.node_cells, age_at=3)),
     kinds.NAMESPACES.key: (
         [_NAME, ("Status", "string", 0, "The status of the namespace"), _AGE],
-        _with_age(lambda o: [_name(o), (o.get("status") or {}).get("phase", "")]),
+        _with_age(lambda o: [_name(o), printers.field(o, "status", "phase")]),
     ),
     kinds.EVENTS.key: (printers.EVENT_COLUMNS, _events_row),
     kinds.CONFIGMAPS.key: (
         [_NAME, ("Data", "integer", 0, "Number of data entries"), _AGE],
-        _with_age(lambda o: [_name(o), len(o.get("data") or {}) + len(o.get("binaryData") or {})]),
+        _with_age(
+            lambda o: [
+                _name(o),
+                printers.entries(o.get("data")) + printers.entries(o.get("binaryData")),
+            ]
+        ),
     ),
     kinds.LEASES.key: (
         [_NAME, ("Holder", "string", 0, "The holder of the lease"), _AGE],
-        _with_age(lambda o: [_name(o), (o.get("spec") or {}).get("holderIdentity") or ""]),
+        _with_age(lambda o: [_name(o), printers.field(o, "spec", "holderIdentity")]),
     ),
     kinds.RESOURCE_CLASSES.key: (
         [_NAME, ("DriverName", "string", 0, "The driver handling this class"), _AGE],
-        _with_age(lambda o: [_name(o), o.get("driverName", "")]),
+        _with_age(lambda o: [_name(o), printers.field(o, "driverName")]),
     ),
     kinds.RESOURCE_CLAIMS.key: (
         [
@@ -123,8 +129,8 @@ _PRINTERS: dict[str, tuple[list[Column], RowFn]] = {
         _with_age(
             lambda o: [
                 _name(o),
-                (o.get("spec") or {}).get("resourceClassName", ""),
-                (o.get("spec") or {}).get("allocationMode", ""),
+                printers.field(o, "spec", "resourceClassName"),
+                printers.field(o, "spec", "allocationMode"),
                 printers.claim_state(o),
             ]
         ),
@@ -139,21 +145,21 @@ _PRINTERS: dict[str, tuple[list[Column], RowFn]] = {
         _with_age(
             lambda o: [
                 _name(o),
-                ((o.get("spec") or {}).get("spec") or {}).get("resourceClassName", ""),
-                ((o.get("spec") or {}).get("spec") or {}).get("allocationMode", ""),
+                printers.field(o, "spec", "spec", "resourceClassName"),
+                printers.field(o, "spec", "spec", "allocationMode"),
             ]
         ),
     ),
     kinds.POD_SCHEDULING_CONTEXTS.key: (
         [_NAME, ("SelectedNode", "string", 0, "The node selected by the scheduler"), _AGE],
-        _with_age(lambda o: [_name(o), (o.get("spec") or {}).get("selectedNode", "")]),
+        _with_age(lambda o: [_name(o), printers.field(o, "spec", "selectedNode")]),
     ),
 }
 _DEFAULT: tuple[list[Column], RowFn] = ([_NAME, _AGE], _with_age(lambda o: [_name(o)]))
 
 
 def _name(obj: Obj) -> str:
-    return str((obj.get("metadata") or {}).get("name") or "")
+    return printers.field(obj, "metadata", "name")
 
 
 def column_definitions(rt: ResourceType) -> list[Obj]:
@@ -178,7 +184,7 @@ def row_object(obj: Obj, include_object: str, table_version: str) -> Obj | None:
     return {
         "kind": "PartialObjectMetadata",
         "apiVersion": f"meta.k8s.io/{table_version}",
-        "metadata": obj.get("metadata") or {},
+        "metadata": obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {},
     }
 
 

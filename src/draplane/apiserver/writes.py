@@ -26,13 +26,15 @@ from draplane.apiserver.strategies import ResourceStrategy, same_content
 from draplane.apiserver.strategies.merge import check_type, merge_for_write, set_namespace
 from draplane.apiserver.strategies.table import strategy_for
 from draplane.clock import format_time
+from draplane.storage.errors import KeyExists, RevisionConflict
 
 if TYPE_CHECKING:
     from draplane.apiserver.registry import Registry
 
 APPLY_PATCH = "application/apply-patch+yaml"
 _GENERATE_NAME_ATTEMPTS = 8
-_CONFLICT_RETRIES = 5
+_CONFLICT_RETRIES = 1000
+"""GuaranteedUpdate retries until the write lands; the cap only guards against a livelock."""
 _CLEARED_ON_CREATE = (
     "resourceVersion",
     "deletionTimestamp",
@@ -102,11 +104,8 @@ class Writer:
                 return obj
             try:
                 return await self._r.storage.create(rt.key, obj)
-            except errors.StatusError as err:
-                if (
-                    not (generated and errors.is_already_exists(err))
-                    or attempt == _GENERATE_NAME_ATTEMPTS - 1
-                ):
+            except KeyExists:
+                if not generated or attempt == _GENERATE_NAME_ATTEMPTS - 1:
                     raise
         raise AssertionError("unreachable")
 
@@ -204,12 +203,13 @@ class Writer:
                 return await self.store_update(
                     user, strategy, req.subresource, new, old, dry_run=dry_run
                 )
-            except errors.StatusError as err:
-                conflict = errors.is_conflict(err) and not err.details.get("causes")
-                if not (retry and conflict and err.reason == "Conflict") or (
-                    attempt == _CONFLICT_RETRIES - 1
-                ):
+            except RevisionConflict as err:
+                # The stored object changed since it was read: read, mutate and check again
+                # (a resourceVersion the client sent is checked by `mutate` and not retried),
+                # once the write we lost to is committed and readable.
+                if not retry or attempt == _CONFLICT_RETRIES - 1:
                     raise
+                await self._r.wait_committed(err.actual)
         raise AssertionError("unreachable")
 
     async def store_update(

@@ -10,8 +10,12 @@ its service account `kube-system/<controller>`, whose token the manager requests
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
+import logging
 from dataclasses import replace
+
+import aiohttp
 
 from draplane.api.auth import controller_user
 from draplane.api.errors import StatusError
@@ -31,6 +35,8 @@ from draplane.metrics import component_registry
 
 CONTROLLER_NAMESPACE = "kube-system"
 TOKEN_SECONDS = 365 * 24 * 3600
+TOKEN_RETRY_SECONDS = 1.0
+log = logging.getLogger(__name__)
 """Controller tokens last a year (upstream's token source refreshes them instead)."""
 
 
@@ -56,19 +62,27 @@ async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
     client = rest_client(args.kubeconfig)
     writers: dict[str, RESTClient] = {}
-    try:
+    managers: list[ControllerManager] = []
+    metrics = component_registry()
+
+    async def run() -> None:
         if args.use_service_account_credentials == "true":
-            writers = await service_account_clients(client)
-        metrics = component_registry()
+            writers.update(await service_account_clients(client))
         # With -v 6 every request is logged, the writers' too.
         manager = ControllerManager(
             logged(client),
             client_for=(lambda name: logged(writers[name])) if writers else None,
             metrics=metrics,
         )
-        runner = await serve_metrics(metrics, port=args.metrics_port, ready=manager.has_synced)
+        managers.append(manager)
+        await manager.run()
+
+    try:
+        runner = await serve_metrics(
+            metrics, port=args.metrics_port, ready=lambda: any(m.has_synced() for m in managers)
+        )
         try:
-            return await run_until_signal(manager.run, name="controller-manager")
+            return await run_until_signal(run, name="controller-manager")
         finally:
             if runner is not None:
                 await runner.cleanup()
@@ -92,16 +106,22 @@ async def service_account_clients(client: RESTClient) -> dict[str, RESTClient]:
             "kind": "TokenRequest",
             "spec": {"expirationSeconds": TOKEN_SECONDS},
         }
-        try:
-            with contextlib.suppress(StatusError):
-                await client.create(SERVICE_ACCOUNTS, account, CONTROLLER_NAMESPACE)
-            token = await client.create(
-                SERVICE_ACCOUNTS, request, CONTROLLER_NAMESPACE, subresource="token", name=name
-            )
-        except StatusError as err:
-            raise CommandError(
-                f"cannot get a token for service account {CONTROLLER_NAMESPACE}/{name}: {err}"
-            ) from err
+        while True:
+            try:
+                with contextlib.suppress(StatusError):
+                    await client.create(SERVICE_ACCOUNTS, account, CONTROLLER_NAMESPACE)
+                token = await client.create(
+                    SERVICE_ACCOUNTS, request, CONTROLLER_NAMESPACE, subresource="token", name=name
+                )
+                break
+            except StatusError as err:
+                raise CommandError(
+                    f"cannot get a token for service account {CONTROLLER_NAMESPACE}/{name}: {err}"
+                ) from err
+            except (aiohttp.ClientError, OSError) as err:
+                # The API server is not up yet: ask again, as the component's informers would.
+                log.info("waiting for the API server to request tokens: %s", err)
+                await asyncio.sleep(TOKEN_RETRY_SECONDS)
         user = controller_user(name).name
         config = replace(client.transport.config, user=user, token=token["status"]["token"])
         clients[name] = RESTClient(config)

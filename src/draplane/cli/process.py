@@ -140,6 +140,8 @@ async def run_until_signal(run: Callable[[], Awaitable[None]], *, name: str) -> 
     err = task.exception()
     if err is None:
         return 0
+    if isinstance(err, CommandError):
+        raise err  # one error line, printed by main
     log.error("%s failed", name, exc_info=err)
     return 1
 

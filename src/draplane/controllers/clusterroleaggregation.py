@@ -23,6 +23,7 @@ from draplane.client.workers import run_workers
 from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.objectkey import ObjectKey
+from draplane.klog import V2
 
 log = logging.getLogger(__name__)
 
@@ -78,4 +79,4 @@ class ClusterRoleAggregationController:
             if is_not_found(err):
                 return
             raise
-        log.info("clusterrole %s: %d aggregated rules written", key.name, len(rules))
+        log.log(V2, "clusterrole %s: %d aggregated rules written", key.name, len(rules))

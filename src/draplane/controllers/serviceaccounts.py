@@ -17,6 +17,7 @@ from draplane.client.interface import Client
 from draplane.client.workers import run_workers
 from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
+from draplane.klog import V2
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ class ServiceAccountsController:
         }
         try:
             await self._client.create(SERVICE_ACCOUNTS, account, namespace)
-            log.info("created ServiceAccount %s/%s", namespace, DEFAULT_SERVICE_ACCOUNT)
+            log.log(V2, "created ServiceAccount %s/%s", namespace, DEFAULT_SERVICE_ACCOUNT)
         except StatusError as err:
             if not (is_already_exists(err) or "being terminated" in err.message):
                 raise

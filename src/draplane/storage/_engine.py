@@ -14,9 +14,9 @@ import builtins
 from collections import deque
 from collections.abc import Iterable, Sequence
 
-from draplane.api import errors
 from draplane.api.meta import Obj
 from draplane.storage._writes import event_key
+from draplane.storage.errors import RevisionTooOld
 from draplane.storage.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_EVENTS, EventLog
 from draplane.storage.interface import Event
 
@@ -126,9 +126,7 @@ class Engine:
         if revision >= self.revision:
             return self.list(resource, namespace)
         if revision < self.oldest_revision - 1:
-            raise errors.expired(
-                f"too old resource version: {revision} ({self.oldest_revision - 1})"
-            )
+            raise RevisionTooOld(revision, self.oldest_revision - 1)
         state: dict[tuple[str, str], Obj] = {
             (obj["metadata"].get("namespace") or "", obj["metadata"]["name"]): obj
             for obj in self.list(resource, namespace)
@@ -177,9 +175,7 @@ class Engine:
 
     def watch(self, from_revision: int) -> EngineWatch:
         if from_revision < self.oldest_revision - 1:
-            raise errors.expired(
-                f"too old resource version: {from_revision} ({self.oldest_revision - 1})"
-            )
+            raise RevisionTooOld(from_revision, self.oldest_revision - 1)
         replay: Iterable[Event] = ()
         if from_revision < self.revision:
             replay = self._history.since(from_revision)

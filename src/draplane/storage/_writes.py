@@ -9,21 +9,12 @@ from __future__ import annotations
 import orjson
 
 from draplane.api import errors
-from draplane.api.kinds import ResourceType, for_key
 from draplane.api.meta import Obj
+from draplane.storage.errors import KeyExists, KeyNotFound, RevisionConflict
 from draplane.storage.interface import Event
 
 Key = tuple[str, str, str]
 """(resource, namespace, name)."""
-
-
-def resource_type(resource: str) -> ResourceType:
-    """The served kind for a storage key; unknown keys still get well-formed Status errors."""
-    try:
-        return for_key(resource)
-    except KeyError:
-        group, _, plural = resource.rpartition("/")
-        return ResourceType(group, "", plural, "", True, plural)
 
 
 def object_key(resource: str, obj: Obj) -> Key:
@@ -54,13 +45,16 @@ def stored_revision(obj: Obj) -> int:
 
 def _check_expected(resource: str, current: Obj, expected_rv: int | None) -> None:
     if expected_rv is not None and stored_revision(current) != expected_rv:
-        raise errors.conflict(resource_type(resource), current["metadata"]["name"])
+        md = current["metadata"]
+        raise RevisionConflict(
+            resource, md.get("namespace") or "", md["name"], expected_rv, stored_revision(current)
+        )
 
 
 def plan_create(*, resource: str, obj: Obj, current: Obj | None, revision: int) -> Event:
-    _, _, name = object_key(resource, obj)
+    _, namespace, name = object_key(resource, obj)
     if current is not None:
-        raise errors.already_exists(resource_type(resource), name)
+        raise KeyExists(resource, namespace, name)
     obj["metadata"]["resourceVersion"] = str(revision)
     return Event("ADDED", resource, obj, revision, size=encoded_size(obj))
 
@@ -68,9 +62,9 @@ def plan_create(*, resource: str, obj: Obj, current: Obj | None, revision: int) 
 def plan_update(
     *, resource: str, obj: Obj, current: Obj | None, expected_rv: int | None, revision: int
 ) -> Event:
-    _, _, name = object_key(resource, obj)
+    _, namespace, name = object_key(resource, obj)
     if current is None:
-        raise errors.not_found(resource_type(resource), name)
+        raise KeyNotFound(resource, namespace, name)
     _check_expected(resource, current, expected_rv)
     obj["metadata"]["resourceVersion"] = str(revision)
     return Event("MODIFIED", resource, obj, revision, current, encoded_size(obj))
@@ -80,7 +74,7 @@ def plan_delete(
     *, resource: str, name: str, current: Obj | None, expected_rv: int | None, revision: int
 ) -> Event:
     if current is None:
-        raise errors.not_found(resource_type(resource), name)
+        raise KeyNotFound(resource, "", name)
     _check_expected(resource, current, expected_rv)
     # Shared read-only state: copy only what changes, the rest stays shared with `current`.
     last = {**current, "metadata": {**current["metadata"], "resourceVersion": str(revision)}}

@@ -6,16 +6,16 @@ Semantics (like etcd as kube-apiserver uses it):
 - Objects are addressed by (resource key, namespace, name); the resource key is
   `ResourceType.key` (`pods`, `resource.k8s.io/resourceclaims`); namespace is "" when
   cluster-scoped.
-- `create` of an existing key raises 409 AlreadyExists; `update`/`delete` with `expected_rv`
-  different from the stored revision raise 409 Conflict; a missing key raises 404 NotFound
-  (all as `draplane.api.errors.StatusError`, built with `draplane.api.kinds.for_key(resource)`).
+- The store raises its own errors (`draplane.storage.errors`): `create` of an existing key
+  `KeyExists`; `update`/`delete` with `expected_rv` different from the stored revision
+  `RevisionConflict`; a missing key `KeyNotFound`. The API server maps them to Status errors.
 - A write returns only once it is durable (for a persistent backend: committed to disk).
   Events are published in revision order, only after the write is durable.
 - `list_at(revision)` serves consistent snapshots (`resourceVersionMatch=Exact`, `continue`)
   from the retained history, like etcd's MVCC reads before compaction.
 - `watch(from_revision)` yields every event with revision > from_revision, across all
-  resources, in revision order. A revision older than the retained history raises 410 Expired
-  (`errors.expired("too old resource version: X (Y)")`).
+  resources, in revision order. A revision older than the retained history raises
+  `RevisionTooOld` (410 Expired, "too old resource version: X (Y)", once mapped).
 - The retained history is bounded both in events and in bytes (each event counts the encoded
   size of its object, `Event.size`).
 - A revision is never handed out twice, across restarts too: a persistent backend refuses to

@@ -2,22 +2,32 @@
 
 `default` fills in what Kubernetes defaults; `validate_create`, `validate_update` and
 `validate_status_update` return FieldErrors with Kubernetes' field paths (empty = valid). None of
-them raises on malformed input: a wrong type becomes a FieldError.
+them raises on malformed input: each first checks every field's JSON type (`fieldtypes`, the
+decoding step of kube-apiserver) and reports only those errors when there are any, so the rules
+per kind read well-typed fields.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from draplane.api import kinds
+from draplane.api import errors, kinds
 from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.validation import claimstatus, core, pod, podstatus, rbac, resource
 from draplane.api.validation.defaults import default
+from draplane.api.validation.fieldtypes import type_errors
 from draplane.api.validation.objectmeta import type_invalid
 
-__all__ = ["default", "validate_create", "validate_status_update", "validate_update"]
+__all__ = [
+    "default",
+    "require_field_types",
+    "type_errors",
+    "validate_create",
+    "validate_status_update",
+    "validate_update",
+]
 
 CreateFn = Callable[[Obj], list[FieldError]]
 UpdateFn = Callable[[Obj, Obj], list[FieldError]]
@@ -63,28 +73,43 @@ _STATUS: dict[ResourceType, UpdateFn] = {
 }
 
 
-def validate_create(rt: ResourceType, obj: Obj) -> list[FieldError]:
+def _shape_errors(rt: ResourceType, obj: Obj) -> list[FieldError]:
     if not isinstance(obj, dict):
         return [type_invalid("", obj, "must be an object")]
     if not isinstance(obj.get("metadata"), dict):
         return [type_invalid("metadata", obj.get("metadata"), "must be an object")]
+    return type_errors(rt, obj)
+
+
+def require_field_types(rt: ResourceType, obj: Obj) -> None:
+    """422 Invalid when a field of the body has the wrong JSON type: the registry calls this
+    where kube-apiserver decodes the body, before defaulting and the strategies read it."""
+    causes = type_errors(rt, obj)
+    if causes:
+        md = obj.get("metadata") if isinstance(obj, dict) else None
+        name = md.get("name") if isinstance(md, dict) else None
+        raise errors.invalid_object(rt.kind, name if isinstance(name, str) else "", causes, rt)
+
+
+def validate_create(rt: ResourceType, obj: Obj) -> list[FieldError]:
+    errs = _shape_errors(rt, obj)
+    if errs:
+        return errs
     fn = _CREATE.get(rt)
     return fn(obj) if fn is not None else core.validate_generic(rt, obj)
 
 
 def validate_update(rt: ResourceType, obj: Obj, old: Obj) -> list[FieldError]:
-    if not isinstance(obj, dict):
-        return [type_invalid("", obj, "must be an object")]
-    if not isinstance(obj.get("metadata"), dict):
-        return [type_invalid("metadata", obj.get("metadata"), "must be an object")]
+    errs = _shape_errors(rt, obj)
+    if errs:
+        return errs
     fn = _UPDATE.get(rt)
     return fn(obj, old) if fn is not None else core.validate_generic_update(rt, obj, old)
 
 
 def validate_status_update(rt: ResourceType, obj: Obj, old: Obj) -> list[FieldError]:
-    if not isinstance(obj, dict):
-        return [type_invalid("", obj, "must be an object")]
-    if not isinstance(obj.get("metadata"), dict):
-        return [type_invalid("metadata", obj.get("metadata"), "must be an object")]
+    errs = _shape_errors(rt, obj)
+    if errs:
+        return errs
     fn = _STATUS.get(rt)
     return fn(obj, old) if fn is not None else core.validate_generic_status_update(obj, old)

@@ -31,14 +31,35 @@ def _claim_spec(spec: Obj | None) -> None:
         spec["allocationMode"] = "WaitForFirstConsumer"
 
 
+def _structs(obj: Obj, *fields: str) -> None:
+    """Non-pointer struct fields are always on the wire (`"status": {}`), as Go encodes them."""
+    for field in fields:
+        if obj.get(field) is None:
+            obj[field] = {}
+
+
 def _default_claim(obj: Obj) -> None:
+    _structs(obj, "spec", "status")
     _claim_spec(_dict(obj, "spec"))
 
 
 def _default_template(obj: Obj) -> None:
+    _structs(obj, "spec")
     spec = _dict(obj, "spec")
     if spec is not None:
+        _structs(spec, "metadata", "spec")
+        template_md = _dict(spec, "metadata")
+        if template_md is not None and "creationTimestamp" not in template_md:
+            template_md["creationTimestamp"] = None  # metav1.Time without omitempty
         _claim_spec(_dict(spec, "spec"))
+
+
+def _default_scheduling_context(obj: Obj) -> None:
+    _structs(obj, "spec", "status")
+
+
+def _default_lease(obj: Obj) -> None:
+    _structs(obj, "spec")
 
 
 _POD_SPEC_DEFAULTS: dict[str, Any] = {
@@ -155,6 +176,7 @@ def _default_namespace(obj: Obj) -> None:
 
 
 def _default_node(obj: Obj) -> None:
+    _structs(obj, "spec", "status")
     status = _dict(obj, "status")
     if status is not None and status.get("allocatable") is None:
         capacity = status.get("capacity")
@@ -181,6 +203,8 @@ _DEFAULTERS = {
     kinds.PODS: _default_pod,
     kinds.NAMESPACES: _default_namespace,
     kinds.NODES: _default_node,
+    kinds.POD_SCHEDULING_CONTEXTS: _default_scheduling_context,
+    kinds.LEASES: _default_lease,
     kinds.EVENTS: _default_event,
     kinds.ROLE_BINDINGS: default_binding,
     kinds.CLUSTER_ROLE_BINDINGS: default_binding,

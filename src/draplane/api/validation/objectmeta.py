@@ -14,11 +14,13 @@ import orjson
 
 from draplane.api import names
 from draplane.api.errors import FieldError, forbidden, invalid, required
+from draplane.api.managed_fields import is_element
 from draplane.api.meta import Obj
 
 NameFn = Callable[..., list[str]]
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
+_FIELD_MANAGER_MAX = 128
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,43 @@ def validate_meta_content(md: Obj, *, path: str = "metadata") -> list[FieldError
         errs.extend(_validate_owner_references(md["ownerReferences"], f"{path}.ownerReferences"))
     if md.get("finalizers") is not None:
         errs.extend(_validate_finalizers(md["finalizers"], f"{path}.finalizers"))
+    if md.get("managedFields") is not None:
+        errs.extend(_validate_managed_fields(md["managedFields"], f"{path}.managedFields"))
     return errs
+
+
+def _validate_managed_fields(entries: Any, path: str) -> list[FieldError]:
+    """ValidateManagedFields, and FieldsV1 that server-side apply can read."""
+    errs: list[FieldError] = []
+    for i, entry in enumerate(as_list(entries, path, errs)):
+        p = f"{path}[{i}]"
+        entry = as_dict(entry, p, errs)
+        operation = entry.get("operation")
+        if operation not in ("Apply", "Update"):
+            errs.append(invalid(f"{p}.operation", operation, "must be `Apply` or `Update`"))
+        fields_type = entry.get("fieldsType")
+        if fields_type and fields_type != "FieldsV1":
+            errs.append(invalid(f"{p}.fieldsType", fields_type, "must be `FieldsV1`"))
+        manager = entry.get("manager")
+        if isinstance(manager, str) and len(manager) > _FIELD_MANAGER_MAX:
+            errs.append(too_long(f"{p}.manager", "", _FIELD_MANAGER_MAX))
+        bad = _bad_fields_element(entry.get("fieldsV1"))
+        if bad is not None:
+            errs.append(invalid(f"{p}.fieldsV1", bad, "not a FieldsV1 path element"))
+    return errs
+
+
+def _bad_fields_element(fields: Any) -> str | None:
+    """The first key of a FieldsV1 tree that is neither "." nor a readable path element."""
+    pending = [fields] if isinstance(fields, dict) else []
+    while pending:
+        node = pending.pop()
+        for key, child in node.items():
+            if key != "." and not is_element(key):
+                return str(key)
+            if isinstance(child, dict):
+                pending.append(child)
+    return None
 
 
 def validate_labels(labels: Any, path: str) -> list[FieldError]:

@@ -32,6 +32,7 @@ def check_type(rt: ResourceType, obj: Obj) -> None:
             if api_version != rt.api_version
             else f"the kind in the data ({kind}) does not match the expected kind ({rt.kind})"
         )
+    validation.require_field_types(rt, obj)
 
 
 def set_namespace(rt: ResourceType, namespace: str, md: Obj) -> None:
@@ -53,6 +54,7 @@ def merge_for_write(
 ) -> Obj:
     """The object to store for a write of `new` over `old` at `subresource`."""
     rt = strategy.rt
+    validation.require_field_types(rt, new)
     md = new.setdefault("metadata", {})
     if not isinstance(md, dict):
         raise errors.bad_request("metadata must be an object")

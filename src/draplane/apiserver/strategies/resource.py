@@ -1,5 +1,6 @@
 """Strategies of the resource.k8s.io/v1alpha2 kinds (pkg/registry/resource/*/strategy.go):
-claims and scheduling contexts drop `status` on create; every DELETE returns the object."""
+claims and scheduling contexts drop the `status` sent on create (it starts empty, `{}`); every
+DELETE returns the object."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from draplane.apiserver.strategies import ResourceStrategy
 
 
 def _drop_status(obj: Obj) -> None:
-    obj.pop("status", None)
+    """Create ignores the status sent; the empty status struct is still on the wire."""
+    obj["status"] = {}
 
 
 STRATEGIES = (
