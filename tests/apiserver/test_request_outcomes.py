@@ -5,7 +5,6 @@ checked before anything is written, only GET is a watch, and the system namespac
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -15,17 +14,15 @@ import pytest
 
 from draplane.api import errors, kinds
 from draplane.storage.sqlite import SqliteStorage
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
 
 CM = "/api/v1/namespaces/default/configmaps"
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[HttpServer]:
+def server_options(tmp_path: Path) -> dict[str, Any]:
     # SQLite: writers wait for their commit, so concurrent read-modify-writes interleave.
-    srv = await start_http_server(tmp_path, storage=SqliteStorage(str(tmp_path / "db.sqlite")))
-    yield srv
-    await srv.stop()
+    return {"storage": SqliteStorage(str(tmp_path / "db.sqlite"))}
 
 
 async def _request(

@@ -207,10 +207,10 @@ def files(tmp_path: Path, data_dir: Path, busy_port: int) -> dict[str, str]:
             id="apiserver-port-in-use",
         ),
         pytest.param(
-            ["controller-manager", "--kubeconfig", "KUBECONFIG", "--metrics-port", "BUSY_PORT"],
+            ["scheduler", "--kubeconfig", "KUBECONFIG", "--metrics-port", "BUSY_PORT"],
             1,
-            "controller-manager: error: 127.0.0.1:BUSY_PORT is already in use (another "
-            "draplane?): stop it or choose another port with --metrics-port PORT",
+            "scheduler: error: 127.0.0.1:BUSY_PORT is already in use (another draplane?): "
+            "stop it or choose another port with --metrics-port PORT",
             id="metrics-port-in-use",
         ),
         pytest.param(
