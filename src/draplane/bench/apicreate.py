@@ -2,7 +2,7 @@
 with N concurrent writers, via LocalClient and over HTTPS (RESTClient, keep-alive), against a
 fresh API server on the chosen store. Over HTTP the concurrent client also runs in its own
 process (as a real client would), leaving the API server's process to itself.
-Issue 2's targets: >= 3,000/s local, >= 1,000/s HTTP.
+The targets: >= 3,000/s local, >= 1,000/s HTTP.
 """
 
 from __future__ import annotations

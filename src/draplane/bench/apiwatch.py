@@ -3,7 +3,7 @@ RESTClient with its own HTTPS connection) watch pods in one namespace while a wr
 ~2 KB pods at a steady rate; each delivery's delay runs from the return of the create call to
 the receipt of its ADDED event by that watcher. In one process the watchers usually have the
 event before the writer has its answer, so the delay from the create call's start is reported
-as well (an upper bound: it includes the create itself). Issue 2's target: p99 <= 50 ms, W = 100.
+as well (an upper bound: it includes the create itself). The target: p99 <= 50 ms, W = 100.
 """
 
 from __future__ import annotations

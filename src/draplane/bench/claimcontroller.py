@@ -1,7 +1,7 @@
 """`claim-controller`: how fast the controller-manager turns template pods into ResourceClaims
 with their names recorded in pod status. The pods are created first, with no controller
 running; then only the controller-manager starts, and the clock runs from its start (informer
-sync included) until a pod watch has seen every pod's claim recorded. Issue 3's targets:
+sync included) until a pod watch has seen every pod's claim recorded. The targets:
 >= 500 pods/s for 2,000 pods, 2 API writes per pod (claim create + pod status).
 """
 
