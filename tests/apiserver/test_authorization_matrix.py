@@ -20,7 +20,7 @@ import pytest
 
 from draplane.api import kinds
 from draplane.api.auth import SYSTEM_MASTERS, SYSTEM_NODES
-from draplane.client.rest import resource_path
+from draplane.api.request import resource_path
 from draplane.testing.builders import make_claim, make_pod
 from draplane.testing.httpserver import HttpServer, start_http_server
 

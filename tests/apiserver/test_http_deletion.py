@@ -14,7 +14,8 @@ import pytest
 
 from draplane.api import errors, kinds
 from draplane.api.meta import Obj
-from draplane.client.rest import RESTClient, resource_path
+from draplane.api.request import resource_path
+from draplane.client.rest import RESTClient
 from draplane.controllers.manager import ControllerManager
 from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_claim, make_pod, make_template

@@ -14,7 +14,7 @@ import pytest
 from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.client.rest import resource_path
+from draplane.api.request import resource_path
 from draplane.testing.apiobjects import ObjectSeeder
 from draplane.testing.builders import (
     make_claim,

@@ -13,8 +13,9 @@ import yaml
 from aiohttp import web
 
 from draplane.api import errors, kinds
+from draplane.api.request import resource_path
 from draplane.client.kubeconfig import KubeconfigError, load_kubeconfig
-from draplane.client.rest import RESTClient, resource_path, status_error
+from draplane.client.rest import RESTClient, status_error
 from draplane.testing.builders import make_claim
 from draplane.testing.httpserver import HttpServer
 

@@ -7,6 +7,10 @@ from dataclasses import dataclass
 SYSTEM_MASTERS = "system:masters"
 SYSTEM_NODES = "system:nodes"
 SYSTEM_AUTHENTICATED = "system:authenticated"
+SYSTEM_UNAUTHENTICATED = "system:unauthenticated"
+ANONYMOUS = "system:anonymous"
+NODE_LEASE_NAMESPACE = "kube-node-lease"
+"""Where each node's Lease (named after the node) lives."""
 
 ADMIN = "admin"
 SCHEDULER = "system:kube-scheduler"
@@ -68,4 +72,5 @@ def node_user(node_name: str) -> UserInfo:
     return UserInfo(NODE_PREFIX + node_name, "", (SYSTEM_NODES, SYSTEM_AUTHENTICATED))
 
 
+ANONYMOUS_USER = UserInfo(ANONYMOUS, "", (SYSTEM_UNAUTHENTICATED,))
 ADMIN_USER = UserInfo(ADMIN, "", (SYSTEM_MASTERS, SYSTEM_AUTHENTICATED))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import quote
 
 from draplane.api.kinds import ResourceType
 
@@ -54,3 +55,18 @@ class Request:
     @property
     def is_write(self) -> bool:
         return self.verb in WRITE_VERBS
+
+
+def resource_path(
+    rt: ResourceType, namespace: str = "", name: str = "", subresource: str = ""
+) -> str:
+    """The REST path of a resource: `/api/v1/namespaces/ns/pods/p/status`."""
+    parts = ["/api/v1" if not rt.group else f"/apis/{rt.group}/{rt.version}"]
+    if rt.namespaced and namespace:
+        parts.append(f"namespaces/{quote(namespace, safe='')}")
+    parts.append(rt.resource)
+    if name:
+        parts.append(quote(name, safe=""))
+        if subresource:
+            parts.append(subresource)
+    return "/".join(parts)

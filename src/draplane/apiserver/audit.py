@@ -20,7 +20,7 @@ import orjson
 
 from draplane.api import errors
 from draplane.api.auth import UserInfo
-from draplane.api.request import Request
+from draplane.api.request import Request, resource_path
 from draplane.clock import REAL_CLOCK, Clock, format_micro_time
 from draplane.storage.errors import RevisionConflict
 
@@ -121,14 +121,5 @@ class AuditLog:
 
 
 def request_uri(request: Request) -> str:
-    rt = request.rt
-    parts = ["/api/v1" if not rt.group else f"/apis/{rt.group}/{rt.version}"]
-    if rt.namespaced and request.namespace:
-        parts.append(f"namespaces/{request.namespace}")
-    parts.append(rt.resource)
-    if request.name:
-        parts.append(request.name)
-        if request.subresource:
-            parts.append(request.subresource)
-    uri = "/".join(parts)
+    uri = resource_path(request.rt, request.namespace, request.name, request.subresource)
     return uri + "?watch=true" if request.verb == "watch" else uri

@@ -11,12 +11,16 @@ from urllib.parse import unquote
 from multidict import CIMultiDictProxy
 
 from draplane.api import errors
-from draplane.api.auth import SYSTEM_AUTHENTICATED, UserInfo
+from draplane.api.auth import (
+    ANONYMOUS,
+    SERVICE_ACCOUNT_PREFIX,
+    SYSTEM_AUTHENTICATED,
+    SYSTEM_UNAUTHENTICATED,
+    UserInfo,
+    service_account_groups,
+)
 from draplane.apiserver.authorization import Attributes, Authorizer, Decision
 
-ANONYMOUS = "system:anonymous"
-UNAUTHENTICATED = "system:unauthenticated"
-SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
 _EXTRA_PREFIX = "impersonate-extra-"
 _AUTHENTICATION_GROUP = "authentication.k8s.io"
 
@@ -43,7 +47,7 @@ def impersonate(user: UserInfo, headers: CIMultiDictProxy[str], authorizer: Auth
         sa_namespace, sa_name = name[len(SERVICE_ACCOUNT_PREFIX) :].split(":")
         checks.insert(0, ("", "serviceaccounts", "", sa_namespace, sa_name))
         if not groups:
-            groups = ("system:serviceaccounts", f"system:serviceaccounts:{sa_namespace}")
+            groups = service_account_groups(sa_namespace)
     else:
         checks.insert(0, ("", "users", "", "", name))
     for key, values in extra.items():
@@ -65,8 +69,8 @@ def impersonate(user: UserInfo, headers: CIMultiDictProxy[str], authorizer: Auth
                 subresource=sub,
             )
     if name == ANONYMOUS:
-        if UNAUTHENTICATED not in groups:
-            groups = (*groups, UNAUTHENTICATED)
-    elif SYSTEM_AUTHENTICATED not in groups and UNAUTHENTICATED not in groups:
+        if SYSTEM_UNAUTHENTICATED not in groups:
+            groups = (*groups, SYSTEM_UNAUTHENTICATED)
+    elif SYSTEM_AUTHENTICATED not in groups and SYSTEM_UNAUTHENTICATED not in groups:
         groups = (*groups, SYSTEM_AUTHENTICATED)
     return UserInfo(name, uid, groups, tuple((k, tuple(v)) for k, v in extra.items()))

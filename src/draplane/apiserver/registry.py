@@ -238,8 +238,7 @@ class Registry:
 
     async def lookup(self, resource: str, namespace: str, name: str) -> Obj | None:
         """A stored core/v1 object by resource name (the token machinery's lookup)."""
-        rt = kinds.lookup("", "v1", resource)
-        return None if rt is None else await self.storage.get(rt.key, namespace, name)
+        return await lookup_core_object(self.storage, resource, namespace, name)
 
     async def _get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
         obj = await self.storage.get(rt.key, namespace if rt.namespaced else "", name)
@@ -300,6 +299,14 @@ class Registry:
 
 _SERVER = UserInfo("system:apiserver", "", ("system:masters",))
 """The API server's own identity for what it writes itself (the default namespaces)."""
+
+
+async def lookup_core_object(
+    storage: Storage, resource: str, namespace: str, name: str
+) -> Obj | None:
+    """The stored core/v1 `resource` object (service accounts, pods, secrets, nodes), or None."""
+    rt = kinds.lookup("", "v1", resource)
+    return None if rt is None else await storage.get(rt.key, namespace, name)
 
 
 def attributes(user: UserInfo, request: Request) -> Attributes:

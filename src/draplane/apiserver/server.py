@@ -7,16 +7,15 @@ kubeconfig is rewritten on every start with the port actually bound.
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 
 import prometheus_client
 from aiohttp import web
 
-from draplane.api import kinds
 from draplane.api.auth import ADMIN
 from draplane.api.handler import ApiHandler
-from draplane.api.meta import Obj
 from draplane.apiserver import authn, certs
 from draplane.apiserver.app import AppConfig, RequestMetrics, create_app
 from draplane.apiserver.audit import AuditLog
@@ -31,7 +30,7 @@ from draplane.apiserver.kubeconfig import (
     build_kubeconfig,
     write_kubeconfig,
 )
-from draplane.apiserver.registry import Registry
+from draplane.apiserver.registry import Registry, lookup_core_object
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.metrics import component_registry
 from draplane.storage.interface import Storage
@@ -100,10 +99,6 @@ class ApiServer:
         await self.storage.check()
         return True
 
-    async def _lookup(self, resource: str, namespace: str, name: str) -> Obj | None:
-        rt = kinds.lookup("", "v1", resource)
-        return None if rt is None else await self.storage.get(rt.key, namespace, name)
-
     async def _ensure_handler(self) -> ApiHandler:
         if self._handler is None:
             registry = Registry(self.storage, clock=self._clock)
@@ -123,7 +118,7 @@ class ApiServer:
         authenticator = BearerAuthenticator(
             authn.TokenAuthenticator(authn.token_file(self.data_dir)),
             ServiceAccountAuthenticator.for_issuer(issuer),
-            self._lookup,
+            functools.partial(lookup_core_object, self.storage),
             clock=self._clock,
         )
         if isinstance(handler, Registry):

@@ -14,9 +14,8 @@ import time
 from draplane.api.errors import StatusError
 from draplane.api.handler import WatchStream
 from draplane.api.meta import Obj
-from draplane.api.request import Request
+from draplane.api.request import Request, resource_path
 from draplane.client.interface import Client, Transport
-from draplane.client.rest import resource_path
 from draplane.klog import V6
 
 log = logging.getLogger("draplane.client.requests")

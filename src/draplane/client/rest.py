@@ -13,16 +13,14 @@ import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import aiohttp
 import orjson
 
 from draplane.api import errors
 from draplane.api.handler import WatchEvent
-from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.api.request import Request
+from draplane.api.request import Request, resource_path
 from draplane.client.interface import Client
 from draplane.client.kubeconfig import KubeConfig, load_kubeconfig
 
@@ -59,20 +57,6 @@ def status_error(code: int, body: bytes) -> errors.StatusError:
     return errors.StatusError(
         code, _REASONS.get(code, "Unknown"), f"the server responded with HTTP {code}: {text}"
     )
-
-
-def resource_path(
-    rt: ResourceType, namespace: str = "", name: str = "", subresource: str = ""
-) -> str:
-    parts = ["/api/v1" if not rt.group else f"/apis/{rt.group}/{rt.version}"]
-    if rt.namespaced and namespace:
-        parts.append(f"namespaces/{quote(namespace, safe='')}")
-    parts.append(rt.resource)
-    if name:
-        parts.append(quote(name, safe=""))
-        if subresource:
-            parts.append(subresource)
-    return "/".join(parts)
 
 
 class HttpWatch:

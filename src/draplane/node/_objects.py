@@ -9,10 +9,11 @@ from __future__ import annotations
 import hashlib
 
 from draplane.api import meta
+from draplane.api.auth import NODE_LEASE_NAMESPACE
 from draplane.api.meta import Obj
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
-LEASE_NAMESPACE = "kube-node-lease"
+LEASE_NAMESPACE = NODE_LEASE_NAMESPACE
 LEASE_DURATION_SECONDS = 40
 KUBELET_VERSION = "v1.28.0-draplane"
 CAPACITY = {"cpu": "4", "memory": "32Gi", "pods": "110", "ephemeral-storage": "100Gi"}

@@ -14,13 +14,12 @@
 from __future__ import annotations
 
 from draplane.api import kinds
-from draplane.api.auth import NODE_PREFIX, SYSTEM_NODES
+from draplane.api.auth import NODE_LEASE_NAMESPACE, SYSTEM_NODES
 from draplane.api.meta import Obj
 from draplane.apiserver.admission import AdmissionAttributes, forbidden
 from draplane.storage.interface import Storage
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
-NODE_LEASE_NAMESPACE = "kube-node-lease"
 _RESTRICTED_LABEL_PREFIX = "node-restriction.kubernetes.io/"
 
 
@@ -55,9 +54,9 @@ class NodeRestriction:
         user = a.user
         if SYSTEM_NODES not in user.groups:
             return
-        if not user.name.startswith(NODE_PREFIX):
+        node = user.node_name
+        if node is None:
             raise forbidden(a, f'could not determine node from user "{user.name}"')
-        node = user.name[len(NODE_PREFIX) :]
         if a.rt is kinds.PODS:
             await self._pod(a, node)
         elif a.rt is kinds.NODES:

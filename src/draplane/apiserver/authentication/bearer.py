@@ -5,7 +5,7 @@ header no authenticator accepts, or an invalid service-account token, is a 401."
 from __future__ import annotations
 
 from draplane.api import errors
-from draplane.api.auth import SYSTEM_AUTHENTICATED, UserInfo
+from draplane.api.auth import ANONYMOUS_USER, SYSTEM_AUTHENTICATED, UserInfo
 from draplane.apiserver.authentication.satokens import (
     AuthenticationError,
     Lookup,
@@ -13,8 +13,6 @@ from draplane.apiserver.authentication.satokens import (
 )
 from draplane.apiserver.authn import TokenAuthenticator
 from draplane.clock import REAL_CLOCK, Clock
-
-ANONYMOUS_USER = UserInfo("system:anonymous", "", ("system:unauthenticated",))
 
 
 class BearerAuthenticator:

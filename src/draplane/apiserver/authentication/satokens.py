@@ -16,7 +16,7 @@ import json
 import re
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -49,9 +49,6 @@ WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS = 60 * 60 + 7
 """What projected service-account token volumes ask for; see `TokenIssuer.issue`."""
 EXPIRATION_EXTENSION_SECONDS = 24 * 365 * 60 * 60
 
-SERVICE_ACCOUNT_USER_PREFIX = "system:serviceaccount:"
-ALL_SERVICE_ACCOUNTS_GROUP = "system:serviceaccounts"
-SERVICE_ACCOUNT_GROUP_PREFIX = "system:serviceaccounts:"
 POD_NAME_KEY = "authentication.kubernetes.io/pod-name"
 POD_UID_KEY = "authentication.kubernetes.io/pod-uid"
 NODE_NAME_KEY = "authentication.kubernetes.io/node-name"
@@ -86,10 +83,6 @@ class BoundObject:
     node_uid: str = ""
 
 
-def username(namespace: str, name: str) -> str:
-    return f"{SERVICE_ACCOUNT_USER_PREFIX}{namespace}:{name}"
-
-
 def service_account_user(
     namespace: str,
     name: str,
@@ -110,12 +103,8 @@ def service_account_user(
         extra[NODE_NAME_KEY] = (node[0],)
         if node[1]:
             extra[NODE_UID_KEY] = (node[1],)
-    groups = (
-        ALL_SERVICE_ACCOUNTS_GROUP,
-        SERVICE_ACCOUNT_GROUP_PREFIX + namespace,
-        auth.SYSTEM_AUTHENTICATED,
-    )
-    return UserInfo(username(namespace, name), uid, groups, tuple(sorted(extra.items())))
+    account = auth.service_account_user(namespace, name, uid)
+    return replace(account, extra=tuple(sorted(extra.items())))
 
 
 def _ref(name: str, uid: str) -> dict[str, str]:
@@ -204,7 +193,7 @@ class TokenIssuer:
             "jti": str(uuid.uuid4()),
             "kubernetes.io": private,
             "nbf": iat,
-            "sub": username(namespace, sa_name),
+            "sub": f"{auth.SERVICE_ACCOUNT_PREFIX}{namespace}:{sa_name}",
         }
         return self.sign(claims), now + timedelta(seconds=expiration_seconds)
 

@@ -18,7 +18,7 @@ AUTOUPDATE = "rbac.authorization.kubernetes.io/autoupdate"
 BOOTSTRAP_LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}
 AGGREGATE_TO = "rbac.authorization.k8s.io/aggregate-to-"
 SYSTEM_AUTHENTICATED = auth.SYSTEM_AUTHENTICATED
-SYSTEM_UNAUTHENTICATED = "system:unauthenticated"
+SYSTEM_UNAUTHENTICATED = auth.SYSTEM_UNAUTHENTICATED
 CONTROLLER_PREFIX = "system:controller:"
 CONTROLLER_NAMESPACE = "kube-system"
 # The example DRA driver (driver.example.com): its controller and kubelet plugin identities.

@@ -15,13 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from draplane.api import kinds
-from draplane.api.auth import NODE_PREFIX, SYSTEM_NODES, UserInfo
+from draplane.api.auth import NODE_LEASE_NAMESPACE, SYSTEM_NODES, UserInfo
 from draplane.api.errors import StatusError
 from draplane.api.selectors import FieldSelector
 from draplane.apiserver.authorization import NO_OPINION, Attributes, Decision, Result, Rules
 from draplane.apiserver.nodegraph import CLAIM, CONFIGMAP, SERVICEACCOUNT, NodeGraph
 
-NODE_LEASE_NAMESPACE = "kube-node-lease"
 _ALLOW = Result(Decision.ALLOW)
 _READ = frozenset({"get", "list", "watch"})
 
@@ -44,9 +43,9 @@ class NodeAuthorizer:
         user = attrs.user
         if SYSTEM_NODES not in user.groups:
             return NO_OPINION
-        if not user.name.startswith(NODE_PREFIX):
+        node = user.node_name
+        if node is None:
             return _no(f'unknown node for user "{user.name}"')
-        node = user.name[len(NODE_PREFIX) :]
         if attrs.resource_request:
             decide = _DECIDERS.get((attrs.api_group, attrs.resource))
             if decide is not None:
