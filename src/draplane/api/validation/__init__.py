@@ -21,9 +21,12 @@ from draplane.api.validation.fieldtypes import type_errors
 from draplane.api.validation.objectmeta import type_invalid
 
 __all__ = [
+    "create_rules",
     "default",
     "require_field_types",
+    "status_rules",
     "type_errors",
+    "update_rules",
     "validate_create",
     "validate_status_update",
     "validate_update",
@@ -91,25 +94,31 @@ def require_field_types(rt: ResourceType, obj: Obj) -> None:
         raise errors.invalid_object(rt.kind, name if isinstance(name, str) else "", causes, rt)
 
 
-def validate_create(rt: ResourceType, obj: Obj) -> list[FieldError]:
-    errs = _shape_errors(rt, obj)
-    if errs:
-        return errs
+def create_rules(rt: ResourceType, obj: Obj) -> list[FieldError]:
+    """The kind's create validation of an object whose field types were already checked."""
     fn = _CREATE.get(rt)
     return fn(obj) if fn is not None else core.validate_generic(rt, obj)
 
 
-def validate_update(rt: ResourceType, obj: Obj, old: Obj) -> list[FieldError]:
-    errs = _shape_errors(rt, obj)
-    if errs:
-        return errs
+def update_rules(rt: ResourceType, obj: Obj, old: Obj) -> list[FieldError]:
+    """The kind's main-resource update validation (field types already checked)."""
     fn = _UPDATE.get(rt)
     return fn(obj, old) if fn is not None else core.validate_generic_update(rt, obj, old)
 
 
-def validate_status_update(rt: ResourceType, obj: Obj, old: Obj) -> list[FieldError]:
-    errs = _shape_errors(rt, obj)
-    if errs:
-        return errs
+def status_rules(rt: ResourceType, obj: Obj, old: Obj) -> list[FieldError]:
+    """The kind's `status` update validation (field types already checked)."""
     fn = _STATUS.get(rt)
     return fn(obj, old) if fn is not None else core.validate_generic_status_update(obj, old)
+
+
+def validate_create(rt: ResourceType, obj: Obj) -> list[FieldError]:
+    return _shape_errors(rt, obj) or create_rules(rt, obj)
+
+
+def validate_update(rt: ResourceType, obj: Obj, old: Obj) -> list[FieldError]:
+    return _shape_errors(rt, obj) or update_rules(rt, obj, old)
+
+
+def validate_status_update(rt: ResourceType, obj: Obj, old: Obj) -> list[FieldError]:
+    return _shape_errors(rt, obj) or status_rules(rt, obj, old)

@@ -1,7 +1,8 @@
 """Per-kind behaviour of the API server in one table (kube-apiserver's REST strategies).
 
 A `ResourceStrategy` says, for one kind: how a create is prepared (what it keeps of `status`),
-its validation for create, update and `status` updates, whether it has a `status` subresource,
+its validation for create, update and `status` updates (the kind's validation functions, as
+`draplane.api.validation` registers them), whether it has a `status` subresource,
 its graceful-deletion default, whether DELETE returns the object or a Status, whether deletion
 propagates to dependents, the handlers of its other subresources (`pods/binding`,
 `namespaces/finalize`, `serviceaccounts/token`), a storage-time check (RBAC's escalation check),
@@ -16,18 +17,16 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from draplane.api import validation
 from draplane.api.auth import UserInfo
 from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.request import Request
-from draplane.api.validation import core as core_validation
 
 if TYPE_CHECKING:
     from draplane.apiserver.registry import Registry
 
-CreateFn = Callable[[Obj], list[FieldError]]
-UpdateFn = Callable[[Obj, Obj], list[FieldError]]
 SubresourceCreate = Callable[["Registry", UserInfo, Request], Awaitable[Obj]]
 """A POST to a subresource (or to a kind that is never stored): returns the response object."""
 WriteCheck = Callable[["Registry", UserInfo, Obj, "Obj | None"], Awaitable[None]]
@@ -45,9 +44,6 @@ def _no_grace(obj: Obj, requested: int | None) -> int:
 @dataclass(frozen=True)
 class ResourceStrategy:
     rt: ResourceType
-    validate: CreateFn | None = None
-    validate_update: UpdateFn | None = None
-    validate_status_update: UpdateFn = core_validation.validate_generic_status_update
     prepare_for_create: Callable[[Obj], None] = _keep
     grace_period: Callable[[Obj, int | None], int] = _no_grace
     """Seconds of graceful deletion for the object and the requested gracePeriodSeconds."""
@@ -65,15 +61,16 @@ class ResourceStrategy:
     def status_subresource(self) -> bool:
         return "status" in self.rt.subresources
 
+    # The kind's validation is its validation module's, registered in `draplane.api.validation`
+    # (the registry checked the field types already, where kube-apiserver decodes the body).
     def validate_create(self, obj: Obj) -> list[FieldError]:
-        if self.validate is None:
-            return core_validation.validate_generic(self.rt, obj)
-        return self.validate(obj)
+        return validation.create_rules(self.rt, obj)
 
     def validate_main_update(self, obj: Obj, old: Obj) -> list[FieldError]:
-        if self.validate_update is None:
-            return core_validation.validate_generic_update(self.rt, obj, old)
-        return self.validate_update(obj, old)
+        return validation.update_rules(self.rt, obj, old)
+
+    def validate_status_update(self, obj: Obj, old: Obj) -> list[FieldError]:
+        return validation.status_rules(self.rt, obj, old)
 
 
 def same_content(new: Obj, old: Obj) -> bool:

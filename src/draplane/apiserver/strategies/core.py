@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from draplane.api import kinds
 from draplane.api.meta import Obj
-from draplane.api.validation import core, pod, podstatus
 from draplane.apiserver.strategies import ResourceStrategy
 from draplane.apiserver.strategies.subresources import bind_pod, request_token
 
@@ -35,9 +34,6 @@ def pod_grace_period(obj: Obj, requested: int | None) -> int:
 STRATEGIES = (
     ResourceStrategy(
         kinds.PODS,
-        validate=pod.validate_pod_create,
-        validate_update=pod.validate_pod_update,
-        validate_status_update=podstatus.validate_pod_status_update,
         prepare_for_create=_prepare_pod,
         grace_period=pod_grace_period,
         delete_returns_object=True,
@@ -45,31 +41,17 @@ STRATEGIES = (
     ),
     ResourceStrategy(
         kinds.NAMESPACES,
-        validate=core.validate_namespace,
-        validate_update=core.validate_namespace_update,
-        validate_status_update=core.validate_namespace_status_update,
         prepare_for_create=_prepare_namespace,
     ),
     ResourceStrategy(
         kinds.NODES,
-        validate=core.validate_node,
-        validate_update=core.validate_node_update,
-        validate_status_update=core.validate_node_status_update,
     ),
     ResourceStrategy(
         kinds.EVENTS,
-        validate=core.validate_event,
-        validate_update=core.validate_event_update,
         has_dependents=False,
     ),
-    ResourceStrategy(
-        kinds.CONFIGMAPS,
-        validate=core.validate_config_map,
-        validate_update=core.validate_config_map_update,
-    ),
-    ResourceStrategy(
-        kinds.LEASES, validate=core.validate_lease, validate_update=core.validate_lease_update
-    ),
+    ResourceStrategy(kinds.CONFIGMAPS),
+    ResourceStrategy(kinds.LEASES),
     ResourceStrategy(
         kinds.SERVICE_ACCOUNTS,
         delete_returns_object=True,

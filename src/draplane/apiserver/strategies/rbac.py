@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from draplane.api import kinds, meta
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
-from draplane.api.validation import rbac
 from draplane.apiserver.authorization.escalation import check_write
 from draplane.apiserver.authorization.rbac import RBACAuthorizer
 from draplane.apiserver.strategies import ResourceStrategy
@@ -57,26 +56,18 @@ async def check_rbac_write(registry: Registry, user: UserInfo, obj: Obj, old: Ob
 STRATEGIES = (
     ResourceStrategy(
         kinds.ROLES,
-        validate=rbac.validate_role,
-        validate_update=rbac.validate_role_update,
         check_write=check_rbac_write,
     ),
     ResourceStrategy(
         kinds.CLUSTER_ROLES,
-        validate=rbac.validate_cluster_role,
-        validate_update=rbac.validate_cluster_role_update,
         check_write=check_rbac_write,
     ),
     ResourceStrategy(
         kinds.ROLE_BINDINGS,
-        validate=rbac.validate_role_binding,
-        validate_update=rbac.validate_role_binding_update,
         check_write=check_rbac_write,
     ),
     ResourceStrategy(
         kinds.CLUSTER_ROLE_BINDINGS,
-        validate=rbac.validate_cluster_role_binding,
-        validate_update=rbac.validate_cluster_role_binding_update,
         check_write=check_rbac_write,
     ),
 )

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from draplane.api import kinds
 from draplane.api.meta import Obj
-from draplane.api.validation import claimstatus, resource
 from draplane.apiserver.strategies import ResourceStrategy
 
 
@@ -18,29 +17,19 @@ def _drop_status(obj: Obj) -> None:
 STRATEGIES = (
     ResourceStrategy(
         kinds.RESOURCE_CLASSES,
-        validate=resource.validate_class,
-        validate_update=resource.validate_class_update,
         delete_returns_object=True,
     ),
     ResourceStrategy(
         kinds.RESOURCE_CLAIMS,
-        validate=resource.validate_claim,
-        validate_update=resource.validate_claim_update,
-        validate_status_update=claimstatus.validate_claim_status_update,
         prepare_for_create=_drop_status,
         delete_returns_object=True,
     ),
     ResourceStrategy(
         kinds.RESOURCE_CLAIM_TEMPLATES,
-        validate=resource.validate_claim_template,
-        validate_update=resource.validate_claim_template_update,
         delete_returns_object=True,
     ),
     ResourceStrategy(
         kinds.POD_SCHEDULING_CONTEXTS,
-        validate=resource.validate_scheduling_context,
-        validate_update=resource.validate_scheduling_context_update,
-        validate_status_update=resource.validate_scheduling_context_status_update,
         prepare_for_create=_drop_status,
         delete_returns_object=True,
     ),
