@@ -7,7 +7,6 @@ component uses upstream: the driver's `Failed` when it cannot allocate, the clai
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,21 +26,14 @@ TIMEOUT = 30.0
 
 
 @pytest.fixture
-async def plane(tmp_path: Path) -> AsyncIterator[ControlPlane]:
-    started = ControlPlane(
-        ControlPlaneConfig(
-            data_dir=str(tmp_path / "plane"),
-            port=0,
-            nodes=1,
-            store="memory",
-            drivers=[DriverSpec(devices_per_node=1)],
-        )
+def plane_config(tmp_path: Path) -> ControlPlaneConfig:
+    return ControlPlaneConfig(
+        data_dir=str(tmp_path / "plane"),
+        port=0,
+        nodes=1,
+        store="memory",
+        drivers=[DriverSpec(devices_per_node=1)],
     )
-    await started.start()
-    try:
-        yield started
-    finally:
-        await started.stop()
 
 
 async def exhausted(client: Client) -> Obj:

@@ -10,9 +10,7 @@ Whatever owns the pod, and whether its namespace is deleted meanwhile, everythin
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
@@ -21,25 +19,13 @@ from draplane.api import errors, kinds, meta
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
-from draplane.controlplane import ControlPlane, ControlPlaneConfig
+from draplane.controlplane import ControlPlane
 from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_pod, make_template
 
 pytestmark = pytest.mark.slow
 
 TIMEOUT = 30.0
-
-
-@pytest.fixture
-async def plane(tmp_path: Path) -> AsyncIterator[ControlPlane]:
-    started = ControlPlane(
-        ControlPlaneConfig(data_dir=str(tmp_path / "plane"), port=0, nodes=1, store="memory")
-    )
-    await started.start()
-    try:
-        yield started
-    finally:
-        await started.stop()
 
 
 async def gone(client: Client, rt: ResourceType, name: str, namespace: str = "") -> bool:

@@ -7,16 +7,13 @@ through it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
 from draplane.api import errors, kinds, meta
 from draplane.api.auth import node_user
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
-from draplane.controlplane import ControlPlane, ControlPlaneConfig
+from draplane.controlplane import ControlPlane
 from draplane.drivers.example import ExampleNodePlugin
 from draplane.testing.apistate import events_for, wait_for
 from draplane.testing.builders import make_claim, make_pod
@@ -24,18 +21,6 @@ from draplane.testing.builders import make_claim, make_pod
 pytestmark = pytest.mark.slow
 
 TIMEOUT = 30.0
-
-
-@pytest.fixture
-async def plane(tmp_path: Path) -> AsyncIterator[ControlPlane]:
-    started = ControlPlane(
-        ControlPlaneConfig(data_dir=str(tmp_path / "plane"), port=0, nodes=1, store="memory")
-    )
-    await started.start()
-    try:
-        yield started
-    finally:
-        await started.stop()
 
 
 async def pod_where(client: Client, probe_phase: str) -> Obj | None:
