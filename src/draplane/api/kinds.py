@@ -216,6 +216,12 @@ SERVED: tuple[ResourceType, ...] = (
 STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs)
 """The served kinds that are stored (the review kinds are create-only)."""
 
+SUBRESOURCE_KINDS: dict[str, tuple[str, str, str]] = {
+    "binding": (CORE, "v1", "Binding"),
+    "token": (AUTHENTICATION_GROUP, "v1", "TokenRequest"),
+}
+"""Subresources whose body is another kind than their parent: (group, version, kind)."""
+
 _BY_GVR = {(r.group, r.version, r.resource): r for r in SERVED}
 _BY_KIND = {(r.api_version, r.kind): r for r in SERVED}
 _BY_KEY: dict[str, ResourceType] = {}

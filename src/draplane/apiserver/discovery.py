@@ -21,11 +21,6 @@ _SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
     "finalize": ("update",),
     "token": ("create",),
 }
-# Subresources of another kind than their parent: (group, version, kind).
-_SUBRESOURCE_KIND: dict[str, tuple[str, str, str]] = {
-    "binding": ("", "v1", "Binding"),
-    "token": ("authentication.k8s.io", "v1", "TokenRequest"),
-}
 
 
 def version_info() -> dict[str, str]:
@@ -88,11 +83,11 @@ def _resource_entries(rt: ResourceType) -> list[dict[str, Any]]:
             "name": f"{rt.resource}/{sub}",
             "singularName": "",
             "namespaced": rt.namespaced,
-            "kind": _SUBRESOURCE_KIND[sub][2] if sub in _SUBRESOURCE_KIND else rt.kind,
+            "kind": kinds.SUBRESOURCE_KINDS[sub][2] if sub in kinds.SUBRESOURCE_KINDS else rt.kind,
             "verbs": list(_SUBRESOURCE_VERBS.get(sub, ("get",))),
         }
-        if sub in _SUBRESOURCE_KIND:
-            entry["group"], entry["version"], _ = _SUBRESOURCE_KIND[sub]
+        if sub in kinds.SUBRESOURCE_KINDS:
+            entry["group"], entry["version"], _ = kinds.SUBRESOURCE_KINDS[sub]
         entries.append(entry)
     return entries
 

@@ -16,7 +16,7 @@ import orjson
 from aiohttp import web
 from multidict import MultiMapping
 
-from draplane.api import errors
+from draplane.api import errors, kinds
 from draplane.api.auth import UserInfo
 from draplane.api.handler import ApiHandler, WatchEvent
 from draplane.api.meta import Obj
@@ -55,16 +55,12 @@ def encode(obj: Obj, *, status: int = 200, pretty: bool = False) -> web.Response
     return web.Response(body=body, status=status, content_type="application/json")
 
 
-# Subresources whose body is another kind than their parent.
-_SUBRESOURCE_BODIES = {
-    "binding": ("v1", "Binding"),
-    "token": ("authentication.k8s.io/v1", "TokenRequest"),
-}
-
-
 def _check_type(info: RequestInfo, obj: Obj) -> None:
     """Fill a missing kind/apiVersion from the URL; refuse a body of another kind."""
-    expected = _SUBRESOURCE_BODIES.get(info.subresource, (info.rt.api_version, info.rt.kind))
+    expected = (info.rt.api_version, info.rt.kind)
+    if info.subresource in kinds.SUBRESOURCE_KINDS:
+        group, version, kind = kinds.SUBRESOURCE_KINDS[info.subresource]
+        expected = (f"{group}/{version}" if group else version, kind)
     api_version, kind = obj.get("apiVersion") or "", obj.get("kind") or ""
     if (api_version and api_version != expected[0]) or (kind and kind != expected[1]):
         raise errors.bad_request(
