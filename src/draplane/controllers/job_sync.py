@@ -1,0 +1,373 @@
+"""One Job sync as a pure function: `plan_sync(job, pods, ...)` says which pods to create and
+delete, which pods lose the tracking finalizer and the status to write first; `flush_status`
+is the status after the finalizers are gone (syncJob, manageJob and
+trackJobStatusAndRemoveFinalizers of pkg/controller/job/job_controller.go, 1.34).
+
+A finished pod is counted in three steps, so that it is counted exactly once even if the
+controller stops half way: its UID goes into `status.uncountedTerminatedPods`, its finalizer is
+removed, then the UID moves into `succeeded` or `failed`. A finish condition first appears as
+`SuccessCriteriaMet` or `FailureTarget`; `Complete` or `Failed` follow once nothing is uncounted
+and no pod is terminating.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from draplane.api import meta
+from draplane.api.meta import Obj
+from draplane.clock import format_time, parse_time
+from draplane.controllers import job_util as ju
+
+
+@dataclass(frozen=True)
+class BackoffRecord:
+    """Failures since the last success and when the last of them finished (backoff_utils.go)."""
+
+    failures_after_success: int = 0
+    last_failure: datetime | None = None
+
+    def remaining(self, now: datetime) -> float:
+        delay = ju.backoff_delay(self.failures_after_success)
+        if delay <= 0 or self.last_failure is None:
+            return 0.0
+        elapsed = (now - self.last_failure).total_seconds()
+        return max(0.0, delay - elapsed)
+
+
+def next_backoff(
+    record: BackoffRecord, succeeded: list[Obj], failed: list[Obj], now: datetime
+) -> BackoffRecord:
+    """newBackoffRecord: failures count up; a success resets, keeping failures after it."""
+    fail_times = sorted(ju.finish_time(p, now) for p in failed)
+    if not succeeded:
+        if not fail_times:
+            return record
+        return BackoffRecord(record.failures_after_success + len(fail_times), fail_times[-1])
+    last_success = max(ju.finish_time(p, now) for p in succeeded)
+    after = [t for t in fail_times if t > last_success]
+    return BackoffRecord(len(after), after[-1] if after else None)
+
+
+@dataclass
+class JobPlan:
+    status: Obj
+    """The status to write before any finalizer is removed."""
+    create: list[int | None] = field(default_factory=list)
+    """One entry per pod to create: its completion index (None for NonIndexed Jobs)."""
+    delete: list[Obj] = field(default_factory=list)
+    finalize: list[Obj] = field(default_factory=list)
+    """Pods whose `batch.kubernetes.io/job-tracking` finalizer is removed."""
+    finished: Obj | None = None
+    """The `Complete` or `Failed` condition to add once nothing is uncounted or terminating."""
+    events: list[tuple[str, str, str]] = field(default_factory=list)
+    requeue_after: float | None = None
+    backoff: BackoffRecord = BackoffRecord()
+
+    def requeue(self, seconds: float) -> None:
+        seconds = max(seconds, 0.0)
+        self.requeue_after = seconds if self.requeue_after is None else min(self.requeue_after, seconds)
+
+
+def _uncounted(status: Obj) -> tuple[set[str], set[str]]:
+    entry = status.get("uncountedTerminatedPods") or {}
+    return set(entry.get("succeeded") or []), set(entry.get("failed") or [])
+
+
+def _past_backoff_limit_on_failure(job: Obj, pods: list[Obj]) -> bool:
+    if ju.restart_policy(job) != "OnFailure":
+        return False
+    restarts = sum(ju.restart_count(p) for p in pods if ju.phase(p) in ("Running", "Pending"))
+    limit = ju.backoff_limit(job)
+    return restarts > 0 if limit == 0 else restarts >= limit
+
+
+def _past_deadline(job: Obj, status: Obj, now: datetime) -> tuple[bool, float | None]:
+    """(passed, seconds left) for activeDeadlineSeconds; never while suspended."""
+    deadline = ju.spec(job).get("activeDeadlineSeconds")
+    start = status.get("startTime")
+    if deadline is None or not start or ju.is_suspended(job):
+        return False, None
+    left = float(deadline) - (now - parse_time(start)).total_seconds()
+    return left <= 0, left
+
+
+def plan_sync(
+    job: Obj,
+    pods: list[Obj],
+    *,
+    now: datetime,
+    backoff: BackoffRecord = BackoffRecord(),
+    satisfied: bool = True,
+    expected_removals: frozenset[str] = frozenset(),
+) -> JobPlan:
+    """Everything one sync does to `job` and its `pods` (the pods it controls).
+
+    `satisfied`: earlier creates and deletes have been observed, so pods may be created or
+    deleted; `expected_removals`: pod UIDs whose finalizer removal is not yet observed.
+    """
+    status = meta.deep_copy(job.get("status") or {})
+    plan = JobPlan(status=status, backoff=backoff)
+    tracked = [
+        p for p in pods if ju.has_tracking_finalizer(p) and meta.uid(p) not in expected_removals
+    ]
+    if ju.finished_type(job) is not None or ju.spec(job).get("managedBy") not in (
+        None,
+        "kubernetes.io/job-controller",
+    ):
+        if ju.finished_type(job) is not None:
+            plan.finalize = tracked
+        return plan
+
+    suspended = ju.is_suspended(job)
+    if not status.get("startTime") and not suspended:
+        status["startTime"] = format_time(now)
+    unc_succeeded, unc_failed = _uncounted(status)
+    indexed = ju.is_indexed(job)
+    total = ju.completions(job)
+    prev_indexes = ju.parse_intervals(status.get("completedIndexes"), total) if indexed else set()
+
+    def new_pod(p: Obj) -> bool:
+        uid = meta.uid(p)
+        if uid in unc_succeeded or uid in unc_failed:
+            return False
+        return not indexed or ju.valid_index(p, job) is not None
+
+    new_succeeded = [p for p in tracked if ju.phase(p) == "Succeeded" and new_pod(p)]
+    new_failed = [p for p in tracked if ju.is_pod_failed(p, job) and new_pod(p)]
+    if indexed:
+        new_succeeded = [p for p in new_succeeded if ju.valid_index(p, job) not in prev_indexes]
+    succeeded = int(status.get("succeeded") or 0) + len(unc_succeeded) + len(new_succeeded)
+    failed = int(status.get("failed") or 0) + len(unc_failed) + len(new_failed)
+    plan.backoff = next_backoff(backoff, new_succeeded, new_failed, now)
+    active_pods = [p for p in pods if ju.is_active(p)]
+    active = len(active_pods)
+    terminating = sum(1 for p in pods if ju.is_terminating(p))
+    ready = sum(1 for p in active_pods if ju.is_ready(p))
+
+    # The finish condition, first match wins.
+    interim: Obj | None = None
+    if (cond := ju.find_condition(job, ju.SUCCESS_CRITERIA_MET)) is not None:
+        plan.finished = ju.new_condition(ju.COMPLETE, "True", cond["reason"], cond["message"], now)
+    elif (cond := ju.find_condition(job, ju.FAILURE_TARGET)) is not None:
+        plan.finished = ju.new_condition(ju.FAILED, "True", cond["reason"], cond["message"], now)
+    elif failed > ju.backoff_limit(job) or _past_backoff_limit_on_failure(job, pods):
+        interim = ju.new_condition(
+            ju.FAILURE_TARGET, "True", ju.REASON_BACKOFF_LIMIT, ju.MESSAGE_BACKOFF_LIMIT, now
+        )
+    else:
+        passed, left = _past_deadline(job, status, now)
+        if passed:
+            interim = ju.new_condition(
+                ju.FAILURE_TARGET, "True", ju.REASON_DEADLINE, ju.MESSAGE_DEADLINE, now
+            )
+        elif left is not None:
+            plan.requeue(left)
+
+    succeeded_indexes = set(prev_indexes)
+    if indexed:
+        succeeded_indexes |= {
+            i
+            for p in pods
+            if ju.phase(p) == "Succeeded" and (i := ju.valid_index(p, job)) is not None
+        }
+    if indexed and total is not None:
+        succeeded = max(succeeded, len(succeeded_indexes))
+
+    if interim is not None or plan.finished is not None:
+        plan.delete = active_pods[: ju.MAX_POD_CREATE_DELETE_PER_SYNC]
+    elif satisfied and not meta.deletion_timestamp(job):
+        _manage(plan, job, active_pods, pods, succeeded, succeeded_indexes, terminating, now)
+        complete = (succeeded > 0 if total is None else succeeded >= total) and (
+            active - len(plan.delete) + len(plan.create) == 0
+        )
+        if complete:
+            interim = ju.new_condition(
+                ju.SUCCESS_CRITERIA_MET,
+                "True",
+                ju.REASON_COMPLETIONS_REACHED,
+                ju.MESSAGE_COMPLETIONS_REACHED,
+                now,
+            )
+        else:
+            _suspend_conditions(plan, job, now)
+    active += len(plan.create) - len(plan.delete)
+    terminating += len(plan.delete)
+
+    _track_finished_pods(plan, job, tracked, prev_indexes, succeeded_indexes, interim)
+    if interim is not None:
+        status["conditions"] = [*(status.get("conditions") or []), interim]
+        final_type = ju.COMPLETE if interim["type"] == ju.SUCCESS_CRITERIA_MET else ju.FAILED
+        plan.finished = ju.new_condition(
+            final_type, "True", interim["reason"], interim["message"], now
+        )
+    if indexed:
+        status["completedIndexes"] = ju.format_intervals(succeeded_indexes)
+    status["active"] = active
+    status["ready"] = ready
+    status["terminating"] = terminating
+    status.setdefault("succeeded", 0)
+    status.setdefault("failed", 0)
+    return plan
+
+
+def _manage(
+    plan: JobPlan,
+    job: Obj,
+    active_pods: list[Obj],
+    pods: list[Obj],
+    succeeded: int,
+    succeeded_indexes: set[int],
+    terminating: int,
+    now: datetime,
+) -> None:
+    """manageJob: delete pods of a suspended Job or surplus pods, else create missing ones."""
+    active = len(active_pods)
+    cap = ju.MAX_POD_CREATE_DELETE_PER_SYNC
+    if ju.is_suspended(job):
+        plan.delete = ju.pods_for_removal(active_pods, active)[:cap]
+        return
+    total = ju.completions(job)
+    parallelism = ju.parallelism(job)
+    if total is None:
+        want = active if succeeded > 0 else parallelism
+    else:
+        want = max(0, min(total - succeeded, parallelism))
+    if ju.is_indexed(job) and total is not None:
+        # Duplicate pods of one index, and pods of indexes already succeeded, go first.
+        seen: set[int] = set()
+        surplus: list[Obj] = []
+        for pod in sorted(active_pods, key=lambda p: str(meta.metadata(p).get("creationTimestamp"))):
+            index = ju.valid_index(pod, job)
+            if index is None or index in seen or index in succeeded_indexes:
+                surplus.append(pod)
+            else:
+                seen.add(index)
+        if surplus:
+            plan.delete = surplus[:cap]
+            return
+    plan.delete = ju.pods_for_removal(active_pods, active - want)[:cap]
+    if plan.delete:
+        return
+    waiting = terminating if ju.only_replace_failed_pods(job) else 0
+    missing = min(want - waiting - active, cap)
+    if missing <= 0:
+        return
+    remaining = plan.backoff.remaining(now)
+    if remaining > 0:
+        plan.requeue(remaining)
+        return
+    if ju.is_indexed(job) and total is not None:
+        active_indexes = {i for p in active_pods if (i := ju.valid_index(p, job)) is not None}
+        plan.create = list(
+            ju.first_pending_indexes(
+                total, missing, succeeded=succeeded_indexes, active=active_indexes, failed=set()
+            )
+        )
+    else:
+        plan.create = [None] * missing
+
+
+def _suspend_conditions(plan: JobPlan, job: Obj, now: datetime) -> None:
+    status = plan.status
+    conds = status.get("conditions") or []
+    if ju.is_suspended(job):
+        updated, changed = ju.ensure_condition(
+            conds, ju.SUSPENDED, "True", "JobSuspended", "Job suspended", now
+        )
+        if changed:
+            plan.events.append(("Normal", "Suspended", "Job suspended"))
+    else:
+        updated, changed = ju.ensure_condition(
+            conds, ju.SUSPENDED, "False", "JobResumed", "Job resumed", now
+        )
+        if changed:
+            plan.events.append(("Normal", "Resumed", "Job resumed"))
+            # activeDeadlineSeconds counts the time a Job is continuously active.
+            status["startTime"] = format_time(now)
+    if changed:
+        status["conditions"] = updated
+
+
+def _track_finished_pods(
+    plan: JobPlan,
+    job: Obj,
+    tracked: list[Obj],
+    prev_indexes: set[int],
+    succeeded_indexes: set[int],
+    interim: Obj | None,
+) -> None:
+    """Record finished pods as uncounted and mark them for finalizer removal."""
+    status = plan.status
+    unc_succeeded, unc_failed = _uncounted(status)
+    finishing = interim is not None or plan.finished is not None
+    failing = finishing and not (
+        (interim or {}).get("type") == ju.SUCCESS_CRITERIA_MET
+        or (plan.finished or {}).get("type") == ju.COMPLETE
+    )
+    indexed = ju.is_indexed(job)
+    counted_indexes = set(prev_indexes)
+    removable = finishing or bool(meta.deletion_timestamp(job))
+    for pod in tracked:
+        uid = meta.uid(pod)
+        considered_failed = ju.is_pod_failed(pod, job)
+        succeeded = ju.phase(pod) == "Succeeded"
+        if not (removable or succeeded or considered_failed):
+            continue
+        plan.finalize.append(pod)
+        index = ju.valid_index(pod, job)
+        if succeeded and uid not in unc_failed:
+            if not indexed:
+                unc_succeeded.add(uid)
+            elif index is not None and (index not in counted_indexes or uid in unc_succeeded):
+                counted_indexes.add(index)
+                unc_succeeded.add(uid)
+        elif (considered_failed or failing) and uid not in unc_succeeded:
+            if not indexed or index is not None:
+                unc_failed.add(uid)
+        if len(unc_succeeded) + len(unc_failed) >= ju.MAX_UNCOUNTED_PODS:
+            break
+    if indexed:
+        succeeded_indexes |= counted_indexes
+    status["uncountedTerminatedPods"] = {
+        "succeeded": sorted(unc_succeeded),
+        "failed": sorted(unc_failed),
+    }
+
+
+def flush_status(
+    status: Obj, still_tracked: set[str], finished: Obj | None, now: datetime
+) -> tuple[Obj, list[tuple[str, str, str]]]:
+    """The status once finalizers are removed: uncounted UIDs move into the counters (except
+    `still_tracked`, whose pods still carry the finalizer), and the finish condition is added
+    when nothing is left uncounted or terminating. Returns the status and the events."""
+    out = meta.deep_copy(status)
+    unc_succeeded, unc_failed = _uncounted(out)
+    moved_succeeded = unc_succeeded - still_tracked
+    moved_failed = unc_failed - still_tracked
+    out["succeeded"] = int(out.get("succeeded") or 0) + len(moved_succeeded)
+    out["failed"] = int(out.get("failed") or 0) + len(moved_failed)
+    out["uncountedTerminatedPods"] = {
+        "succeeded": sorted(unc_succeeded - moved_succeeded),
+        "failed": sorted(unc_failed - moved_failed),
+    }
+    events: list[tuple[str, str, str]] = []
+    left = unc_succeeded - moved_succeeded or unc_failed - moved_failed
+    if finished is None or left or int(out.get("terminating") or 0) > 0:
+        return out, events
+    conds = [c for c in out.get("conditions") or [] if c.get("type") != finished["type"]]
+    finished = replace_time(finished, now)
+    out["conditions"] = [*conds, finished]
+    if finished["type"] == ju.COMPLETE:
+        out["completionTime"] = finished["lastTransitionTime"]
+        events.append(("Normal", "Completed", "Job completed"))
+    else:
+        events.append(("Warning", str(finished["reason"]), str(finished["message"])))
+    return out, events
+
+
+def replace_time(cond: Obj, now: datetime) -> Obj:
+    stamp = format_time(now)
+    return {**cond, "lastProbeTime": stamp, "lastTransitionTime": stamp}
+
