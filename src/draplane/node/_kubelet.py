@@ -27,7 +27,7 @@ from draplane.client.ratelimit import ItemExponentialFailureRateLimiter
 from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import Clock, parse_time
 from draplane.klog import V2, V4
-from draplane.node import _objects, _podstatus
+from draplane.node import _objects, _podconditions, _podstatus
 from draplane.node._claims import (
     ClaimNotReady,
     NodeContext,
@@ -40,7 +40,7 @@ from draplane.node._claims import (
 log = logging.getLogger(__name__)
 
 CLAIMS_PREPARED = "ClaimsPrepared"
-TERMINAL_PHASES = _podstatus.TERMINAL_PHASES
+TERMINAL_PHASES = _podconditions.TERMINAL_PHASES
 
 
 class PodKey(NamedTuple):
