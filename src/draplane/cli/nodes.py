@@ -68,6 +68,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="API server data dir for per-node tokens "
         "(default: the kubeconfig's directory when it holds a tokens file)",
     )
+    parser.add_argument(
+        "--run-seconds",
+        type=float,
+        default=None,
+        metavar="N",
+        help="containers exit (code 0) after N seconds unless their pod's "
+        "draplane.dev/run-seconds annotation says otherwise (default: they run until deleted)",
+    )
     add_metrics_port_flag(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
@@ -94,6 +102,7 @@ async def async_main(args: argparse.Namespace) -> int:
                 name_prefix=args.name_prefix,
                 plugins=plugin_registry(args.drivers or ["example"], args.extra_drivers),
                 metrics=metrics,
+                run_seconds=args.run_seconds,
             )
             runner = await serve_metrics(metrics, port=args.metrics_port, ready=nodes.has_synced)
             try:

@@ -165,6 +165,30 @@ class PodBuilder(_Builder):
         self._obj.setdefault("status", {}).setdefault("conditions", []).append(cond)
         return self
 
+    def restart_policy(self, value: str) -> Self:
+        self._obj["spec"]["restartPolicy"] = value
+        return self
+
+    def container(self, name: str, image: str = "registry.k8s.io/pause:3.9", **fields: Any) -> Self:
+        """Add a container (`env=[...]`, `envFrom=[...]`, `resources=...` as in the API)."""
+        self._obj["spec"]["containers"].append({"name": name, "image": image, **fields})
+        return self
+
+    def env(self, name: str, value: str, container: int = 0) -> Self:
+        self._obj["spec"]["containers"][container].setdefault("env", []).append(
+            {"name": name, "value": value}
+        )
+        return self
+
+    def init_container(
+        self, name: str, image: str = "registry.k8s.io/pause:3.9", **fields: Any
+    ) -> Self:
+        """Add an init container (`restartPolicy="Always"` makes it a sidecar)."""
+        self._obj["spec"].setdefault("initContainers", []).append(
+            {"name": name, "image": image, **fields}
+        )
+        return self
+
 
 class NodeBuilder(_Builder):
     def capacity(self, **resources: str) -> Self:
