@@ -70,7 +70,7 @@ class Batch:
 
     async def finish(self, pod: Obj, phase: str, *, restarts: int = 0) -> None:
         """Write a terminal status as the kubelet would."""
-        live = await self.client.get(PODS, meta.name(pod), "default")
+        live = meta.deep_copy(await self.client.get(PODS, meta.name(pod), "default"))
         live["status"] = {**(live.get("status") or {}), "phase": phase}
         if restarts:
             live["status"]["containerStatuses"] = [{"name": "ctr", "restartCount": restarts}]
@@ -156,14 +156,13 @@ async def test_indexed(batch: Batch) -> None:
     assert sorted(by_index) == ["0", "1", "2"]
     assert by_index["1"]["spec"]["hostname"] == "idx-1"
     assert meta.labels(by_index["1"])[ju.COMPLETION_INDEX] == "1"
-    await batch.finish(by_index["1"], "Succeeded")
     await batch.finish(by_index["0"], "Failed")
     # Index 0 is retried once the back-off (10 s) is waited out.
     await batch.delayed(batch.jobs.queue, "Job", "idx")
-    await batch.active(job, 1)
+    await batch.active(job, 2)
     batch.clock.step(10)
-    pods = await batch.active(job, 2)
-    assert sorted(meta.annotations(p)[ju.COMPLETION_INDEX] for p in pods) == ["0", "2"]
+    pods = await batch.active(job, 3)
+    assert sorted(meta.annotations(p)[ju.COMPLETION_INDEX] for p in pods) == ["0", "1", "2"]
     for pod in pods:
         await batch.finish(pod, "Succeeded")
     await batch.condition("idx", ju.COMPLETE)
@@ -181,7 +180,10 @@ async def test_backoff_limit_exceeded(batch: Batch) -> None:
     [pod] = await batch.active(job, 1)
     await batch.finish(pod, "Failed")
     failed = await batch.condition("flaky", ju.FAILED)
-    assert (failed["reason"], failed["message"]) == (ju.REASON_BACKOFF_LIMIT, ju.MESSAGE_BACKOFF_LIMIT)
+    assert (failed["reason"], failed["message"]) == (
+        ju.REASON_BACKOFF_LIMIT,
+        ju.MESSAGE_BACKOFF_LIMIT,
+    )
     status = (await batch.job("flaky"))["status"]
     assert ju.find_condition({"status": status}, ju.FAILURE_TARGET) is not None
     assert (status["failed"], status["succeeded"]) == (2, 0)
@@ -208,7 +210,7 @@ async def test_suspend_and_resume(batch: Batch) -> None:
     assert await batch.pods(job) == []
     assert "startTime" not in (await batch.job("later"))["status"]
     batch.clock.step(60)
-    live = await batch.job("later")
+    live = meta.deep_copy(await batch.job("later"))
     live["spec"]["suspend"] = False
     await batch.client.update(JOBS, live)
     await batch.active(job, 1)
@@ -226,6 +228,9 @@ async def test_deleted_pod_is_replaced_and_counted_failed(batch: Batch) -> None:
     job = await batch.create(make_job("replace").obj())
     [pod] = await batch.active(job, 1)
     await batch.client.delete(PODS, meta.name(pod), "default")
+    # A deletion is a failure: the replacement waits out the back-off.
+    await batch.delayed(batch.jobs.queue, "Job", "replace")
+    batch.clock.step(10)
     [replacement] = await batch.active(job, 1)
     assert meta.uid(replacement) != meta.uid(pod)
 
@@ -263,7 +268,7 @@ async def test_cronjob_schedules_jobs(batch: Batch) -> None:
     cronjob = await batch.create(cj.history_limits(1, 1).obj())
     await batch.delayed(batch.cronjobs.queue, "CronJob", "tick")
     assert (await batch.client.list(JOBS, "default"))["items"] == []
-    batch.clock.step(60)
+    batch.clock.step(61)  # requeued for just after the minute
     name = f"tick-{int(START.timestamp()) // 60 + 1}"
 
     async def scheduled(job_name: str) -> Obj | None:
@@ -299,4 +304,4 @@ async def test_cronjob_schedules_jobs(batch: Batch) -> None:
     await wait_for(pruned, what="history pruned")
     live = await batch.client.get(CRON_JOBS, "tick", "default")
     assert "active" not in live["status"]
-    assert live["status"]["lastSuccessfulTime"] == "2026-01-01T00:03:00Z"
+    assert live["status"]["lastSuccessfulTime"] == "2026-01-01T00:03:01Z"

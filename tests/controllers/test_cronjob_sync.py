@@ -164,8 +164,12 @@ CASES = {
     ),
     "suspended": Case(cronjob(suspend=True), at(5)),
     "Allow runs alongside an active Job": Case(
-        cronjob(active("hello-1")), at(5), jobs=[job("hello-1")], create="hello-29453765",
-        active=["hello-1"], requeue=300.1,
+        cronjob(active("hello-1")),
+        at(5),
+        jobs=[job("hello-1")],
+        create="hello-29453765",
+        active=["hello-1"],
+        requeue=300.1,
     ),
     "Forbid skips while a Job is active": Case(
         cronjob(active("hello-1"), concurrencyPolicy="Forbid"),
@@ -193,7 +197,10 @@ CASES = {
         requeue=300.1,
     ),
     "a missing Job leaves the active list": Case(
-        cronjob(active("hello-1")), at(3), gone={"hello-1-uid"}, events=["MissingJob"],
+        cronjob(active("hello-1")),
+        at(3),
+        gone={"hello-1-uid"},
+        events=["MissingJob"],
         requeue=120.1,
     ),
     "an unknown unfinished Job is reported": Case(
@@ -211,8 +218,11 @@ CASES = {
         requeue=240.1,
     ),
     "too many missed start times": Case(
-        cronjob(schedule="* * * * *"), at(200), create="hello-29453960",
-        events=["TooManyMissedTimes"], requeue=60.1,
+        cronjob(schedule="* * * * *"),
+        at(200),
+        create="hello-29453960",
+        events=["TooManyMissedTimes"],
+        requeue=60.1,
     ),
     "history limits delete the oldest finished Jobs": Case(
         cronjob(successfulJobsHistoryLimit=1, failedJobsHistoryLimit=0),
@@ -240,9 +250,7 @@ def test_plan_cronjob(case: Case) -> None:
     assert [j["metadata"]["name"] for j in plan.prune] == case.prune
     assert [r["name"] for r in plan.status.get("active") or []] == case.active
     assert [reason for _, reason, _ in plan.events] == case.events
-    assert plan.requeue_after == (
-        None if case.requeue is None else pytest.approx(case.requeue)
-    )
+    assert plan.requeue_after == (None if case.requeue is None else pytest.approx(case.requeue))
 
 
 def test_last_successful_time_is_the_latest_completion() -> None:

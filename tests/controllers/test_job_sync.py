@@ -91,8 +91,8 @@ class Case:
     """The type and reason of a condition added before the finalizers go."""
     finished: str | None = None
     completed_indexes: str | None = None
-    backoff: BackoffRecord = BackoffRecord()
-    prior: BackoffRecord = BackoffRecord()
+    backoff: BackoffRecord = field(default_factory=BackoffRecord)
+    prior: BackoffRecord = field(default_factory=BackoffRecord)
     requeue: float | None = None
     events: list[str] = field(default_factory=list)
 
@@ -235,8 +235,12 @@ CASES = {
         events=["Resumed"],
     ),
     "Indexed: lowest pending indexes, completed ones kept": Case(
-        job(counted(succeeded=1, completedIndexes="1"), completions=4, parallelism=3,
-            completionMode="Indexed"),
+        job(
+            counted(succeeded=1, completedIndexes="1"),
+            completions=4,
+            parallelism=3,
+            completionMode="Indexed",
+        ),
         pods=[pod("p0", index=0), pod("p3", "Succeeded", index=3)],
         create=[2],
         finalize=["p3"],
@@ -252,8 +256,7 @@ CASES = {
         active=1,
     ),
     "Indexed: a second success of one index is not counted": Case(
-        job(counted(succeeded=1, completedIndexes="0"), completions=2,
-            completionMode="Indexed"),
+        job(counted(succeeded=1, completedIndexes="0"), completions=2, completionMode="Indexed"),
         pods=[pod("p0", "Succeeded", index=0), pod("p1", index=1)],
         finalize=["p0"],
         completed_indexes="0",
@@ -284,8 +287,11 @@ def test_plan_sync(case: Case) -> None:
     unc = plan.status["uncountedTerminatedPods"]
     assert (unc["succeeded"], unc["failed"]) == case.uncounted
     assert plan.status["active"] == case.active
-    added = [c for c in plan.status.get("conditions") or [] if c not in
-             (case.job.get("status") or {}).get("conditions", [])]
+    added = [
+        c
+        for c in plan.status.get("conditions") or []
+        if c not in (case.job.get("status") or {}).get("conditions", [])
+    ]
     interim = [f"{c['type']}/{c['reason']}" for c in added if c["type"] != ju.SUSPENDED]
     assert interim == ([case.interim] if case.interim else [])
     assert (plan.finished or {}).get("type") == case.finished

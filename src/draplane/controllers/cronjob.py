@@ -19,6 +19,7 @@ from draplane.api.meta import Obj
 from draplane.client.events import NORMAL, WARNING, EventRecorder
 from draplane.client.informer import DeletedFinalStateUnknown, InformerFactory
 from draplane.client.interface import Client
+from draplane.client.mutationcache import MutationCache
 from draplane.client.ratelimit import RateLimiter
 from draplane.client.workers import run_workers
 from draplane.client.workqueue import RateLimitingQueue
@@ -65,10 +66,11 @@ class CronJobController:
             name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
         )
         self._cronjobs = informers.informer(CRON_JOBS)
+        # The CronJob as last written, until the informer has it: the Job it just created
+        # triggers a sync that must see that Job in `status.active`.
+        self._written = MutationCache(self._cronjobs.lister, max_entries=1000, clock=clock)
         self._jobs = informers.informer(JOBS, indexers={CRONJOB_UID_INDEX: cronjob_uid_index})
-        self._cronjobs.add_handler(
-            on_add=self._enqueue, on_update=lambda _, cj: self._enqueue(cj)
-        )
+        self._cronjobs.add_handler(on_add=self._enqueue, on_update=lambda _, cj: self._enqueue(cj))
         self._jobs.add_handler(
             on_add=self._enqueue_owner,
             on_update=lambda _, job: self._enqueue_owner(job),
@@ -95,7 +97,7 @@ class CronJobController:
             self.queue.add(ObjectKey(CRONJOB, meta.namespace(job), str(ref.get("name"))))
 
     async def sync(self, key: ObjectKey) -> None:
-        cronjob = self._cronjobs.lister.get(key.name, key.namespace)
+        cronjob = self._written.get(key.name, key.namespace)
         if cronjob is None:
             return
         jobs = self._jobs.lister.by_index(CRONJOB_UID_INDEX, meta.uid(cronjob))
@@ -113,6 +115,7 @@ class CronJobController:
             updated = meta.deep_copy(cronjob)
             updated["status"] = plan.status
             cronjob = await self._client.update(CRON_JOBS, updated, subresource="status")
+            self._written.mutation(cronjob)
         for type_, reason, message in plan.events:
             self.recorder.event(cronjob, type_, reason, message)
         if plan.requeue_after is not None:

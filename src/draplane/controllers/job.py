@@ -21,6 +21,7 @@ from draplane.api.meta import Obj
 from draplane.client.events import NORMAL, WARNING, EventRecorder
 from draplane.client.informer import DeletedFinalStateUnknown, InformerFactory
 from draplane.client.interface import Client
+from draplane.client.mutationcache import MutationCache
 from draplane.client.ratelimit import RateLimiter
 from draplane.client.workers import run_workers
 from draplane.client.workqueue import RateLimitingQueue
@@ -83,6 +84,9 @@ class JobController:
         """Pod UIDs whose finalizer removal was sent and not yet seen in the informer."""
         self._backoff: dict[str, BackoffRecord] = {}
         self._jobs = informers.informer(JOBS)
+        # The Job as this controller last wrote it, until the informer has that version: a
+        # sync right after a status write (its pods' events) must not start from a stale Job.
+        self._written = MutationCache(self._jobs.lister, max_entries=1000, clock=clock)
         self._pods = informers.informer(PODS, indexers={JOB_UID_INDEX: job_uid_index})
         self._jobs.add_handler(
             on_add=self._enqueue_job,
@@ -112,6 +116,7 @@ class JobController:
     def _on_job_delete(self, deleted: Obj | DeletedFinalStateUnknown) -> None:
         job = _unwrap(deleted)
         key = meta.key(job)
+        self._written.forget(job)
         self.expectations.forget(key)
         self._backoff.pop(key, None)
         for pod in self._pods.lister.by_index(JOB_UID_INDEX, meta.uid(job)):
@@ -129,6 +134,9 @@ class JobController:
 
     def _route_pod(self, pod: Obj) -> None:
         if not job_uid_index(pod):
+            # Orphaned (`--cascade=orphan`) or never a Job's: nothing will count it.
+            if ju.has_tracking_finalizer(pod) and meta.controller_ref(pod) is None:
+                self.queue.add(ObjectKey.of(POD, pod))
             return
         job = self._job_of(pod)
         if job is None:
@@ -169,7 +177,7 @@ class JobController:
         if key.kind == POD:
             await self._sync_orphan_pod(key)
             return
-        job = self._jobs.lister.get(key.name, key.namespace)
+        job = self._written.get(key.name, key.namespace)
         if job is None:
             return
         job_key = meta.key(job)
@@ -207,7 +215,9 @@ class JobController:
             return job
         updated = meta.deep_copy(job)
         updated["status"] = status
-        return await self._client.update(JOBS, updated, subresource="status")
+        written = await self._client.update(JOBS, updated, subresource="status")
+        self._written.mutation(written)
+        return written
 
     async def _delete_pods(self, job: Obj, plan: JobPlan) -> list[StatusError]:
         if not plan.delete:
@@ -290,6 +300,8 @@ class JobController:
         pod = self._pods.lister.get(key.name, key.namespace)
         if pod is None or not ju.has_tracking_finalizer(pod):
             return
+        if meta.controller_ref(pod) is not None and not job_uid_index(pod):
+            return  # another controller's pod
         job = self._job_of(pod)
         if job is None and (ref := meta.controller_ref(pod)) is not None:
             # The Job's informer may lag behind the pod's: only the API server is sure.

@@ -63,11 +63,13 @@ class JobPlan:
     """The `Complete` or `Failed` condition to add once nothing is uncounted or terminating."""
     events: list[tuple[str, str, str]] = field(default_factory=list)
     requeue_after: float | None = None
-    backoff: BackoffRecord = BackoffRecord()
+    backoff: BackoffRecord = field(default_factory=BackoffRecord)
 
     def requeue(self, seconds: float) -> None:
         seconds = max(seconds, 0.0)
-        self.requeue_after = seconds if self.requeue_after is None else min(self.requeue_after, seconds)
+        self.requeue_after = (
+            seconds if self.requeue_after is None else min(self.requeue_after, seconds)
+        )
 
 
 def _uncounted(status: Obj) -> tuple[set[str], set[str]]:
@@ -238,7 +240,9 @@ def _manage(
         # Duplicate pods of one index, and pods of indexes already succeeded, go first.
         seen: set[int] = set()
         surplus: list[Obj] = []
-        for pod in sorted(active_pods, key=lambda p: str(meta.metadata(p).get("creationTimestamp"))):
+        for pod in sorted(
+            active_pods, key=lambda p: str(meta.metadata(p).get("creationTimestamp"))
+        ):
             index = ju.valid_index(pod, job)
             if index is None or index in seen or index in succeeded_indexes:
                 surplus.append(pod)
@@ -323,9 +327,12 @@ def _track_finished_pods(
             elif index is not None and (index not in counted_indexes or uid in unc_succeeded):
                 counted_indexes.add(index)
                 unc_succeeded.add(uid)
-        elif (considered_failed or failing) and uid not in unc_succeeded:
-            if not indexed or index is not None:
-                unc_failed.add(uid)
+        elif (
+            (considered_failed or failing)
+            and uid not in unc_succeeded
+            and (not indexed or index is not None)
+        ):
+            unc_failed.add(uid)
         if len(unc_succeeded) + len(unc_failed) >= ju.MAX_UNCOUNTED_PODS:
             break
     if indexed:
@@ -370,4 +377,3 @@ def flush_status(
 def replace_time(cond: Obj, now: datetime) -> Obj:
     stamp = format_time(now)
     return {**cond, "lastProbeTime": stamp, "lastTransitionTime": stamp}
-

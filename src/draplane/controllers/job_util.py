@@ -9,7 +9,7 @@ backoff_utils.go, and pkg/controller/controller_utils.go).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from draplane.api import meta
 from draplane.api.errors import StatusError
@@ -213,12 +213,16 @@ def valid_index(pod: Obj, job: Obj) -> int | None:
 
 def restart_count(pod: Obj) -> int:
     status = pod.get("status") or {}
-    entries = [*(status.get("initContainerStatuses") or []), *(status.get("containerStatuses") or [])]
+    entries = [
+        *(status.get("initContainerStatuses") or []),
+        *(status.get("containerStatuses") or []),
+    ]
     return sum(int(entry.get("restartCount") or 0) for entry in entries)
 
 
 def finish_time(pod: Obj, now: datetime) -> datetime:
-    """When the pod finished: its last container termination, else its deletion, else now."""
+    """When the pod finished (getFinishedTime): its last container termination, else when its
+    Ready condition turned False on a terminal pod, else when its deletion began, else now."""
     status = pod.get("status") or {}
     stamps = [
         ((entry.get("state") or {}).get("terminated") or {}).get("finishedAt")
@@ -227,8 +231,15 @@ def finish_time(pod: Obj, now: datetime) -> datetime:
     found = [parse_time(s) for s in stamps if s]
     if found:
         return max(found)
+    for cond in status.get("conditions") or []:
+        if cond.get("type") == "Ready" and cond.get("status") == "False" and is_terminal(pod):
+            if cond.get("lastTransitionTime"):
+                return parse_time(str(cond["lastTransitionTime"]))
     deleted = meta.deletion_timestamp(pod)
-    return parse_time(deleted) if deleted else now
+    if deleted:
+        grace = int(meta.metadata(pod).get("deletionGracePeriodSeconds") or 0)
+        return parse_time(deleted) - timedelta(seconds=grace)
+    return now
 
 
 def _removal_rank(pod: Obj) -> tuple[int, int, int, int]:
@@ -301,9 +312,7 @@ def _with_index_env(container: Obj) -> None:
     if any(entry.get("name") == COMPLETION_INDEX_ENV for entry in env):
         return
     field_path = f"metadata.annotations['{COMPLETION_INDEX}']"
-    env.append(
-        {"name": COMPLETION_INDEX_ENV, "valueFrom": {"fieldRef": {"fieldPath": field_path}}}
-    )
+    env.append({"name": COMPLETION_INDEX_ENV, "valueFrom": {"fieldRef": {"fieldPath": field_path}}})
 
 
 def pod_from_template(job: Obj, index: int | None) -> Obj:
