@@ -141,9 +141,7 @@ async def test_kubectl_delete_job_in_the_foreground(plane: ControlPlane, tmp_pat
     await client.create(kinds.JOBS, long_running_job("forever"), "default")
     await running_pods(client, 2)
     # kubectl waits until the Job is gone: Foreground means pods and claims went first.
-    await kubectl(plane, "1.32", tmp_path).run(
-        "delete", "job", "forever", "--cascade=foreground"
-    )
+    await kubectl(plane, "1.32", tmp_path).run("delete", "job", "forever", "--cascade=foreground")
     await nothing_left(client)
 
 

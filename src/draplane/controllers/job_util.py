@@ -232,9 +232,9 @@ def finish_time(pod: Obj, now: datetime) -> datetime:
     if found:
         return max(found)
     for cond in status.get("conditions") or []:
-        if cond.get("type") == "Ready" and cond.get("status") == "False" and is_terminal(pod):
-            if cond.get("lastTransitionTime"):
-                return parse_time(str(cond["lastTransitionTime"]))
+        ready_false = cond.get("type") == "Ready" and cond.get("status") == "False"
+        if ready_false and is_terminal(pod) and cond.get("lastTransitionTime"):
+            return parse_time(str(cond["lastTransitionTime"]))
     deleted = meta.deletion_timestamp(pod)
     if deleted:
         grace = int(meta.metadata(pod).get("deletionGracePeriodSeconds") or 0)
