@@ -1,84 +1,48 @@
-"""CronJob schedules: parsing (5-field cron and the `@hourly`-style macros, in the CronJob's
-`timeZone`), the next and the most recent missed schedule times, Job names and the Job made
-from the template (pkg/controller/cronjob/utils.go; robfig/cron's standard parser, through
-`croniter`, see docs/dependencies.md).
+"""CronJob schedules for the controller: `parse_schedule` (robfig/cron's standard parser, the
+one in `draplane.api.cron` that validation uses too, in the CronJob's `timeZone`), the next and
+the most recent missed schedule times, Job names and the Job made from the template
+(pkg/controller/cronjob/utils.go).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from croniter import croniter
-
-from draplane.api import meta
+from draplane.api import cron, meta
 from draplane.api.meta import Obj
-from draplane.clock import format_time
+from draplane.clock import format_time, parse_time
 
 SCHEDULED_TIMESTAMP_ANNOTATION = "batch.kubernetes.io/cronjob-scheduled-timestamp"
 NEXT_SCHEDULE_DELTA = 0.1
 """Requeue this long after the next schedule time, so that the sync sees it as passed."""
 MAX_MISSED = 100
-MACROS = {
-    "@yearly": "0 0 1 1 *",
-    "@annually": "0 0 1 1 *",
-    "@monthly": "0 0 1 * *",
-    "@weekly": "0 0 * * 0",
-    "@daily": "0 0 * * *",
-    "@midnight": "0 0 * * *",
-    "@hourly": "0 * * * *",
-}
 
-
-_NAMES = re.compile(r"JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC|SUN|MON|TUE|WED|THU|FRI|SAT")
-
-
-class ScheduleError(ValueError):
-    """An unparseable schedule or an unknown time zone."""
+ScheduleError = cron.CronError
+"""An unparseable schedule, an unknown time zone, or a schedule that never fires."""
 
 
 def time_zone(name: str | None) -> tzinfo:
     """The IANA zone `name`; none or "" is UTC (as the controller-manager runs)."""
-    if not name:
-        return UTC
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as err:
-        raise ScheduleError(f"unknown time zone {name}") from err
+    return UTC if not name else cron.load_zone(name)
 
 
 @dataclass(frozen=True)
 class Schedule:
-    expression: str
+    parsed: cron.Schedule
     zone: tzinfo
 
     def next(self, after: datetime) -> datetime:
-        """The first schedule time strictly after `after` (whole seconds, UTC)."""
-        start = after.astimezone(self.zone).replace(microsecond=0)
-        found: datetime = croniter(self.expression, start).get_next(datetime)
+        """The first schedule time strictly after `after`, in UTC."""
+        found = self.parsed.next_after(after, self.zone)
+        if found is None:
+            raise ScheduleError("no schedule time within five years")
         return found.astimezone(UTC)
 
 
 def parse_schedule(schedule: str, zone_name: str | None = None) -> Schedule:
-    """robfig/cron's ParseStandard: five fields, or a macro."""
-    expression = " ".join(schedule.split())
-    expression = MACROS.get(expression.lower(), expression)
-    fields = expression.split(" ")
-    if len(fields) != 5:
-        raise ScheduleError(f"expected exactly 5 fields, found {len(fields)}: {schedule}")
-    bare = _NAMES.sub("", expression.upper())
-    if any(c in bare for c in "LWH#"):
-        # croniter extensions robfig/cron does not have.
-        raise ScheduleError(f"unsupported characters in schedule: {schedule}")
-    if not croniter.is_valid(expression):
-        raise ScheduleError(f"unparseable schedule: {schedule}")
-    return Schedule(expression, time_zone(zone_name))
-
-
-def _parse(value: str) -> datetime:
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    """cron.ParseStandard of the schedule, in `zone_name` (the CronJob's timeZone)."""
+    return Schedule(cron.parse_schedule(schedule), time_zone(zone_name))
 
 
 def most_recent_schedule_time(
@@ -88,7 +52,7 @@ def most_recent_schedule_time(
     many were missed), as mostRecentScheduleTime upstream."""
     md = meta.metadata(cronjob)
     status = cronjob.get("status") or {}
-    earliest = _parse(status.get("lastScheduleTime") or md.get("creationTimestamp"))
+    earliest = parse_time(str(status.get("lastScheduleTime") or md.get("creationTimestamp")))
     deadline = (cronjob.get("spec") or {}).get("startingDeadlineSeconds")
     if with_deadline and deadline is not None:
         earliest = max(earliest, now - timedelta(seconds=int(deadline)))
@@ -99,6 +63,8 @@ def most_recent_schedule_time(
     if now < t2:
         return earliest, t1, 1
     interval = round((t2 - t1).total_seconds())
+    if interval < 1:
+        raise ScheduleError("time difference between two schedules is less than 1 second")
     missed = int((now - t1).total_seconds()) // interval + 1
     most_recent = t1
     t = t1 + timedelta(seconds=(missed - 1) * interval)

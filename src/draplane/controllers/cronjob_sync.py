@@ -123,20 +123,28 @@ def plan_cronjob(cronjob: Obj, jobs: list[Obj], now: datetime, gone: set[str]) -
     plan.prune = _history(cronjob, jobs)
     if meta.deletion_timestamp(cronjob) or spec.get("suspend"):
         return plan
+    zone_name = spec.get("timeZone")
     try:
-        zone = time_zone(spec.get("timeZone"))
+        zone = time_zone(zone_name)
     except ScheduleError as err:
-        plan.events.append(("Warning", "UnknownTimeZone", f"invalid timeZone: {err}"))
+        plan.events.append(
+            ("Warning", "UnknownTimeZone", f'invalid timeZone: "{zone_name}": {err}')
+        )
         return plan
     try:
-        schedule = parse_schedule(str(spec.get("schedule") or ""), spec.get("timeZone"))
+        schedule = parse_schedule(str(spec.get("schedule") or ""), zone_name)
     except ScheduleError as err:
-        message = f"unparseable schedule: {spec.get('schedule')!r} : {err}"
+        message = f'unparseable schedule: "{spec.get("schedule")}" : {err}'
         plan.events.append(("Warning", "UnparseableSchedule", message))
         return plan
     view = {**cronjob, "status": plan.status}
-    _, scheduled, missed = most_recent_schedule_time(view, now, schedule, with_deadline=True)
-    plan.requeue_after = next_schedule_delay(view, now, schedule)
+    try:
+        _, scheduled, missed = most_recent_schedule_time(view, now, schedule, with_deadline=True)
+        plan.requeue_after = next_schedule_delay(view, now, schedule)
+    except ScheduleError as err:
+        message = f"invalid schedule: {spec.get('schedule')} : {err}"
+        plan.events.append(("Warning", "InvalidSchedule", message))
+        return plan
     if scheduled is None:
         return plan
     if missed > MAX_MISSED:

@@ -358,7 +358,7 @@ def backoff_delay(failures_after_success: int) -> float:
     """10 s doubling per failure since the last success, at most 10 minutes; 0 without one."""
     if failures_after_success <= 0:
         return 0.0
-    return min(DEFAULT_BACKOFF * 2 ** (failures_after_success - 1), MAX_BACKOFF)
+    return min(DEFAULT_BACKOFF * 2.0 ** (failures_after_success - 1), MAX_BACKOFF)
 
 
 def namespace_terminating(err: StatusError) -> bool:
