@@ -76,8 +76,10 @@ async def nothing_left(client: Client) -> None:
 async def test_job_with_claim_template_completes(plane: ControlPlane, tmp_path: Path) -> None:
     client = plane.client()
     manifest = (EXAMPLES / "job-with-claim-template.yaml").read_text()
-    await kubectl(plane, "1.27", tmp_path).run("apply", "-f", "-", stdin=manifest)
+    run = kubectl(plane, "1.27", tmp_path).run
+    await run("apply", "-f", "-", stdin=manifest)
     job = await finished(client, "job-with-claims")
+    assert "4/4" in (await run("get", "job", "job-with-claims")).splitlines()[1].split()
     status = job["status"]
     assert (status["succeeded"], status["failed"], status["active"]) == (4, 0, 0)
     pods = await listed(client, kinds.PODS)
@@ -168,4 +170,26 @@ async def test_delete_cronjob_cascades(plane: ControlPlane, policy: str) -> None
         await wait_for(orphaned, timeout=TIMEOUT, what="job orphaned")
         assert len(await running_pods(client, 2)) == 2
         await client.delete(kinds.JOBS, "from-cron", "default", propagation_policy="Background")
+    await nothing_left(client)
+
+
+async def test_orphaned_job_pods_lose_the_tracking_finalizer(plane: ControlPlane) -> None:
+    client = plane.client()
+    template = example("job-with-claim-template.yaml")[0]
+    await client.create(kinds.RESOURCE_CLAIM_TEMPLATES, template, "default")
+    await client.create(kinds.JOBS, long_running_job("forever"), "default")
+    await running_pods(client, 2)
+    await client.delete(kinds.JOBS, "forever", "default", propagation_policy="Orphan")
+
+    async def released() -> list[Obj] | None:
+        if await listed(client, kinds.JOBS):
+            return None
+        pods = await listed(client, kinds.PODS)
+        free = all(not meta.owner_references(p) and not meta.finalizers(p) for p in pods)
+        return pods if free else None
+
+    pods = await wait_for(released, timeout=TIMEOUT, what="pods orphaned and untracked")
+    assert [ju.phase(p) for p in pods] == ["Running", "Running"]
+    for pod in pods:
+        await client.delete(kinds.PODS, meta.name(pod), "default")
     await nothing_left(client)
