@@ -11,7 +11,8 @@ import pytest
 
 from draplane.api.meta import Obj
 from draplane.controllers import job_util as ju
-from draplane.controllers.job_sync import BackoffRecord, flush_status, next_backoff, plan_sync
+from draplane.controllers.job_backoff import BackoffRecord, backoff_delay, next_backoff
+from draplane.controllers.job_sync import flush_status, plan_sync
 from draplane.testing.builders import make_pod
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -53,6 +54,8 @@ def pod(
     finalizer: bool = True,
     restarts: int = 0,
     created: str = "2026-01-01T11:00:00Z",
+    exit_code: int | None = None,
+    condition: str = "",
 ) -> Obj:
     builder = make_pod(name).uid(name).owner("Job", "pi", JOB_UID, api_version="batch/v1")
     builder.phase(phase).set("metadata.creationTimestamp", created)
@@ -66,7 +69,20 @@ def pod(
         builder.deletion_timestamp(STAMP)
     if restarts:
         builder.set("status.containerStatuses", [{"name": "ctr", "restartCount": restarts}])
+    if exit_code is not None:
+        state = {"terminated": {"exitCode": exit_code, "finishedAt": STAMP}}
+        builder.set("status.containerStatuses", [{"name": "ctr", "state": state}])
+    if condition:
+        builder.condition(condition, "True")
     return builder.obj()
+
+
+FAIL_ON_42 = {"rules": [{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [42]}}]}
+IGNORE_DISRUPTION = {
+    "rules": [
+        {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}
+    ]
+}
 
 
 def counted(succeeded: int = 0, failed: int = 0, **extra: Any) -> Obj:
@@ -214,6 +230,31 @@ CASES = {
             )
         ),
         finished=ju.FAILED,
+    ),
+    "podFailurePolicy FailJob on an exit code": Case(
+        job(counted(), parallelism=2, completions=2, podFailurePolicy=FAIL_ON_42),
+        pods=[pod("a", "Failed", exit_code=42), pod("b")],
+        delete=["b"],
+        finalize=["a", "b"],
+        uncounted=([], ["a", "b"]),
+        interim=f"{ju.FAILURE_TARGET}/{ju.REASON_POD_FAILURE_POLICY}",
+        finished=ju.FAILED,
+        backoff=BackoffRecord(1, NOW),
+    ),
+    "podFailurePolicy Ignore: not counted, replaced at once": Case(
+        job(counted(), podFailurePolicy=IGNORE_DISRUPTION),
+        pods=[pod("a", "Failed", condition="DisruptionTarget")],
+        create=[None],
+        finalize=["a"],
+        active=1,
+    ),
+    "podFailurePolicy without a match counts the failure": Case(
+        job(counted(), podFailurePolicy=FAIL_ON_42),
+        pods=[pod("a", "Failed", exit_code=1)],
+        finalize=["a"],
+        uncounted=([], ["a"]),
+        backoff=BackoffRecord(1, NOW),
+        requeue=10.0,
     ),
     "suspended: active pods deleted, condition set": Case(
         job(counted(), suspend=True, parallelism=2, completions=2),
@@ -389,7 +430,7 @@ def test_next_backoff(
     "failures,delay", [(0, 0.0), (1, 10.0), (2, 20.0), (4, 80.0), (7, 600.0), (30, 600.0)]
 )
 def test_backoff_delay(failures: int, delay: float) -> None:
-    assert ju.backoff_delay(failures) == delay
+    assert backoff_delay(failures) == delay
     record = BackoffRecord(failures, NOW - timedelta(seconds=5))
     assert record.remaining(NOW) == max(0.0, delay - 5)
 
@@ -443,3 +484,12 @@ def test_non_indexed_pod_from_template() -> None:
     assert body["metadata"]["generateName"] == "pi-"
     assert "hostname" not in body["spec"]
     assert "env" not in body["spec"]["containers"][0]
+
+
+def test_fail_job_message() -> None:
+    failed = pod("a", "Failed", exit_code=42)
+    plan = plan_sync(job(counted(), podFailurePolicy=FAIL_ON_42), [failed], now=NOW)
+    assert plan.finished is not None
+    assert plan.finished["message"] == (
+        "Container ctr for pod default/a failed with exit code 42 matching FailJob rule at index 0"
+    )

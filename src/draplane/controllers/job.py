@@ -28,7 +28,8 @@ from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers import job_util as ju
 from draplane.controllers.expectations import Expectations
-from draplane.controllers.job_sync import BackoffRecord, JobPlan, flush_status, plan_sync
+from draplane.controllers.job_backoff import BackoffRecord
+from draplane.controllers.job_sync import JobPlan, flush_status, plan_sync
 from draplane.controllers.objectkey import ObjectKey
 
 log = logging.getLogger(__name__)

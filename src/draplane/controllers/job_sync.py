@@ -18,36 +18,10 @@ from datetime import datetime
 from draplane.api import meta
 from draplane.api.meta import Obj
 from draplane.clock import format_time, parse_time
-from draplane.controllers import job_util as ju
+from draplane.controllers import job_failurepolicy, job_util as ju
+from draplane.controllers.job_backoff import BackoffRecord, next_backoff
 
-
-@dataclass(frozen=True)
-class BackoffRecord:
-    """Failures since the last success and when the last of them finished (backoff_utils.go)."""
-
-    failures_after_success: int = 0
-    last_failure: datetime | None = None
-
-    def remaining(self, now: datetime) -> float:
-        delay = ju.backoff_delay(self.failures_after_success)
-        if delay <= 0 or self.last_failure is None:
-            return 0.0
-        elapsed = (now - self.last_failure).total_seconds()
-        return max(0.0, delay - elapsed)
-
-
-def next_backoff(
-    record: BackoffRecord, succeeded: list[Obj], failed: list[Obj], now: datetime
-) -> BackoffRecord:
-    """newBackoffRecord: failures count up; a success resets, keeping failures after it."""
-    fail_times = sorted(ju.finish_time(p, now) for p in failed)
-    if not succeeded:
-        if not fail_times:
-            return record
-        return BackoffRecord(record.failures_after_success + len(fail_times), fail_times[-1])
-    last_success = max(ju.finish_time(p, now) for p in succeeded)
-    after = [t for t in fail_times if t > last_success]
-    return BackoffRecord(len(after), after[-1] if after else None)
+NO_BACKOFF = BackoffRecord()
 
 
 @dataclass
@@ -77,6 +51,27 @@ def _uncounted(status: Obj) -> tuple[set[str], set[str]]:
     return set(entry.get("succeeded") or []), set(entry.get("failed") or [])
 
 
+def _counts_as_failed(job: Obj, pod: Obj) -> bool:
+    """A failed pod whose podFailurePolicy action is not Ignore."""
+    if not ju.is_pod_failed(pod, job):
+        return False
+    action, _ = job_failurepolicy.match(ju.spec(job).get("podFailurePolicy"), pod)
+    return action != job_failurepolicy.IGNORE
+
+
+def _fail_job_message(job: Obj, pods: list[Obj]) -> str:
+    """The message of the first failed pod matching a FailJob rule, else ""."""
+    policy = ju.spec(job).get("podFailurePolicy")
+    if not policy:
+        return ""
+    for pod in pods:
+        if ju.is_pod_failed(pod, job):
+            action, message = job_failurepolicy.match(policy, pod)
+            if action == job_failurepolicy.FAIL_JOB:
+                return message
+    return ""
+
+
 def _past_backoff_limit_on_failure(job: Obj, pods: list[Obj]) -> bool:
     if ju.restart_policy(job) != "OnFailure":
         return False
@@ -100,7 +95,7 @@ def plan_sync(
     pods: list[Obj],
     *,
     now: datetime,
-    backoff: BackoffRecord = BackoffRecord(),
+    backoff: BackoffRecord = NO_BACKOFF,
     satisfied: bool = True,
     expected_removals: frozenset[str] = frozenset(),
 ) -> JobPlan:
@@ -137,7 +132,7 @@ def plan_sync(
         return not indexed or ju.valid_index(p, job) is not None
 
     new_succeeded = [p for p in tracked if ju.phase(p) == "Succeeded" and new_pod(p)]
-    new_failed = [p for p in tracked if ju.is_pod_failed(p, job) and new_pod(p)]
+    new_failed = [p for p in tracked if _counts_as_failed(job, p) and new_pod(p)]
     if indexed:
         new_succeeded = [p for p in new_succeeded if ju.valid_index(p, job) not in prev_indexes]
     succeeded = int(status.get("succeeded") or 0) + len(unc_succeeded) + len(new_succeeded)
@@ -154,6 +149,10 @@ def plan_sync(
         plan.finished = ju.new_condition(ju.COMPLETE, "True", cond["reason"], cond["message"], now)
     elif (cond := ju.find_condition(job, ju.FAILURE_TARGET)) is not None:
         plan.finished = ju.new_condition(ju.FAILED, "True", cond["reason"], cond["message"], now)
+    elif message := _fail_job_message(job, tracked):
+        interim = ju.new_condition(
+            ju.FAILURE_TARGET, "True", ju.REASON_POD_FAILURE_POLICY, message, now
+        )
     elif failed > ju.backoff_limit(job) or _past_backoff_limit_on_failure(job, pods):
         interim = ju.new_condition(
             ju.FAILURE_TARGET, "True", ju.REASON_BACKOFF_LIMIT, ju.MESSAGE_BACKOFF_LIMIT, now
@@ -331,6 +330,7 @@ def _track_finished_pods(
             (considered_failed or failing)
             and uid not in unc_succeeded
             and (not indexed or index is not None)
+            and (not considered_failed or _counts_as_failed(job, pod))
         ):
             unc_failed.add(uid)
         if len(unc_succeeded) + len(unc_failed) >= ju.MAX_UNCOUNTED_PODS:

@@ -23,8 +23,6 @@ CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
 MAX_UNCOUNTED_PODS = 500
 MAX_POD_CREATE_DELETE_PER_SYNC = 500
-DEFAULT_BACKOFF = 10.0
-MAX_BACKOFF = 600.0
 DEFAULT_BACKOFF_LIMIT = 6
 
 COMPLETE = "Complete"
@@ -349,16 +347,6 @@ def pod_from_template(job: Obj, index: int | None) -> Obj:
         for container in [*(pod_spec.get("initContainers") or []), *pod_spec["containers"]]:
             _with_index_env(container)
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": pod_spec}
-
-
-# --- failure back-off -----------------------------------------------------------------------
-
-
-def backoff_delay(failures_after_success: int) -> float:
-    """10 s doubling per failure since the last success, at most 10 minutes; 0 without one."""
-    if failures_after_success <= 0:
-        return 0.0
-    return min(DEFAULT_BACKOFF * 2.0 ** (failures_after_success - 1), MAX_BACKOFF)
 
 
 def namespace_terminating(err: StatusError) -> bool:
