@@ -199,8 +199,11 @@ class JobController:
         job = await self._write_status(job, plan.status)
         self._backoff[job_key] = plan.backoff
         still_tracked = await self._remove_finalizers(plan.finalize)
+        finalized = {meta.uid(p) for p in plan.finalize}
         still_tracked |= {
-            meta.uid(p) for p in pods if ju.has_tracking_finalizer(p) and p not in plan.finalize
+            meta.uid(p)
+            for p in pods
+            if ju.has_tracking_finalizer(p) and meta.uid(p) not in finalized
         }
         final, events = flush_status(plan.status, still_tracked, plan.finished, self._clock.now())
         job = await self._write_status(job, final)
