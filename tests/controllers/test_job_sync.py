@@ -12,7 +12,8 @@ import pytest
 from draplane.api.meta import Obj
 from draplane.controllers import job_util as ju
 from draplane.controllers.job_backoff import BackoffRecord, backoff_delay, next_backoff
-from draplane.controllers.job_sync import flush_status, plan_sync
+from draplane.controllers.job_flush import flush_status
+from draplane.controllers.job_sync import plan_sync
 from draplane.testing.builders import make_pod
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -56,6 +57,8 @@ def pod(
     created: str = "2026-01-01T11:00:00Z",
     exit_code: int | None = None,
     condition: str = "",
+    finished_at: str = STAMP,
+    failures: int | None = None,
 ) -> Obj:
     builder = make_pod(name).uid(name).owner("Job", "pi", JOB_UID, api_version="batch/v1")
     builder.phase(phase).set("metadata.creationTimestamp", created)
@@ -70,13 +73,23 @@ def pod(
     if restarts:
         builder.set("status.containerStatuses", [{"name": "ctr", "restartCount": restarts}])
     if exit_code is not None:
-        state = {"terminated": {"exitCode": exit_code, "finishedAt": STAMP}}
+        state = {"terminated": {"exitCode": exit_code, "finishedAt": finished_at}}
         builder.set("status.containerStatuses", [{"name": "ctr", "state": state}])
     if condition:
         builder.condition(condition, "True")
+    if failures is not None:
+        builder.annotation(ju.INDEX_FAILURE_COUNT, str(failures))
     return builder.obj()
 
 
+EARLIER = "2026-01-01T11:59:00Z"
+PER_INDEX = {
+    "completions": 2,
+    "parallelism": 2,
+    "completionMode": "Indexed",
+    "backoffLimitPerIndex": 1,
+    "backoffLimit": 2**31 - 1,
+}
 FAIL_ON_42 = {"rules": [{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [42]}}]}
 IGNORE_DISRUPTION = {
     "rules": [
@@ -107,6 +120,8 @@ class Case:
     """The type and reason of a condition added before the finalizers go."""
     finished: str | None = None
     completed_indexes: str | None = None
+    failed_indexes: str | None = None
+    failures: dict[int, int] = field(default_factory=dict)
     backoff: BackoffRecord = field(default_factory=BackoffRecord)
     prior: BackoffRecord = field(default_factory=BackoffRecord)
     requeue: float | None = None
@@ -303,6 +318,55 @@ CASES = {
         completed_indexes="0",
         active=1,
     ),
+    "backoffLimitPerIndex: a failed index waits out its own back-off": Case(
+        job(counted(), **PER_INDEX),
+        pods=[pod("p0", "Failed", index=0, exit_code=1), pod("p1", index=1)],
+        finalize=["p0"],
+        uncounted=([], ["p0"]),
+        completed_indexes="",
+        failed_indexes="",
+        active=1,
+        backoff=BackoffRecord(1, NOW),
+        requeue=10.0,
+    ),
+    "backoffLimitPerIndex: then it is retried with its failure count": Case(
+        job(counted(failed=1), **PER_INDEX),
+        pods=[
+            pod("p0", "Failed", index=0, exit_code=1, finalizer=False, finished_at=EARLIER),
+            pod("p1", index=1),
+        ],
+        create=[0],
+        failures={0: 1},
+        completed_indexes="",
+        failed_indexes="",
+        active=2,
+    ),
+    "backoffLimitPerIndex: an index out of retries fails the Job once the rest is done": Case(
+        job(counted(), **PER_INDEX),
+        pods=[
+            pod("p0", "Failed", index=0, exit_code=1, failures=1),
+            pod("p1", "Succeeded", index=1),
+        ],
+        finalize=["p0", "p1"],
+        uncounted=(["p1"], ["p0"]),
+        interim=f"{ju.FAILURE_TARGET}/{ju.REASON_FAILED_INDEXES}",
+        finished=ju.FAILED,
+        completed_indexes="1",
+        failed_indexes="0",
+        backoff=BackoffRecord(0, None),
+    ),
+    "maxFailedIndexes exceeded": Case(
+        job(counted(), **PER_INDEX, maxFailedIndexes=0),
+        pods=[pod("p0", "Failed", index=0, exit_code=1, failures=1), pod("p1", index=1)],
+        delete=["p1"],
+        finalize=["p0", "p1"],
+        uncounted=([], ["p0", "p1"]),
+        interim=f"{ju.FAILURE_TARGET}/{ju.REASON_MAX_FAILED_INDEXES}",
+        finished=ju.FAILED,
+        completed_indexes="",
+        failed_indexes="0",
+        backoff=BackoffRecord(1, NOW),
+    ),
     "finished job: finalizers removed, nothing else": Case(
         job(
             counted(
@@ -337,6 +401,8 @@ def test_plan_sync(case: Case) -> None:
     assert interim == ([case.interim] if case.interim else [])
     assert (plan.finished or {}).get("type") == case.finished
     assert plan.status.get("completedIndexes") == case.completed_indexes
+    assert plan.status.get("failedIndexes") == case.failed_indexes
+    assert plan.index_failures == case.failures
     assert plan.backoff == case.backoff
     assert plan.requeue_after == case.requeue
     assert [reason for _, reason, _ in plan.events] == case.events

@@ -29,7 +29,8 @@ from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers import job_util as ju
 from draplane.controllers.expectations import Expectations
 from draplane.controllers.job_backoff import BackoffRecord
-from draplane.controllers.job_sync import JobPlan, flush_status, plan_sync
+from draplane.controllers.job_flush import flush_status
+from draplane.controllers.job_sync import JobPlan, plan_sync
 from draplane.controllers.objectkey import ObjectKey
 
 log = logging.getLogger(__name__)
@@ -255,7 +256,8 @@ class JobController:
         while pending and not errors:
             current, pending = pending[:batch], pending[batch:]
             results = await asyncio.gather(
-                *(self._create_pod(job, index) for index in current), return_exceptions=True
+                *(self._create_pod(job, i, plan.failures_of(i)) for i in current),
+                return_exceptions=True,
             )
             for result in results:
                 if isinstance(result, BaseException):
@@ -269,8 +271,8 @@ class JobController:
             self.expectations.creation_observed(job_key)
         return [e for e in errors if not ju.namespace_terminating(e)]
 
-    async def _create_pod(self, job: Obj, index: int | None) -> None:
-        pod = ju.pod_from_template(job, index)
+    async def _create_pod(self, job: Obj, index: int | None, failures: int | None) -> None:
+        pod = ju.pod_from_template(job, index, failures)
         try:
             created = await self._client.create(PODS, pod, meta.namespace(job))
         except StatusError as err:

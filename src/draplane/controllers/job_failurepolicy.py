@@ -4,8 +4,8 @@
 Rules are tried in order. `onExitCodes` matches a terminated container (init containers first)
 with a non-zero exit code `In` or `NotIn` the values, optionally only the named container;
 `onPodConditions` matches a pod condition of that type and status. `FailJob` fails the Job with
-a message naming the match; `Ignore` does not count the failure; `Count` (and `FailIndex`,
-which needs backoffLimitPerIndex) count it as usual.
+a message naming the match; `Ignore` does not count the failure; `FailIndex` fails the pod's
+index (with backoffLimitPerIndex); `Count` counts it as usual.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from draplane.api.meta import Obj
 FAIL_JOB = "FailJob"
 IGNORE = "Ignore"
 COUNT = "Count"
+FAIL_INDEX = "FailIndex"
 
 
 def _exit_code_match(status: Obj, requirement: Obj) -> Obj | None:
@@ -79,5 +80,5 @@ def match(policy: Obj | None, pod: Obj) -> tuple[str, str]:
             continue
         if action == FAIL_JOB:
             return FAIL_JOB, message
-        return (IGNORE if action == IGNORE else COUNT), ""
+        return (action if action in (IGNORE, FAIL_INDEX) else COUNT), ""
     return COUNT, ""

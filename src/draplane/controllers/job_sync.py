@@ -18,7 +18,7 @@ from datetime import datetime
 from draplane.api import meta
 from draplane.api.meta import Obj
 from draplane.clock import format_time, parse_time
-from draplane.controllers import job_failurepolicy, job_util as ju
+from draplane.controllers import job_failurepolicy, job_perindex, job_util as ju
 from draplane.controllers.job_backoff import BackoffRecord, next_backoff
 
 NO_BACKOFF = BackoffRecord()
@@ -36,8 +36,13 @@ class JobPlan:
     finished: Obj | None = None
     """The `Complete` or `Failed` condition to add once nothing is uncounted or terminating."""
     events: list[tuple[str, str, str]] = field(default_factory=list)
+    index_failures: dict[int, int] = field(default_factory=dict)
+    """backoffLimitPerIndex: the failure-count annotation of each index's new pod."""
     requeue_after: float | None = None
     backoff: BackoffRecord = field(default_factory=BackoffRecord)
+
+    def failures_of(self, index: int | None) -> int | None:
+        return None if index is None else self.index_failures.get(index)
 
     def requeue(self, seconds: float) -> None:
         seconds = max(seconds, 0.0)
@@ -51,12 +56,45 @@ def _uncounted(status: Obj) -> tuple[set[str], set[str]]:
     return set(entry.get("succeeded") or []), set(entry.get("failed") or [])
 
 
+def _action(job: Obj, pod: Obj) -> str:
+    """The podFailurePolicy action for a failed pod ("" for any other pod)."""
+    if not ju.is_pod_failed(pod, job):
+        return ""
+    action, _ = job_failurepolicy.match(ju.spec(job).get("podFailurePolicy"), pod)
+    return action
+
+
 def _counts_as_failed(job: Obj, pod: Obj) -> bool:
     """A failed pod whose podFailurePolicy action is not Ignore."""
-    if not ju.is_pod_failed(pod, job):
-        return False
-    action, _ = job_failurepolicy.match(ju.spec(job).get("podFailurePolicy"), pod)
-    return action != job_failurepolicy.IGNORE
+    return _action(job, pod) not in ("", job_failurepolicy.IGNORE)
+
+
+def _failed_indexes_condition(
+    job: Obj, failed: set[int], succeeded: set[int], now: datetime
+) -> Obj | None:
+    """backoffLimitPerIndex: too many failed indexes, or every index succeeded or failed."""
+    limit = ju.spec(job).get("maxFailedIndexes")
+    if limit is not None and len(failed) > int(limit):
+        reason, message = ju.REASON_MAX_FAILED_INDEXES, ju.MESSAGE_MAX_FAILED_INDEXES
+    elif failed and len(failed) + len(succeeded) >= (ju.completions(job) or 0):
+        reason, message = ju.REASON_FAILED_INDEXES, ju.MESSAGE_FAILED_INDEXES
+    else:
+        return None
+    return ju.new_condition(ju.FAILURE_TARGET, "True", reason, message, now)
+
+
+def _per_index_backoff(
+    plan: JobPlan, job: Obj, pods: list[Obj], failed: set[int], now: datetime
+) -> None:
+    """Failed indexes get no pod; the others wait out their own back-off."""
+    if ju.backoff_limit_per_index(job) is None or not plan.create:
+        return
+    wanted = [i for i in plan.create if i is not None and i not in failed]
+    counts, wait = job_perindex.next_failure_counts(job, pods, wanted, now)
+    plan.create = [i for i in wanted if i in counts]
+    plan.index_failures = counts
+    if wait is not None:
+        plan.requeue(wait)
 
 
 def _fail_job_message(job: Obj, pods: list[Obj]) -> str:
@@ -143,6 +181,24 @@ def plan_sync(
     terminating = sum(1 for p in pods if ju.is_terminating(p))
     ready = sum(1 for p in active_pods if ju.is_ready(p))
 
+    succeeded_indexes = set(prev_indexes)
+    if indexed:
+        succeeded_indexes |= {
+            i
+            for p in pods
+            if ju.phase(p) == "Succeeded" and (i := ju.valid_index(p, job)) is not None
+        }
+    if indexed and total is not None:
+        succeeded = max(succeeded, len(succeeded_indexes))
+    per_index = ju.backoff_limit_per_index(job) if indexed and total is not None else None
+    failed_indexes: set[int] = set()
+    if per_index is not None:
+        fail_index = {
+            meta.uid(p) for p in tracked if _action(job, p) == job_failurepolicy.FAIL_INDEX
+        }
+        failed_indexes = job_perindex.failed_indexes(job, pods, per_index, fail_index)
+        succeeded_indexes -= failed_indexes
+
     # The finish condition, first match wins.
     interim: Obj | None = None
     if (cond := ju.find_condition(job, ju.SUCCESS_CRITERIA_MET)) is not None:
@@ -165,21 +221,15 @@ def plan_sync(
             )
         elif left is not None:
             plan.requeue(left)
-
-    succeeded_indexes = set(prev_indexes)
-    if indexed:
-        succeeded_indexes |= {
-            i
-            for p in pods
-            if ju.phase(p) == "Succeeded" and (i := ju.valid_index(p, job)) is not None
-        }
-    if indexed and total is not None:
-        succeeded = max(succeeded, len(succeeded_indexes))
+    if per_index is not None and interim is None and plan.finished is None:
+        interim = _failed_indexes_condition(job, failed_indexes, succeeded_indexes, now)
 
     if interim is not None or plan.finished is not None:
         plan.delete = active_pods[: ju.MAX_POD_CREATE_DELETE_PER_SYNC]
     elif satisfied and not meta.deletion_timestamp(job):
-        _manage(plan, job, active_pods, pods, succeeded, succeeded_indexes, terminating, now)
+        indexes = (succeeded_indexes, failed_indexes)
+        _manage(plan, job, active_pods, succeeded, indexes, terminating, now)
+        _per_index_backoff(plan, job, pods, failed_indexes, now)
         complete = (succeeded > 0 if total is None else succeeded >= total) and (
             active - len(plan.delete) + len(plan.create) == 0
         )
@@ -205,6 +255,8 @@ def plan_sync(
         )
     if indexed:
         status["completedIndexes"] = ju.format_intervals(succeeded_indexes)
+    if per_index is not None:
+        status["failedIndexes"] = ju.format_intervals(failed_indexes)
     status["active"] = active
     status["ready"] = ready
     status["terminating"] = terminating
@@ -217,13 +269,14 @@ def _manage(
     plan: JobPlan,
     job: Obj,
     active_pods: list[Obj],
-    pods: list[Obj],
     succeeded: int,
-    succeeded_indexes: set[int],
+    indexes: tuple[set[int], set[int]],
     terminating: int,
     now: datetime,
 ) -> None:
-    """manageJob: delete pods of a suspended Job or surplus pods, else create missing ones."""
+    """manageJob: delete pods of a suspended Job or surplus pods, else create missing ones.
+    `indexes`: the succeeded and the failed indexes of an Indexed Job."""
+    succeeded_indexes, failed_indexes = indexes
     active = len(active_pods)
     cap = ju.MAX_POD_CREATE_DELETE_PER_SYNC
     if ju.is_suspended(job):
@@ -257,7 +310,8 @@ def _manage(
     missing = min(want - waiting - active, cap)
     if missing <= 0:
         return
-    remaining = plan.backoff.remaining(now)
+    per_index = ju.backoff_limit_per_index(job) is not None
+    remaining = 0.0 if per_index else plan.backoff.remaining(now)
     if remaining > 0:
         plan.requeue(remaining)
         return
@@ -265,7 +319,11 @@ def _manage(
         active_indexes = {i for p in active_pods if (i := ju.valid_index(p, job)) is not None}
         plan.create = list(
             ju.first_pending_indexes(
-                total, missing, succeeded=succeeded_indexes, active=active_indexes, failed=set()
+                total,
+                missing,
+                succeeded=succeeded_indexes,
+                active=active_indexes,
+                failed=failed_indexes,
             )
         )
     else:
@@ -341,39 +399,3 @@ def _track_finished_pods(
         "succeeded": sorted(unc_succeeded),
         "failed": sorted(unc_failed),
     }
-
-
-def flush_status(
-    status: Obj, still_tracked: set[str], finished: Obj | None, now: datetime
-) -> tuple[Obj, list[tuple[str, str, str]]]:
-    """The status once finalizers are removed: uncounted UIDs move into the counters (except
-    `still_tracked`, whose pods still carry the finalizer), and the finish condition is added
-    when nothing is left uncounted or terminating. Returns the status and the events."""
-    out = meta.deep_copy(status)
-    unc_succeeded, unc_failed = _uncounted(out)
-    moved_succeeded = unc_succeeded - still_tracked
-    moved_failed = unc_failed - still_tracked
-    out["succeeded"] = int(out.get("succeeded") or 0) + len(moved_succeeded)
-    out["failed"] = int(out.get("failed") or 0) + len(moved_failed)
-    out["uncountedTerminatedPods"] = {
-        "succeeded": sorted(unc_succeeded - moved_succeeded),
-        "failed": sorted(unc_failed - moved_failed),
-    }
-    events: list[tuple[str, str, str]] = []
-    left = unc_succeeded - moved_succeeded or unc_failed - moved_failed
-    if finished is None or left or int(out.get("terminating") or 0) > 0:
-        return out, events
-    conds = [c for c in out.get("conditions") or [] if c.get("type") != finished["type"]]
-    finished = replace_time(finished, now)
-    out["conditions"] = [*conds, finished]
-    if finished["type"] == ju.COMPLETE:
-        out["completionTime"] = finished["lastTransitionTime"]
-        events.append(("Normal", "Completed", "Job completed"))
-    else:
-        events.append(("Warning", str(finished["reason"]), str(finished["message"])))
-    return out, events
-
-
-def replace_time(cond: Obj, now: datetime) -> Obj:
-    stamp = format_time(now)
-    return {**cond, "lastProbeTime": stamp, "lastTransitionTime": stamp}

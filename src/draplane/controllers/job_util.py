@@ -19,6 +19,7 @@ from draplane.clock import format_time, parse_time
 JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
 COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 COMPLETION_INDEX_ENV = "JOB_COMPLETION_INDEX"
+INDEX_FAILURE_COUNT = "batch.kubernetes.io/job-index-failure-count"
 CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
 MAX_UNCOUNTED_PODS = 500
@@ -313,7 +314,7 @@ def _with_index_env(container: Obj) -> None:
     env.append({"name": COMPLETION_INDEX_ENV, "valueFrom": {"fieldRef": {"fieldPath": field_path}}})
 
 
-def pod_from_template(job: Obj, index: int | None) -> Obj:
+def pod_from_template(job: Obj, index: int | None, failures: int | None = None) -> Obj:
     """The pod the Job controller creates (GetPodFromTemplate plus the Job's additions)."""
     template = meta.deep_copy(spec(job).get("template") or {})
     template_md: Obj = template.get("metadata") or {}
@@ -342,6 +343,8 @@ def pod_from_template(job: Obj, index: int | None) -> Obj:
     md["finalizers"] = finalizers
     if index is not None:
         md.setdefault("annotations", {})[COMPLETION_INDEX] = str(index)
+        if failures is not None:
+            md["annotations"][INDEX_FAILURE_COUNT] = str(failures)
         md["labels"][COMPLETION_INDEX] = str(index)
         pod_spec["hostname"] = f"{name}-{index}"
         for container in [*(pod_spec.get("initContainers") or []), *pod_spec["containers"]]:
