@@ -175,6 +175,12 @@ def files(tmp_path: Path, data_dir: Path, busy_port: int) -> dict[str, str]:
         ),
         pytest.param(["driver"], 2, "required: DRIVER", id="driver-without-driver"),
         pytest.param(
+            ["nodes", "--kubeconfig", "MISSING", "--count", "1", "--run-seconds", "0"],
+            2,
+            "must be more than 0 seconds",
+            id="nodes-run-seconds-zero",
+        ),
+        pytest.param(
             ["scheduler", "--kubeconfig", "MISSING", "--leader-elect-lease-duration", "soon"],
             2,
             "invalid duration 'soon'",

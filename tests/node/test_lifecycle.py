@@ -120,6 +120,24 @@ async def test_container_exit_follows_restart_policy(env: Env, case: Exit) -> No
         assert conditions(done)["PodReadyToStartContainers"] == ("False", "")
 
 
+@pytest.mark.parametrize(
+    ("annotation", "exits_after"),
+    [pytest.param(None, 20, id="the-nodes-default"), pytest.param("5", 5, id="the-pod-says")],
+)
+async def test_run_time_default_comes_from_the_nodes(
+    env: Env, annotation: str | None, exits_after: int
+) -> None:
+    await env.start_nodes(1, run_seconds=20)
+    pod = make_pod().restart_policy("Never")
+    if annotation is not None:
+        pod.annotation(RUN_SECONDS_ANNOTATION, annotation)
+    await start(env, pod.obj())
+    env.clock.step(exits_after - 1)
+    assert (await env.pod())["status"]["phase"] == "Running"
+    env.clock.step(1)
+    await wait_for(lambda: _status_matches(env, "Succeeded"), what="Succeeded")
+
+
 async def test_crashing_container_backs_off(env: Env) -> None:
     await env.start_nodes(1)
     await start(env, run_for(5, policy="Always", exit_code=1).obj())
