@@ -208,6 +208,29 @@ async def test_leader_that_cannot_renew_stops_before_the_standby_takes_over(
     await asyncio.gather(standby_task, return_exceptions=True)
 
 
+async def test_clean_shutdown_releases_and_the_standby_takes_over_at_once(
+    cluster: Cluster,
+) -> None:
+    clock = FakeClock()
+    work = Work(clock)
+    leader = asyncio.create_task(elector(cluster.client(), "a", clock).run(work.of("a")))
+    await wait_for(lambda: "a" in work.working)
+    standby = asyncio.create_task(elector(cluster.client(), "b", clock).run(work.of("b")))
+    await wait_for(lambda: clock.sleepers == 2)
+    leader.cancel()
+    await asyncio.gather(leader, return_exceptions=True)
+    released_at = clock.monotonic()
+    await wait_for(lambda: clock.sleepers == 1)
+    clock.step(2)  # the standby's next retry
+
+    await wait_for(lambda: "b" in work.working, what="the standby leading")
+    assert work.started["b"] == (released_at + 2, set())
+    spec = (await lease(cluster.client()))["spec"]
+    assert (spec["holderIdentity"], spec["leaseTransitions"]) == ("b", 1)
+    standby.cancel()
+    await asyncio.gather(standby, return_exceptions=True)
+
+
 async def test_callback_failure_propagates(cluster: Cluster) -> None:
     async def broken() -> None:
         raise RuntimeError("boom")

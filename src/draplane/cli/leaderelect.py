@@ -19,6 +19,7 @@ from prometheus_client import CollectorRegistry
 from draplane.cli.process import CommandError
 from draplane.client.interface import Client
 from draplane.client.leaderelection import LeaderElectionLost, LeaderElector
+from draplane.clock import REAL_CLOCK, Clock
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -77,6 +78,7 @@ def leading(
     *,
     metrics: CollectorRegistry | None = None,
     resource_name: str = "",
+    clock: Clock = REAL_CLOCK,
 ) -> tuple[Callable[[], Awaitable[None]], LeaderElector | None]:
     """`work` as the component runs it: behind the Lease when `--leader-elect`, else as is.
     Also the elector (None without leader election), for readiness."""
@@ -91,6 +93,7 @@ def leading(
             renew_deadline=args.leader_elect_renew_deadline,
             retry_period=args.leader_elect_retry_period,
             metrics=metrics,
+            clock=clock,
         )
     except ValueError as err:
         raise CommandError(str(err)) from err
