@@ -132,9 +132,12 @@ async def _follow(
         field_selector=f"metadata.name={md.get('name')}",
         resource_version=str(md.get("resourceVersion") or ""),
     )
-    stream = await handler.handle(
-        LOOPBACK_USER, Request("watch", kinds.PODS, str(md.get("namespace")), options=watch)
-    )
+    try:
+        stream = await handler.handle(
+            LOOPBACK_USER, Request("watch", kinds.PODS, str(md.get("namespace")), options=watch)
+        )
+    except errors.StatusError:
+        return  # the body is under way: a watch that cannot start ends the stream
     assert not isinstance(stream, dict)
     watches.add(stream)
     try:
