@@ -61,6 +61,7 @@ COORDINATION_GROUP = "coordination.k8s.io"
 RBAC_GROUP = "rbac.authorization.k8s.io"
 AUTHORIZATION_GROUP = "authorization.k8s.io"
 AUTHENTICATION_GROUP = "authentication.k8s.io"
+APPS_GROUP = "apps"
 CREATE_ONLY = ("create",)
 
 NAMESPACES = ResourceType(
@@ -188,6 +189,24 @@ SELF_SUBJECT_REVIEWS_V1BETA1 = ResourceType(
     verbs=CREATE_ONLY,
 )
 
+STATEFUL_SETS = ResourceType(
+    APPS_GROUP,
+    "v1",
+    "statefulsets",
+    "StatefulSet",
+    True,
+    "statefulset",
+    ("sts",),
+    ("status", "scale"),
+    ("all",),
+)
+DAEMON_SETS = ResourceType(
+    APPS_GROUP, "v1", "daemonsets", "DaemonSet", True, "daemonset", ("ds",), ("status",), ("all",)
+)
+CONTROLLER_REVISIONS = ResourceType(
+    APPS_GROUP, "v1", "controllerrevisions", "ControllerRevision", True, "controllerrevision"
+)
+
 SERVED: tuple[ResourceType, ...] = (
     NAMESPACES,
     PODS,
@@ -211,6 +230,9 @@ SERVED: tuple[ResourceType, ...] = (
     TOKEN_REVIEWS,
     SELF_SUBJECT_REVIEWS,
     SELF_SUBJECT_REVIEWS_V1BETA1,
+    STATEFUL_SETS,
+    DAEMON_SETS,
+    CONTROLLER_REVISIONS,
 )
 
 STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs)

@@ -336,6 +336,35 @@ def controller_roles() -> list[Obj]:
             rule(("create",), (CORE,), "serviceaccounts"),
             events_rule(),
         ],
+        "statefulset-controller": [
+            rule(("list", "watch"), (CORE,), "pods"),
+            rule(("list", "watch"), (APPS,), "statefulsets"),
+            rule(("update",), (APPS,), "statefulsets/status"),
+            rule(("update",), (APPS,), "statefulsets/finalizers"),
+            rule(("get", "create", "delete", "update", "patch"), (CORE,), "pods"),
+            rule(
+                ("get", "create", "delete", "update", "patch", "list", "watch"),
+                (APPS,),
+                "controllerrevisions",
+            ),
+            rule(("get", "create"), (CORE,), "persistentvolumeclaims"),
+            rule(("update", "delete"), (CORE,), "persistentvolumeclaims"),
+            events_rule(),
+        ],
+        "daemon-set-controller": [
+            rule(("get", "list", "watch"), ("extensions", APPS), "daemonsets"),
+            rule(("update",), ("extensions", APPS), "daemonsets/status"),
+            rule(("update",), ("extensions", APPS), "daemonsets/finalizers"),
+            rule(("list", "watch"), (CORE,), "nodes"),
+            rule(("list", "watch", "create", "delete", "patch"), (CORE,), "pods"),
+            rule(("create",), (CORE,), "pods/binding"),
+            rule(
+                ("get", "list", "watch", "create", "delete", "update", "patch"),
+                (APPS,),
+                "controllerrevisions",
+            ),
+            events_rule(),
+        ],
     }
     return [cluster_role(CONTROLLER_PREFIX + name, rules) for name, rules in roles.items()]
 
