@@ -10,8 +10,7 @@ import pytest
 
 from draplane.api import meta
 from draplane.api.meta import Obj
-from draplane.controllers import daemonset_nodes as dn
-from draplane.controllers import daemonset_plan as dp
+from draplane.controllers import daemonset_nodes as dn, daemonset_plan as dp
 from draplane.testing.builders import make_node, make_pod
 
 from .workload_objects import template, with_state

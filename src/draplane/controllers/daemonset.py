@@ -20,7 +20,7 @@ from draplane.api.errors import StatusError, is_conflict, is_not_found
 from draplane.api.kinds import CONTROLLER_REVISIONS, DAEMON_SETS, NODES, PODS
 from draplane.api.meta import Obj
 from draplane.client.events import NORMAL, WARNING, EventRecorder
-from draplane.client.informer import InformerFactory
+from draplane.client.informer import Informer, InformerFactory
 from draplane.client.interface import Client
 from draplane.client.ratelimit import RateLimiter
 from draplane.client.workers import run_workers
@@ -93,16 +93,14 @@ class DaemonSetController:
             on_delete=lambda _: self._enqueue_all(),
         )
 
-    def _informers(self) -> tuple[object, ...]:
+    def informers(self) -> tuple[Informer, ...]:
         return (self._sets, self._pods, self._revisions, self._nodes)
 
     def has_synced(self) -> bool:
-        return all(i.has_synced() for i in (self._sets, self._pods, self._revisions, self._nodes))
+        return all(i.has_synced() for i in self.informers())
 
     async def run(self, workers: int = WORKERS) -> None:
-        await asyncio.gather(
-            *(i.wait_synced() for i in (self._sets, self._pods, self._revisions, self._nodes))
-        )
+        await asyncio.gather(*(i.wait_synced() for i in self.informers()))
         log.info("Starting daemon sets controller with %d workers", workers)
         try:
             await run_workers(self.queue, self.sync, workers=workers, name="daemonset")

@@ -19,7 +19,7 @@ from draplane.api.errors import StatusError, is_conflict, is_not_found
 from draplane.api.kinds import CONTROLLER_REVISIONS, PODS, STATEFUL_SETS
 from draplane.api.meta import Obj
 from draplane.client.events import NORMAL, WARNING, EventRecorder
-from draplane.client.informer import InformerFactory
+from draplane.client.informer import Informer, InformerFactory
 from draplane.client.interface import Client
 from draplane.client.ratelimit import RateLimiter
 from draplane.client.workers import run_workers
@@ -85,11 +85,14 @@ class StatefulSetController:
         owners.watch(self._revisions)
         self._sets.add_handler(on_add=owners.enqueue, on_update=lambda _, new: owners.enqueue(new))
 
+    def informers(self) -> tuple[Informer, ...]:
+        return (self._sets, self._pods, self._revisions)
+
     def has_synced(self) -> bool:
-        return all(i.has_synced() for i in (self._sets, self._pods, self._revisions))
+        return all(i.has_synced() for i in self.informers())
 
     async def run(self, workers: int = WORKERS) -> None:
-        await asyncio.gather(*(i.wait_synced() for i in (self._sets, self._pods, self._revisions)))
+        await asyncio.gather(*(i.wait_synced() for i in self.informers()))
         log.info("Starting statefulset controller with %d workers", workers)
         try:
             await run_workers(self.queue, self.sync, workers=workers, name="statefulset")
