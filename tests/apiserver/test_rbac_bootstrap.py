@@ -81,6 +81,12 @@ def test_bindings() -> None:
         "system:controller:service-account-controller": [
             ("ServiceAccount", "kube-system/service-account-controller")
         ],
+        "system:controller:statefulset-controller": [
+            ("ServiceAccount", "kube-system/statefulset-controller")
+        ],
+        "system:controller:daemon-set-controller": [
+            ("ServiceAccount", "kube-system/daemon-set-controller")
+        ],
         "system:dra:driver.example.com:controller": [
             ("ServiceAccount", "kube-system/driver.example.com-controller")
         ],
