@@ -9,7 +9,7 @@ The controllers themselves (statefulset.py, daemonset.py) run the one worker loo
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -305,11 +305,3 @@ class OwnerQueue:
     def watch(self, informer: Informer) -> None:
         informer.add_handler(on_add=self.on_add, on_update=self.on_update, on_delete=self.on_delete)
 
-
-def owner_handlers(queue: RateLimitingQueue[ObjectKey], kind: str) -> Callable[[Obj], None]:
-    """The add/update handler of an owner informer: enqueue the owner."""
-
-    def enqueue(owner: Obj) -> None:
-        queue.add(ObjectKey.of(kind, owner))
-
-    return enqueue
