@@ -16,6 +16,7 @@ from draplane.api.auth import CONTROLLER_MANAGER, UserInfo, controller_user
 from draplane.api.meta import Obj
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
+from draplane.controllers import daemonset_nodes as dn
 from draplane.controllers.daemonset import DaemonSetController
 from draplane.controllers.history import (
     fnv32,
@@ -314,3 +315,25 @@ def test_revision_names() -> None:
     assert set(hashed) <= set("bcdfghjklmnpqrstvwxz2456789")
     assert hash_data(data, 1) != hashed
     assert revision_name("x" * 300, hashed) == "x" * 223 + "-" + hashed
+
+
+async def test_daemonset_leaves_a_node_tainted_no_execute(start: Start) -> None:
+    h = await start(DaemonSetController, "daemon-set-controller")
+    for name in ("n1", "n2"):
+        node = make_node(name).obj()
+        del node["metadata"]["uid"]
+        await h.admin.create(kinds.NODES, node)
+    await h.admin.create(kinds.DAEMON_SETS, daemonset_body(), "default")
+    await h.sync("DaemonSet", "d")
+    taint = {"spec": {"taints": [{"key": "example.com/drain", "effect": "NoExecute"}]}}
+    await h.admin.patch(kinds.NODES, "n2", taint)
+    await h.sync("DaemonSet", "d")
+
+    pods = (await h.admin.list(kinds.PODS, "default"))["items"]
+    assert [dn.target_node(p) for p in pods] == ["n1"]
+    assert any(
+        e.startswith("Normal SuccessfulDelete: Deleted pod: d-") for e in await reasons(h.admin)
+    )
+    await h.sync("DaemonSet", "d")
+    status = (await h.admin.get(kinds.DAEMON_SETS, "d", "default"))["status"]
+    assert (status["desiredNumberScheduled"], status["currentNumberScheduled"]) == (1, 1)
