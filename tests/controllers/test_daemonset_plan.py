@@ -12,29 +12,31 @@ from draplane.api import meta
 from draplane.api.meta import Obj
 from draplane.controllers import daemonset_nodes as dn, daemonset_plan as dp
 from draplane.testing.builders import make_node, make_pod
+from draplane.testing.workloadbuilders import make_daemon_set
 
-from .workload_objects import template, with_state
+from .workload_objects import with_state
 
 NOW = datetime(2026, 1, 1, 0, 10, tzinfo=UTC)
 HASH = "newhash"
 OLD = "oldhash"
 
 
-def daemonset(*, spec: Obj | None = None, strategy: Obj | None = None, **tmpl_spec: object) -> Obj:
-    tmpl = template()
-    tmpl["spec"].update(tmpl_spec)
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "DaemonSet",
-        "metadata": {"name": "d", "namespace": "default", "uid": "d-uid", "generation": 2},
-        "spec": {
-            "selector": {"matchLabels": {"app": "x"}},
-            "template": tmpl,
-            "updateStrategy": strategy
+def daemonset(*, strategy: Obj | None = None, **tmpl_spec: object) -> Obj:
+    builder = (
+        make_daemon_set("d")
+        .uid("d-uid")
+        .set("metadata.generation", 2)
+        .selector({"app": "x"})
+        .template_labels({"app": "x"})
+        .set(
+            "spec.updateStrategy",
+            strategy
             or {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}},
-            **(spec or {}),
-        },
-    }
+        )
+    )
+    for key, value in tmpl_spec.items():
+        builder.pod_spec(key, value)
+    return builder.obj()
 
 
 DS = daemonset()

@@ -10,16 +10,16 @@ from draplane.api.meta import Obj
 from draplane.controllers.history import new_revision, template_data
 from draplane.controllers.statefulset_plan import POD_INDEX_LABEL, POD_NAME_LABEL
 from draplane.testing.builders import PodBuilder, make_pod
+from draplane.testing.workloadbuilders import make_stateful_set
 
 NOW = "2026-01-01T00:10:00Z"
 EARLIER = "2026-01-01T00:00:00Z"
 
 
-def template(image: str = "app:1", *, labels: dict[str, str] | None = None) -> Obj:
-    return {
-        "metadata": {"labels": labels or {"app": "x"}},
-        "spec": {"containers": [{"name": "app", "image": image}]},
-    }
+def template(image: str = "app:1") -> Obj:
+    """The pod template of `statefulset()` (and of the DaemonSet tables) with `image`."""
+    tmpl: Obj = make_stateful_set("x").image(image).obj()["spec"]["template"]
+    return tmpl
 
 
 def statefulset(
@@ -34,28 +34,30 @@ def statefulset(
     min_ready: int = 0,
     **spec: Any,
 ) -> Obj:
-    body: Obj = {
-        "apiVersion": "apps/v1",
-        "kind": "StatefulSet",
-        "metadata": {"name": name, "namespace": "default", "uid": f"{name}-uid", "generation": 1},
-        "spec": {
-            "replicas": replicas,
-            "serviceName": name,
-            "podManagementPolicy": policy,
-            "selector": {"matchLabels": {"app": "x"}},
-            "template": template(image),
-            "updateStrategy": strategy
-            or {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
-            **spec,
-        },
-    }
+    """StatefulSet `name` selecting `app=x`, as the defaulted API object would have it."""
+    builder = (
+        make_stateful_set(name)
+        .uid(f"{name}-uid")
+        .set("metadata.generation", 1)
+        .selector({"app": "x"})
+        .template_labels({"app": "x"})
+        .image(image)
+        .replicas(replicas)
+        .pod_management_policy(policy)
+        .set(
+            "spec.updateStrategy",
+            strategy or {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
+        )
+    )
     if start is not None:
-        body["spec"]["ordinals"] = {"start": start}
+        builder.set("spec.ordinals", {"start": start})
     if min_ready:
-        body["spec"]["minReadySeconds"] = min_ready
+        builder.min_ready_seconds(min_ready)
     if status is not None:
-        body["status"] = status
-    return body
+        builder.status(**status)
+    for key, value in spec.items():
+        builder.set(f"spec.{key}", value)
+    return builder.obj()
 
 
 def revision(set_: Obj, image: str, number: int = 1) -> Obj:

@@ -206,9 +206,10 @@ async def test_kubectl_rollout_and_foreground_delete(
     kubectl = Kubectl(binary, version, plane.kubeconfig_path, tmp_path / "kube-cache")
     client = plane.client()
     await kubectl.run("apply", "-f", str(STATEFULSET), "-f", str(DAEMONSET))
-    for target in ("statefulset/web", "daemonset/node-agent"):
-        out = await kubectl.run("rollout", "status", target, "--timeout=30s")
-        assert "roll" in out or "complete" in out, out
+    out = await kubectl.run("rollout", "status", "statefulset/web", "--timeout=30s")
+    assert out.splitlines()[-1] == "partitioned roll out complete: 3 new pods have been updated..."
+    out = await kubectl.run("rollout", "status", "daemonset/node-agent", "--timeout=30s")
+    assert out.splitlines()[-1] == 'daemon set "node-agent" successfully rolled out'
     pods = await running_with_claims(client, "web", 3)
     assert pods is not None
     agents = await running_with_claims(client, "node-agent", 3)
