@@ -216,3 +216,38 @@ async def test_kubectl_rollout_and_foreground_delete(
     assert agents is not None
     await kubectl.run("delete", "statefulset/web", "daemonset/node-agent", "--cascade=foreground")
     await wait_for(lambda: everything_gone(client), timeout=TIMEOUT, what="everything gone")
+
+
+async def test_rolling_updates_replace_pods_and_their_claims(plane: ControlPlane) -> None:
+    client = plane.client()
+    await apply_example(client, STATEFULSET)
+    await apply_example(client, DAEMONSET)
+
+    async def up() -> list[Obj] | None:
+        web = await running_with_claims(client, "web", 3)
+        agents = await running_with_claims(client, "node-agent", 3)
+        return web + agents if web and agents else None
+
+    before = await wait_for(up, timeout=TIMEOUT, what="both workloads running")
+    image = {"spec": {"template": {"spec": {"containers": [{"name": "app", "image": "app:2"}]}}}}
+    await client.patch(kinds.STATEFUL_SETS, "web", image, "default", patch_type="strategic")
+    image["spec"]["template"]["spec"]["containers"][0]["name"] = "agent"
+    await client.patch(kinds.DAEMON_SETS, "node-agent", image, "default", patch_type="strategic")
+
+    async def updated() -> list[Obj] | None:
+        pods = await up()
+        if pods is None or {meta.uid(p) for p in pods} & {meta.uid(p) for p in before}:
+            return None
+        if any(p["spec"]["containers"][0]["image"] != "app:2" for p in pods):
+            return None
+        sts = (await client.get(kinds.STATEFUL_SETS, "web", "default"))["status"]
+        if sts.get("currentRevision") != sts.get("updateRevision"):
+            return None
+        return pods if await claims_match_pods(client, plane, pods) else None
+
+    pods = await wait_for(updated, timeout=TIMEOUT, what="every pod replaced at the new template")
+    assert sorted(p["spec"]["nodeName"] for p in pods if meta.name(p).startswith("node-agent")) == (
+        list(NODES)
+    )
+    revisions = await items(client, kinds.CONTROLLER_REVISIONS)
+    assert sorted(r["revision"] for r in revisions) == [1, 1, 2, 2]
