@@ -304,4 +304,3 @@ class OwnerQueue:
 
     def watch(self, informer: Informer) -> None:
         informer.add_handler(on_add=self.on_add, on_update=self.on_update, on_delete=self.on_delete)
-
