@@ -251,3 +251,27 @@ async def test_rolling_updates_replace_pods_and_their_claims(plane: ControlPlane
     )
     revisions = await items(client, kinds.CONTROLLER_REVISIONS)
     assert sorted(r["revision"] for r in revisions) == [1, 1, 2, 2]
+
+
+async def test_statefulset_scaled_down_through_scale_subresource(plane: ControlPlane) -> None:
+    client = plane.client()
+    await apply_example(client, STATEFULSET)
+
+    async def three() -> list[Obj] | None:
+        return await running_with_claims(client, "web", 3)
+
+    await wait_for(three, timeout=TIMEOUT, what="web-0..2 Running with claims")
+    await client.patch(
+        kinds.STATEFUL_SETS, "web", {"spec": {"replicas": 1}}, "default", subresource="scale"
+    )
+
+    async def one() -> list[Obj] | None:
+        found = await running_with_claims(client, "web", 1)
+        if found is None or len(await items(client, kinds.PODS)) != 1:
+            return None
+        return found if await claims_match_pods(client, plane, found) else None
+
+    [pod] = await wait_for(one, timeout=TIMEOUT, what="scaled down to web-0")
+    assert meta.name(pod) == "web-0"
+    scale = await client.get(kinds.STATEFUL_SETS, "web", "default", subresource="scale")
+    assert scale["spec"]["replicas"] == 1
