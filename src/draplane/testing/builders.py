@@ -6,7 +6,7 @@ Setters are named after the fields they set; `obj()` returns a fresh dict each c
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Any, Self
 
 from draplane.api.meta import Obj, deep_copy
 from draplane.testing.basebuilder import _Builder as _Builder, _uid as _uid
