@@ -1,5 +1,6 @@
 """The simulated pod lifecycle on the FakeClock: restartPolicy x exit code, back-off, init
-containers and sidecars, conditions, and graceful deletion within the grace period."""
+containers and sidecars, conditions (also while a claim holds the pod back), and graceful
+deletion within the grace period."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 from draplane.api import kinds, meta
 from draplane.api.meta import Obj
 from draplane.node import EXIT_CODE_ANNOTATION, RUN_SECONDS_ANNOTATION, STOP_SECONDS_ANNOTATION
-from draplane.testing.apistate import wait_for
-from draplane.testing.builders import PodBuilder, make_pod
+from draplane.testing.apistate import seed_objects, wait_for
+from draplane.testing.builders import PodBuilder, make_claim, make_pod
 
 from .conftest import Env
 
@@ -118,6 +119,24 @@ async def test_container_exit_follows_restart_policy(env: Env, case: Exit) -> No
         assert conditions(done)["Ready"] == ("False", reason)
         assert conditions(done)["ContainersReady"] == ("False", reason)
         assert conditions(done)["PodReadyToStartContainers"] == ("False", "")
+
+
+@pytest.mark.parametrize(
+    ("annotation", "exits_after"),
+    [pytest.param(None, 20, id="the-nodes-default"), pytest.param("5", 5, id="the-pod-says")],
+)
+async def test_run_time_default_comes_from_the_nodes(
+    env: Env, annotation: str | None, exits_after: int
+) -> None:
+    await env.start_nodes(1, run_seconds=20)
+    pod = make_pod().restart_policy("Never")
+    if annotation is not None:
+        pod.annotation(RUN_SECONDS_ANNOTATION, annotation)
+    await start(env, pod.obj())
+    env.clock.step(exits_after - 1)
+    assert (await env.pod())["status"]["phase"] == "Running"
+    env.clock.step(1)
+    await wait_for(lambda: _status_matches(env, "Succeeded"), what="Succeeded")
 
 
 async def test_crashing_container_backs_off(env: Env) -> None:
@@ -234,3 +253,40 @@ async def test_graceful_deletion_stops_within_the_grace_period(env: Env, case: D
 
     held = await wait_for(finalized, what="the node's DELETE with grace period 0")
     assert meta.finalizers(held) == ["example.com/keep"]
+
+
+async def test_pod_waiting_for_its_claim_is_not_initialized(env: Env) -> None:
+    """While its claim is not allocated the pod reports kubelet's Pending status: containers
+    waiting, no sandbox, init containers incomplete."""
+    await env.start_nodes(1)
+    _, pod = await seed_objects(
+        env.admin,
+        make_claim().obj(),
+        make_pod().claim_ref("gpu", "my-claim").init_container("setup").obj(),
+    )
+    await env.bind(pod, "node-0")
+
+    async def pending() -> Obj | None:
+        current = await env.pod()
+        return current if (current.get("status") or {}).get("containerStatuses") else None
+
+    waiting = await wait_for(pending, what="the Pending status")
+    status = waiting["status"]
+    assert status["phase"] == "Pending"
+    assert [
+        cs["state"] for cs in status["initContainerStatuses"] + status["containerStatuses"]
+    ] == [
+        {"waiting": {"reason": "PodInitializing"}},
+        {"waiting": {"reason": "PodInitializing"}},
+    ]
+    assert conditions(waiting) == {
+        "PodReadyToStartContainers": ("False", ""),
+        "Initialized": ("False", "ContainersNotInitialized"),
+        "Ready": ("False", "ContainersNotReady"),
+        "ContainersReady": ("False", "ContainersNotReady"),
+        "PodScheduled": ("True", ""),
+    }
+    messages = {c["type"]: c.get("message") for c in status["conditions"]}
+    assert messages["Initialized"] == "containers with incomplete status: [setup]"
+    assert messages["Ready"] == "containers with unready status: [ctr]"
+    assert status["hostIP"] and status["startTime"] and "podIP" not in status

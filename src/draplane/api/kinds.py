@@ -78,7 +78,7 @@ NAMESPACES = ResourceType(
     verbs=tuple(v for v in ALL_VERBS if v != "deletecollection"),
 )
 PODS = ResourceType(
-    CORE, "v1", "pods", "Pod", True, "pod", ("po",), ("status", "binding"), ("all",)
+    CORE, "v1", "pods", "Pod", True, "pod", ("po",), ("status", "binding", "log"), ("all",)
 )
 NODES = ResourceType(CORE, "v1", "nodes", "Node", False, "node", ("no",), ("status",))
 EVENTS = ResourceType(CORE, "v1", "events", "Event", True, "event", ("ev",))

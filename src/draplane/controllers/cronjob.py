@@ -17,16 +17,16 @@ from draplane.api.errors import StatusError, is_already_exists, is_not_found
 from draplane.api.kinds import CRON_JOBS, JOBS
 from draplane.api.meta import Obj
 from draplane.client.events import NORMAL, WARNING, EventRecorder
-from draplane.client.informer import DeletedFinalStateUnknown, InformerFactory
+from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.client.mutationcache import MutationCache
 from draplane.client.ratelimit import RateLimiter
 from draplane.client.workers import run_workers
 from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
-from draplane.controllers import job_util as ju
 from draplane.controllers.cronjob_sync import CronPlan, drop_active, plan_cronjob, record_created
 from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.workload import is_namespace_terminating, unwrap
 
 log = logging.getLogger(__name__)
 
@@ -42,10 +42,6 @@ def cronjob_uid_index(job: Obj) -> list[str]:
     if ref is None or ref.get("kind") != CRONJOB or ref.get("apiVersion") != "batch/v1":
         return []
     return [str(ref.get("uid"))]
-
-
-def _unwrap(obj: Obj | DeletedFinalStateUnknown) -> Obj:
-    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
 
 
 class CronJobController:
@@ -74,7 +70,7 @@ class CronJobController:
         self._jobs.add_handler(
             on_add=self._enqueue_owner,
             on_update=lambda _, job: self._enqueue_owner(job),
-            on_delete=lambda job: self._enqueue_owner(_unwrap(job)),
+            on_delete=lambda job: self._enqueue_owner(unwrap(job)),
         )
 
     def has_synced(self) -> bool:
@@ -154,7 +150,7 @@ class CronJobController:
             created = await self._client.create(JOBS, body, meta.namespace(cronjob))
         except StatusError as err:
             if not is_already_exists(err):
-                if not ju.namespace_terminating(err):
+                if not is_namespace_terminating(err):
                     self.recorder.event(
                         cronjob, WARNING, "FailedCreate", f"Error creating job: {err}"
                     )

@@ -27,11 +27,11 @@ from draplane.client.workers import run_workers
 from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers import job_util as ju
-from draplane.controllers.expectations import Expectations
 from draplane.controllers.job_backoff import BackoffRecord
 from draplane.controllers.job_flush import flush_status
 from draplane.controllers.job_sync import JobPlan, plan_sync
 from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.workload import Expectations, is_namespace_terminating, unwrap
 
 log = logging.getLogger(__name__)
 
@@ -60,10 +60,6 @@ def job_uid_index(pod: Obj) -> list[str]:
     return [str(ref.get("uid"))]
 
 
-def _unwrap(obj: Obj | DeletedFinalStateUnknown) -> Obj:
-    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
-
-
 class JobController:
     def __init__(
         self,
@@ -81,7 +77,7 @@ class JobController:
         self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
             name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
         )
-        self.expectations = Expectations(clock=clock)
+        self.expectations = Expectations(clock)
         self._removing: set[str] = set()
         """Pod UIDs whose finalizer removal was sent and not yet seen in the informer."""
         self._backoff: dict[str, BackoffRecord] = {}
@@ -116,10 +112,10 @@ class JobController:
         self.queue.add(ObjectKey.of(JOB, job))
 
     def _on_job_delete(self, deleted: Obj | DeletedFinalStateUnknown) -> None:
-        job = _unwrap(deleted)
+        job = unwrap(deleted)
         key = meta.key(job)
         self._written.forget(job)
-        self.expectations.forget(key)
+        self.expectations.forget(ObjectKey.of(JOB, job))
         self._backoff.pop(key, None)
         for pod in self._pods.lister.by_index(JOB_UID_INDEX, meta.uid(job)):
             if ju.has_tracking_finalizer(pod):
@@ -152,9 +148,9 @@ class JobController:
     def _on_pod_add(self, pod: Obj) -> None:
         job = self._job_of(pod)
         if job is not None:
-            self.expectations.creation_observed(meta.key(job))
+            self.expectations.created(ObjectKey.of(JOB, job))
             if meta.deletion_timestamp(pod):
-                self.expectations.deletion_observed(meta.key(job), meta.key(pod))
+                self.expectations.deleted(ObjectKey.of(JOB, job), meta.key(pod))
         self._route_pod(pod)
 
     def _on_pod_update(self, old: Obj, pod: Obj) -> None:
@@ -162,15 +158,15 @@ class JobController:
             self._removing.discard(meta.uid(pod))
         job = self._job_of(pod)
         if job is not None and meta.deletion_timestamp(pod) and not meta.deletion_timestamp(old):
-            self.expectations.deletion_observed(meta.key(job), meta.key(pod))
+            self.expectations.deleted(ObjectKey.of(JOB, job), meta.key(pod))
         self._route_pod(pod)
 
     def _on_pod_delete(self, deleted: Obj | DeletedFinalStateUnknown) -> None:
-        pod = _unwrap(deleted)
+        pod = unwrap(deleted)
         self._removing.discard(meta.uid(pod))
         job = self._job_of(pod)
         if job is not None:
-            self.expectations.deletion_observed(meta.key(job), meta.key(pod))
+            self.expectations.deleted(ObjectKey.of(JOB, job), meta.key(pod))
             self._enqueue_job(job)
 
     # --- sync -------------------------------------------------------------------------------
@@ -189,7 +185,7 @@ class JobController:
             pods,
             now=self._clock.now(),
             backoff=self._backoff.get(job_key, BackoffRecord()),
-            satisfied=self.expectations.satisfied(job_key),
+            satisfied=self.expectations.satisfied(key),
             expected_removals=frozenset(self._removing),
         )
         if ju.finished_type(job) is not None:
@@ -227,8 +223,8 @@ class JobController:
     async def _delete_pods(self, job: Obj, plan: JobPlan) -> list[StatusError]:
         if not plan.delete:
             return []
-        job_key = meta.key(job)
-        self.expectations.expect_deletions(job_key, [meta.key(p) for p in plan.delete])
+        job_key = ObjectKey.of(JOB, job)
+        self.expectations.expect(job_key, deletes=[meta.key(p) for p in plan.delete])
         errors: list[StatusError] = []
         for pod in plan.delete:
             try:
@@ -236,7 +232,7 @@ class JobController:
                     PODS, meta.name(pod), meta.namespace(pod), preconditions={"uid": meta.uid(pod)}
                 )
             except StatusError as err:
-                self.expectations.deletion_observed(job_key, meta.key(pod))
+                self.expectations.deleted(job_key, meta.key(pod))
                 if not is_not_found(err):
                     self.recorder.event(job, WARNING, "FailedDelete", f"Error deleting: {err}")
                     errors.append(err)
@@ -248,8 +244,8 @@ class JobController:
         """Slow start: batches of 1, 2, 4 ...; the first batch with an error stops."""
         if not plan.create:
             return []
-        job_key = meta.key(job)
-        self.expectations.expect_creations(job_key, len(plan.create))
+        job_key = ObjectKey.of(JOB, job)
+        self.expectations.expect(job_key, creates=len(plan.create))
         errors: list[StatusError] = []
         pending = list(plan.create)
         batch = 1
@@ -261,22 +257,22 @@ class JobController:
             )
             for result in results:
                 if isinstance(result, BaseException):
-                    self.expectations.creation_observed(job_key)
+                    self.expectations.created(job_key)
                     if isinstance(result, StatusError):
                         errors.append(result)
                     else:
                         raise result
             batch *= 2
         for _ in pending:  # skipped by an error: the informer will never see them
-            self.expectations.creation_observed(job_key)
-        return [e for e in errors if not ju.namespace_terminating(e)]
+            self.expectations.created(job_key)
+        return [e for e in errors if not is_namespace_terminating(e)]
 
     async def _create_pod(self, job: Obj, index: int | None, failures: int | None) -> None:
         pod = ju.pod_from_template(job, index, failures)
         try:
             created = await self._client.create(PODS, pod, meta.namespace(job))
         except StatusError as err:
-            if not ju.namespace_terminating(err):
+            if not is_namespace_terminating(err):
                 self.recorder.event(job, WARNING, "FailedCreate", f"Error creating: {err}")
             raise
         self.recorder.event(job, NORMAL, "SuccessfulCreate", f"Created pod: {meta.name(created)}")

@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from draplane.api import meta
-from draplane.api.errors import StatusError
 from draplane.api.meta import Obj
 from draplane.clock import format_time, parse_time
 
@@ -350,9 +349,3 @@ def pod_from_template(job: Obj, index: int | None, failures: int | None = None) 
         for container in [*(pod_spec.get("initContainers") or []), *pod_spec["containers"]]:
             _with_index_env(container)
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": pod_spec}
-
-
-def namespace_terminating(err: StatusError) -> bool:
-    """A create refused because the namespace is being deleted: dropped without an event."""
-    causes = err.details.get("causes") or []
-    return any(c.get("reason") == "NamespaceTerminating" for c in causes)

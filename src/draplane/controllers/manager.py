@@ -1,7 +1,7 @@
 """`ControllerManager`: runs the resource claim controller, garbage collector, namespace
-controller, service account controller, ClusterRole aggregation controller, and the Job,
-CronJob and TTL-after-finished controllers in one asyncio loop, like kube-controller-manager
-with `--use-service-account-credentials`.
+controller, service account controller, ClusterRole aggregation controller, StatefulSet and
+DaemonSet controllers, and the Job, CronJob and TTL-after-finished controllers in one asyncio
+loop, like kube-controller-manager with `--use-service-account-credentials`.
 
 The shared informers read as the manager's own user (`system:kube-controller-manager`, which may
 list and watch everything); each controller writes through its own client, as its service
@@ -23,12 +23,14 @@ from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from draplane.controllers.cronjob import CronJobController
+from draplane.controllers.daemonset import DaemonSetController
 from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.job import JobController
 from draplane.controllers.namespace import NamespaceController
 from draplane.controllers.resourceclaim import ResourceClaimController
 from draplane.controllers.resourceclaim_context import EVENT_COMPONENT
 from draplane.controllers.serviceaccounts import ServiceAccountsController
+from draplane.controllers.statefulset import StatefulSetController
 from draplane.controllers.ttlafterfinished import TTLAfterFinishedController
 
 log = logging.getLogger(__name__)
@@ -38,6 +40,8 @@ GARBAGE_COLLECTOR = "generic-garbage-collector"
 NAMESPACE_CONTROLLER = "namespace-controller"
 SERVICE_ACCOUNT_CONTROLLER = "service-account-controller"
 CLUSTERROLE_AGGREGATION_CONTROLLER = "clusterrole-aggregation-controller"
+STATEFULSET_CONTROLLER = "statefulset-controller"
+DAEMONSET_CONTROLLER = "daemon-set-controller"
 JOB_CONTROLLER = "job-controller"
 CRONJOB_CONTROLLER = "cronjob-controller"
 TTL_AFTER_FINISHED_CONTROLLER = "ttl-after-finished-controller"
@@ -47,6 +51,8 @@ CONTROLLERS = (
     NAMESPACE_CONTROLLER,
     SERVICE_ACCOUNT_CONTROLLER,
     CLUSTERROLE_AGGREGATION_CONTROLLER,
+    STATEFULSET_CONTROLLER,
+    DAEMONSET_CONTROLLER,
     JOB_CONTROLLER,
     CRONJOB_CONTROLLER,
     TTL_AFTER_FINISHED_CONTROLLER,
@@ -97,6 +103,22 @@ class ControllerManager:
             clock=clock,
             metrics=metrics,
         )
+        sts_client = writer(STATEFULSET_CONTROLLER)
+        self.statefulset_controller = StatefulSetController(
+            sts_client,
+            informers=self._informers,
+            recorder=EventRecorder(sts_client, STATEFULSET_CONTROLLER, clock=clock),
+            clock=clock,
+            metrics=metrics,
+        )
+        ds_client = writer(DAEMONSET_CONTROLLER)
+        self.daemonset_controller = DaemonSetController(
+            ds_client,
+            informers=self._informers,
+            recorder=EventRecorder(ds_client, "daemonset-controller", clock=clock),
+            clock=clock,
+            metrics=metrics,
+        )
         job_client = writer(JOB_CONTROLLER)
         self.job_controller = JobController(
             job_client,
@@ -133,6 +155,8 @@ class ControllerManager:
                 group.create_task(self.namespace_controller.run())
                 group.create_task(self.service_account_controller.run())
                 group.create_task(self.clusterrole_aggregation_controller.run())
+                group.create_task(self.statefulset_controller.run())
+                group.create_task(self.daemonset_controller.run())
                 group.create_task(self.job_controller.run())
                 group.create_task(self.cronjob_controller.run())
                 group.create_task(self.ttl_after_finished_controller.run())

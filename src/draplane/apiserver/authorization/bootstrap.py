@@ -426,6 +426,9 @@ def driver_roles() -> list[Obj]:
                 # Parameter objects (ConfigMaps), and the nodes of immediate allocation.
                 rule(R, (CORE,), "configmaps"),
                 rule(R, (CORE,), "nodes"),
+                # Leader election among the controller's replicas.
+                rule(("create",), (COORDINATION,), "leases"),
+                rule(("get", "update"), (COORDINATION,), "leases", names=(DRIVER_CONTROLLER_SA,)),
             ],
         ),
         cluster_role(DRIVER_PLUGIN_ROLE, [rule(("get",), (RESOURCE,), "resourceclaims")]),
