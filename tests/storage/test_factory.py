@@ -39,7 +39,8 @@ async def test_sqlite_writes_the_named_file(tmp_path: Path, spec: str, expected_
     [
         pytest.param("sqlite", None, "needs a data directory", id="sqlite-without-data-dir"),
         pytest.param("sqlite://", "/tmp", "missing database file path", id="url-without-path"),
-        pytest.param("etcd://127.0.0.1:2379", None, "unsupported store", id="etcd-not-yet"),
+        pytest.param("etcd://127.0.0.1:2379", None, "unsupported store", id="etcd-url"),
+        pytest.param("etcd", None, "needs a data directory", id="local-etcd-without-data-dir"),
         pytest.param("postgres", None, "unsupported store", id="unknown"),
     ],
 )

@@ -193,12 +193,12 @@ class EtcdStorage:
         self, resource: str, namespace: str | None, revision: int
     ) -> builtins.list[Obj]:
         self._ready()
+        if revision < self.compacted:
+            raise RevisionTooOld(revision, self.compacted)
         if revision >= self._engine.revision or (
             revision >= self._floor and revision >= self._engine.oldest_revision - 1
         ):
             return self._engine.list_at(resource, namespace, revision)
-        if revision < self.compacted:
-            raise RevisionTooOld(revision, self.compacted)
         start, end = self.layout.range(resource, namespace)
         try:
             kvs = await self._range(start, end, revision)
@@ -331,10 +331,10 @@ class EtcdStorage:
     def watch(self, from_revision: int) -> Watch:
         if self._closing:
             raise errors.internal("storage is closed")
-        if from_revision >= self._floor and from_revision >= self._engine.oldest_revision - 1:
-            return self._engine.watch(from_revision)
         if from_revision < self.compacted:
             raise RevisionTooOld(from_revision, self.compacted)
+        if from_revision >= self._floor and from_revision >= self._engine.oldest_revision - 1:
+            return self._engine.watch(from_revision)
         return EtcdWatch(self.stubs, self.layout, from_revision)
 
     # -- the mirror -------------------------------------------------------------------------
