@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from draplane.storage.etcd import EtcdStorage
-from draplane.storage.etcd_process import EtcdCluster, free_port
+from draplane.storage.etcd_process import EtcdCluster, cpu_seconds, free_port
 from draplane.storage.etcd_rpc import EtcdConfig
 from draplane.storage.interface import StoreError
 
@@ -55,3 +55,11 @@ class LocalEtcdStorage(EtcdStorage):
     async def close(self) -> None:
         await super().close()
         await asyncio.to_thread(self.cluster.stop)
+
+
+def etcd_cpu(storage: object) -> float | None:
+    """CPU seconds the local etcd process of `storage` used so far (None for another store)."""
+    if not isinstance(storage, LocalEtcdStorage):
+        return None
+    pid = storage.cluster.members[0].pid
+    return None if pid is None else cpu_seconds(pid)

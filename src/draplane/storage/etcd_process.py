@@ -37,6 +37,13 @@ def etcd_binary(name: str = "etcd") -> str:
     return path
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far (from /proc/<pid>/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
