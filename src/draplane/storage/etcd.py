@@ -349,7 +349,7 @@ class EtcdStorage:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                if self._connected:
+                if self._connected and not self._closing:
                     log.warning("etcd watch failed, reconnecting: %s", exc)
                 self._connected = False
                 self._last_error = rpc.to_status(exc).message if rpc.is_rpc_error(exc) else str(exc)

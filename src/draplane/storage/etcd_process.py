@@ -103,8 +103,14 @@ class EtcdMember:
             return
         os.makedirs(os.path.dirname(self.data_dir) or ".", exist_ok=True)
         with open(self.log_path, "ab") as log:
+            # Its own session: a Ctrl-C meant for the control plane must not stop etcd
+            # before the control plane has stopped using it.
             self.process = subprocess.Popen(
-                self.args(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                self.args(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
             )
 
     def start(self, timeout: float = START_TIMEOUT) -> None:
