@@ -65,7 +65,9 @@ class ApiServer:
         self._health = HealthChecks()
         self._watches = ActiveWatches()
         self._runner: web.AppRunner | None = None
-        self._health.add_ready_check("storage", self._storage_ready)
+        # kube-apiserver's name for the check of its etcd; "storage" for the embedded stores.
+        check_name = str(getattr(storage, "CHECK_NAME", "storage"))
+        self._health.add_ready_check(check_name, self._storage_ready)
 
     @property
     def port(self) -> int:

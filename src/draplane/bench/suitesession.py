@@ -53,7 +53,7 @@ class SuiteOptions:
             raise ValueError(f"unknown scale {self.scale!r}: one of {', '.join(SCALES)}")
         if self.runs < 1:
             raise ValueError("--runs must be at least 1")
-        if self.store not in ("memory", "sqlite") and self.runs > 1:
+        if self.store not in ("memory", "sqlite", "etcd") and self.runs > 1:
             raise ValueError(f"store {self.store!r} keeps one run's objects: use it with --runs 1")
         found = SUITE[self.workload]
         divisor = (SMALL_DIVISOR if self.scale == "small" else 1) * max(1, self.shrink)

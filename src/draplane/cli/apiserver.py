@@ -1,4 +1,5 @@
-"""`draplane apiserver --data-dir DIR --port PORT [--store sqlite|memory]`: the API server alone.
+"""`draplane apiserver --data-dir DIR --port PORT [--store sqlite|memory|etcd]`: the API server
+alone (`--store etcd` with kube-apiserver's `--etcd-*` flags).
 
 Serves HTTPS on 127.0.0.1:PORT until SIGINT/SIGTERM; `DIR/kubeconfig` is written once listening.
 A store that lost writes, or a full disk, ends the command with one `error:` line.
@@ -21,6 +22,7 @@ from draplane.cli.process import (
     port_number,
     stop_on_signals,
 )
+from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
 from draplane.storage.factory import open_storage
 from draplane.storage.files import DiskFullError
 from draplane.storage.interface import Storage, StoreError
@@ -41,7 +43,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--store",
         default="sqlite",
-        help='storage backend: "sqlite" (default), "memory" or sqlite:///FILE',
+        help='storage backend: "sqlite" (default), "memory", sqlite:///FILE or "etcd"',
     )
     parser.add_argument(
         "--audit-log-path",
@@ -49,13 +51,16 @@ def register(subparsers: Any) -> None:
         help="write an audit.k8s.io/v1 Event JSON line per request to this file",
     )
     add_restored_store_flag(parser)
+    add_etcd_flags(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
 
-async def _open_store(spec: str, data_dir: str, *, restored: bool) -> Storage:
+async def _open_store(
+    spec: str, data_dir: str, *, restored: bool, etcd: EtcdFlags | None = None
+) -> Storage:
     try:
-        storage = open_storage(spec, data_dir, restored=restored)
+        storage = open_storage(spec, data_dir, restored=restored, etcd=etcd)
         await storage.start()
     except StoreError as err:
         raise CommandError(str(err)) from err
@@ -66,7 +71,9 @@ async def _open_store(spec: str, data_dir: str, *, restored: bool) -> Storage:
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
-    storage = await _open_store(args.store, args.data_dir, restored=args.restored_store)
+    storage = await _open_store(
+        args.store, args.data_dir, restored=args.restored_store, etcd=EtcdFlags.from_args(args)
+    )
     server = ApiServer(
         args.data_dir, port=args.port, storage=storage, audit_log_path=args.audit_log_path or None
     )

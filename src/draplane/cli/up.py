@@ -18,6 +18,7 @@ from draplane.cli.process import (
     run_until_signal,
 )
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
+from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
 
 
 def register(sub: Any) -> None:
@@ -37,7 +38,9 @@ def register(sub: Any) -> None:
     )
     parser.add_argument("--nodes", type=non_negative, default=4, help="number of simulated nodes")
     parser.add_argument(
-        "--store", default="sqlite", help='"sqlite" (default), "memory" or sqlite:///FILE'
+        "--store",
+        default="sqlite",
+        help='"sqlite" (default), "memory", sqlite:///FILE or "etcd" (see --etcd-servers)',
     )
     parser.add_argument(
         "--transport",
@@ -69,6 +72,7 @@ def register(sub: Any) -> None:
     )
     add_run_seconds_flag(parser)
     add_restored_store_flag(parser)
+    add_etcd_flags(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
@@ -85,6 +89,7 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         audit_log_path=args.audit_log_path or None,
         restored_store=args.restored_store,
         run_seconds=args.run_seconds,
+        etcd=EtcdFlags.from_args(args),
         drivers=[
             DriverSpec(
                 devices_per_node=args.devices_per_node,

@@ -41,6 +41,7 @@ from draplane.drivers.example import Resources, example_controller, node_plugin_
 from draplane.metrics import component_registry
 from draplane.node import Nodes
 from draplane.scheduler.scheduler import Scheduler
+from draplane.storage.etcd_flags import EtcdFlags
 from draplane.storage.factory import open_storage
 from draplane.storage.files import private_dir
 
@@ -79,6 +80,8 @@ class ControlPlaneConfig:
     """The drivers' fixed waits (recheck, mutation cache), on the plane's clock."""
     run_seconds: float | None = None
     """How long containers run when their pod does not say (None: until deleted)."""
+    etcd: EtcdFlags | None = None
+    """For store "etcd": the cluster to use (None or no servers: a local etcd in the data dir)."""
 
 
 class _Runnable(Protocol):
@@ -100,7 +103,7 @@ class ControlPlane:
             self.data_dir = Path(config.data_dir)
         private_dir(self.data_dir)
         self.storage = open_storage(
-            config.store, str(self.data_dir), restored=config.restored_store
+            config.store, str(self.data_dir), restored=config.restored_store, etcd=config.etcd
         )
         self.registry = Registry(self.storage, clock=clock)
         if config.audit_log_path:
