@@ -1,6 +1,6 @@
 """`ControllerManager`: runs the resource claim controller, garbage collector, namespace
-controller, service account controller and ClusterRole aggregation controller in one asyncio
-loop, like kube-controller-manager with `--use-service-account-credentials`.
+controller, service account controller, ClusterRole aggregation controller, Deployment and
+ReplicaSet controllers in one asyncio loop, like kube-controller-manager with `--use-service-account-credentials`.
 
 The shared informers read as the manager's own user (`system:kube-controller-manager`, which may
 list and watch everything); each controller writes through its own client, as its service
@@ -21,8 +21,10 @@ from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.clusterroleaggregation import ClusterRoleAggregationController
+from draplane.controllers.deployment import DeploymentController
 from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.namespace import NamespaceController
+from draplane.controllers.replicaset import ReplicaSetController
 from draplane.controllers.resourceclaim import ResourceClaimController
 from draplane.controllers.resourceclaim_context import EVENT_COMPONENT
 from draplane.controllers.serviceaccounts import ServiceAccountsController
@@ -34,12 +36,16 @@ GARBAGE_COLLECTOR = "generic-garbage-collector"
 NAMESPACE_CONTROLLER = "namespace-controller"
 SERVICE_ACCOUNT_CONTROLLER = "service-account-controller"
 CLUSTERROLE_AGGREGATION_CONTROLLER = "clusterrole-aggregation-controller"
+DEPLOYMENT_CONTROLLER = "deployment-controller"
+REPLICASET_CONTROLLER = "replicaset-controller"
 CONTROLLERS = (
     RESOURCE_CLAIM_CONTROLLER,
     GARBAGE_COLLECTOR,
     NAMESPACE_CONTROLLER,
     SERVICE_ACCOUNT_CONTROLLER,
     CLUSTERROLE_AGGREGATION_CONTROLLER,
+    DEPLOYMENT_CONTROLLER,
+    REPLICASET_CONTROLLER,
 )
 """The controllers' names, which are also their service accounts in kube-system."""
 
@@ -87,6 +93,22 @@ class ControllerManager:
             clock=clock,
             metrics=metrics,
         )
+        deployment_client = writer(DEPLOYMENT_CONTROLLER)
+        self.deployment_controller = DeploymentController(
+            deployment_client,
+            informers=self._informers,
+            recorder=EventRecorder(deployment_client, DEPLOYMENT_CONTROLLER, clock=clock),
+            clock=clock,
+            metrics=metrics,
+        )
+        replicaset_client = writer(REPLICASET_CONTROLLER)
+        self.replicaset_controller = ReplicaSetController(
+            replicaset_client,
+            informers=self._informers,
+            recorder=EventRecorder(replicaset_client, REPLICASET_CONTROLLER, clock=clock),
+            clock=clock,
+            metrics=metrics,
+        )
 
     def has_synced(self) -> bool:
         return self._informers.has_synced()
@@ -101,5 +123,7 @@ class ControllerManager:
                 group.create_task(self.namespace_controller.run())
                 group.create_task(self.service_account_controller.run())
                 group.create_task(self.clusterrole_aggregation_controller.run())
+                group.create_task(self.deployment_controller.run())
+                group.create_task(self.replicaset_controller.run())
         finally:
             await self._informers.stop()

@@ -61,9 +61,12 @@ def _is_namespace_terminating(err: Exception) -> bool:
 
 
 class ManageError(Exception):
+    """Manage failed: `reason` is the ReplicaFailure reason, `error` the first failure."""
+
     def __init__(self, reason: str, err: Exception) -> None:
         super().__init__(str(err))
         self.reason = reason
+        self.error = err
 
 
 class ReplicaSetController:
@@ -224,7 +227,7 @@ class ReplicaSetController:
         ):
             self.queue.add_after(key, float(min_ready))
         if manage_error is not None:
-            raise manage_error
+            raise manage_error.error
 
     async def _manage(self, rs: Obj, rs_key: str, pods: list[Obj]) -> None:
         replicas = int((rs.get("spec") or {}).get("replicas", 1))

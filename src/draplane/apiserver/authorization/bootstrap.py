@@ -336,6 +336,23 @@ def controller_roles() -> list[Obj]:
             rule(("create",), (CORE,), "serviceaccounts"),
             events_rule(),
         ],
+        "deployment-controller": [
+            rule(("get", "list", "watch", "update"), (APPS,), "deployments"),
+            rule(("update",), (APPS,), "deployments/status", "deployments/finalizers"),
+            rule(
+                ("get", "list", "watch", "create", "update", "patch", "delete"),
+                (APPS,),
+                "replicasets",
+            ),
+            rule(("get", "list", "watch", "update"), (CORE,), "pods"),
+            events_rule(),
+        ],
+        "replicaset-controller": [
+            rule(("get", "list", "watch", "update"), (APPS,), "replicasets"),
+            rule(("update",), (APPS,), "replicasets/status", "replicasets/finalizers"),
+            rule(("list", "watch", "patch", "create", "delete"), (CORE,), "pods"),
+            events_rule(),
+        ],
     }
     return [cluster_role(CONTROLLER_PREFIX + name, rules) for name, rules in roles.items()]
 
