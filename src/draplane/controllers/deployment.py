@@ -246,6 +246,8 @@ class DeploymentController:
             if changed or int(spec(rs).get("minReadySeconds") or 0) != min_ready:
                 rs["spec"]["minReadySeconds"] = min_ready
                 rs = await self.client.update(REPLICA_SETS, rs)
+                # Later steps of this sync read the list: give them the stored version.
+                rss[:] = [rs if meta.uid(r) == meta.uid(rs) else r for r in rss]
             await self._sync_revision(d, meta.annotations(rs).get(REVISION, ""))
             if has_progress_deadline(d) and condition(status(d), PROGRESSING) is None:
                 new_status = meta.deep_copy(status(d))
