@@ -346,7 +346,12 @@ class DeploymentController:
             return d
         body = meta.deep_copy(d)
         body["status"] = new_status
-        stored = await self.client.update(DEPLOYMENTS, body, subresource="status")
+        try:
+            stored = await self.client.update(DEPLOYMENTS, body, subresource="status")
+        except StatusError as err:
+            if is_not_found(err):  # deleted meanwhile: nothing left to report on
+                return d
+            raise
         d.clear()
         d.update(stored)
         return d
