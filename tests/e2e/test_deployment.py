@@ -123,3 +123,33 @@ async def test_deployment_with_claim_template_lifecycle(plane: ControlPlane) -> 
         return True
 
     await wait_for(all_gone, timeout=TIMEOUT, what="foreground deletion to finish")
+
+
+@pytest.mark.parametrize("policy", ["Background", "Orphan"])
+async def test_delete_cascade(plane: ControlPlane, policy: str) -> None:
+    client = plane.client()
+    template, deployment = yaml.safe_load_all(EXAMPLE.read_text())
+    deployment["spec"]["replicas"] = 2
+    await client.create(kinds.RESOURCE_CLAIM_TEMPLATES, template, "default")
+    await client.create(kinds.DEPLOYMENTS, deployment, "default")
+    image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
+    before = await wait_for(
+        lambda: settled(client, pods=2, image=image), timeout=TIMEOUT, what="2 pods"
+    )
+    await client.delete(kinds.DEPLOYMENTS, NAME, "default", propagation_policy=policy)
+
+    async def finished() -> bool:
+        deployments = (await client.list(kinds.DEPLOYMENTS, "default"))["items"]
+        replica_sets = (await client.list(kinds.REPLICA_SETS, "default"))["items"]
+        if deployments:
+            return False
+        if policy == "Background":
+            pods = (await client.list(kinds.PODS, "default"))["items"]
+            claims = (await client.list(kinds.RESOURCE_CLAIMS, "default"))["items"]
+            return not (replica_sets or pods or claims)
+        return len(replica_sets) == 1 and not meta.owner_references(replica_sets[0])
+
+    await wait_for(finished, timeout=TIMEOUT, what=f"{policy} deletion")
+    if policy == "Orphan":
+        # The orphaned ReplicaSet keeps its pods and their claims.
+        assert await settled(client, pods=2, image=image) == before
