@@ -41,7 +41,7 @@ def safe_encode_string(text: str) -> str:
 def _pod_condition(pod: Obj, type_: str) -> Obj | None:
     for cond in (pod.get("status") or {}).get("conditions") or []:
         if cond.get("type") == type_:
-            return dict(cond)
+            return cond  # type: ignore[no-any-return]
     return None
 
 

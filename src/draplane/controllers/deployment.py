@@ -57,7 +57,11 @@ from draplane.controllers.deployment_util import (
     status,
 )
 from draplane.controllers.objectkey import ObjectKey
-from draplane.controllers.replicaset import CONTROLLER_UID_INDEX, controller_uid_index
+from draplane.controllers.replicaset import (
+    CONTROLLER_UID_INDEX,
+    candidates,
+    controller_uid_index,
+)
 
 log = logging.getLogger(__name__)
 
@@ -213,13 +217,13 @@ class DeploymentController:
             await rollout.rollout_rolling(self, d, rss)
 
     async def _claim_replica_sets(self, d: Obj, selector: LabelSelector) -> list[Obj]:
-        candidates = self._rs.lister.list(meta.namespace(d))
+        owned_or_orphans = candidates(self._rs.lister, d)
 
         async def recheck() -> Obj:
             return await self.client.get(DEPLOYMENTS, meta.name(d), meta.namespace(d))
 
         return await claim_children(
-            self.client, REPLICA_SETS, d, selector, candidates, recheck_owner=recheck
+            self.client, REPLICA_SETS, d, selector, owned_or_orphans, recheck_owner=recheck
         )
 
     def pods_by_replica_set(self, rss: list[Obj]) -> dict[str, list[Obj]]:

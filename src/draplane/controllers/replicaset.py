@@ -21,6 +21,7 @@ from draplane.api.selectors import LabelSelector
 from draplane.client.events import EventRecorder
 from draplane.client.informer import DeletedFinalStateUnknown, InformerFactory
 from draplane.client.interface import Client
+from draplane.client.lister import Lister
 from draplane.client.ratelimit import RateLimiter
 from draplane.client.workers import run_workers
 from draplane.client.workqueue import RateLimitingQueue
@@ -48,9 +49,30 @@ REPLICA_SET = "ReplicaSet"
 CONTROLLER_UID_INDEX = "controller-uid"
 
 
+POD_UPDATE_DELAY = 1.0
+"""Seconds a pod status change (or an add while more creates are expected) waits before it
+syncs its ReplicaSet, so that a burst of changes costs one sync (docs/fidelity.md)."""
+
+
 def controller_uid_index(obj: Obj) -> list[str]:
+    """The controller's UID, or `orphan/<namespace>` for an object without a controller."""
     ref = meta.controller_ref(obj)
-    return [str(ref["uid"])] if ref and ref.get("uid") else []
+    if ref and ref.get("uid"):
+        return [str(ref["uid"])]
+    return [orphan_key(meta.namespace(obj))]
+
+
+def orphan_key(namespace: str) -> str:
+    return f"orphan/{namespace}"
+
+
+def candidates(lister: Lister, owner: Obj) -> list[Obj]:
+    """What an owner may claim: its own children and the namespace's orphans (children of
+    other controllers are ignored by the claim anyway)."""
+    return [
+        *lister.by_index(CONTROLLER_UID_INDEX, meta.uid(owner)),
+        *lister.by_index(CONTROLLER_UID_INDEX, orphan_key(meta.namespace(owner))),
+    ]
 
 
 def _is_namespace_terminating(err: Exception) -> bool:
@@ -150,7 +172,10 @@ class ReplicaSetController:
             rs = self._owner(pod, ref)
             if rs is not None:
                 self.expectations.creation_observed(meta.key(rs))
-                self._enqueue(rs)
+                if self.expectations.satisfied(meta.key(rs)):
+                    self._enqueue(rs)
+                else:  # more of this burst to come: one status sync for them all
+                    self.queue.add_after(ObjectKey.of(REPLICA_SET, rs), POD_UPDATE_DELAY)
             return
         for rs in self._matching(pod):
             self._enqueue(rs)
@@ -172,7 +197,10 @@ class ReplicaSetController:
         if new_ref is not None:
             rs = self._owner(new, new_ref)
             if rs is not None:
-                self._enqueue(rs)
+                if ref_changed or labels_changed:
+                    self._enqueue(rs)
+                else:
+                    self.queue.add_after(ObjectKey.of(REPLICA_SET, rs), POD_UPDATE_DELAY)
                 min_ready = int((rs.get("spec") or {}).get("minReadySeconds") or 0)
                 if min_ready > 0 and not is_pod_ready(old) and is_pod_ready(new):
                     self.queue.add_after(ObjectKey.of(REPLICA_SET, rs), min_ready + 1)
@@ -199,13 +227,13 @@ class ReplicaSetController:
         needs_sync = self.expectations.satisfied(rs_key)
         spec = rs.get("spec") or {}
         selector = LabelSelector.from_label_selector(spec.get("selector"))
-        candidates = [p for p in self._pods.lister.list(key.namespace) if is_pod_active(p)]
+        active = [p for p in candidates(self._pods.lister, rs) if is_pod_active(p)]
 
         async def recheck() -> Obj:
             return await self._client.get(REPLICA_SETS, key.name, key.namespace)
 
         pods = await claim_children(
-            self._client, PODS, rs, selector, candidates, recheck_owner=recheck
+            self._client, PODS, rs, selector, active, recheck_owner=recheck
         )
         manage_error: ManageError | None = None
         if needs_sync and not meta.deletion_timestamp(rs):

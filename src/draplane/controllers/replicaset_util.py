@@ -114,12 +114,13 @@ def replica_set_status(
     (`manage_error` is (reason, message) when manage failed)."""
     spec = rs.get("spec") or {}
     min_ready = int(spec.get("minReadySeconds") or 0)
-    template_labels = _template_labels(rs)
-    fully_labeled = sum(
-        1 for p in pods if all(meta.labels(p).get(k) == v for k, v in template_labels.items())
-    )
-    ready = sum(1 for p in pods if is_pod_ready(p))
-    available = sum(1 for p in pods if is_pod_available(p, min_ready, now))
+    wanted = _template_labels(rs).items()
+    fully_labeled = ready = available = 0
+    for p in pods:
+        fully_labeled += wanted <= meta.labels(p).items()
+        if is_pod_ready(p):
+            ready += 1
+            available += is_pod_available(p, min_ready, now)
     old = rs.get("status") or {}
     conditions = [dict(c) for c in old.get("conditions") or []]
     failure = next((c for c in conditions if c.get("type") == REPLICA_FAILURE), None)
