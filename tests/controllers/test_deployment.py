@@ -119,8 +119,10 @@ class Harness:
                 meta.name(rs): meta.resource_version(rs)
                 for rs in self.controller._rs.lister.list("default")
             }
-            return got == want and cached_d is not None and (
-                meta.resource_version(cached_d) == meta.resource_version(d)
+            return (
+                got == want
+                and cached_d is not None
+                and (meta.resource_version(cached_d) == meta.resource_version(d))
             )
 
         await wait_for(seen, what="informers")
@@ -307,7 +309,10 @@ async def test_old_replica_sets_beyond_the_history_limit_are_deleted(
 ) -> None:
     await seed(
         deployment(1, image="nginx:9", revisionHistoryLimit=1),
-        *(old_replica_set(f"web-v{i}", replicas=0, image=f"nginx:{i}", revision=i) for i in (1, 2, 3)),
+        *(
+            old_replica_set(f"web-v{i}", replicas=0, image=f"nginx:{i}", revision=i)
+            for i in (1, 2, 3)
+        ),
     )
     harness = await start()
     await run_until_done(harness)

@@ -271,7 +271,11 @@ async def test_create_failures_set_replica_failure_then_clear(
     admin = cluster.client()
     rs = await admin.get(REPLICA_SETS, "web", "default")
     (cond,) = rs["status"]["conditions"]
-    assert (cond["type"], cond["status"], cond["reason"]) == ("ReplicaFailure", "True", "FailedCreate")
+    assert (cond["type"], cond["status"], cond["reason"]) == (
+        "ReplicaFailure",
+        "True",
+        "FailedCreate",
+    )
     assert "injected pod create failure" in cond["message"]
     # The slow start stopped after the first batch of one.
     assert await reasons(admin) == ["FailedCreate"]

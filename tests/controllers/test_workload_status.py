@@ -27,7 +27,9 @@ LATER = datetime(2026, 1, 1, 1, 0, tzinfo=UTC)
 @pytest.mark.parametrize(
     ("pods", "expected"),
     [
-        pytest.param([pod("on-node", node="n1"), pod("unscheduled")], "unscheduled", id="unassigned first"),
+        pytest.param(
+            [pod("on-node", node="n1"), pod("unscheduled")], "unscheduled", id="unassigned first"
+        ),
         pytest.param(
             [pod("running", node="n1"), pod("pending", node="n1", phase="Pending")],
             "pending",
@@ -152,7 +154,11 @@ def _progressing(reason: str, status: str = "True", at: str = "2026-01-01T00:00:
     ("old_status", "new_rs", "now", "expected"),
     [
         pytest.param(
-            {"replicas": 3, "updatedReplicas": 3, "conditions": [_progressing("ReplicaSetUpdated")]},
+            {
+                "replicas": 3,
+                "updatedReplicas": 3,
+                "conditions": [_progressing("ReplicaSetUpdated")],
+            },
             replica_set("new", 3, available=3),
             NOW,
             ("True", "NewReplicaSetAvailable", 'ReplicaSet "new" has successfully progressed.'),
@@ -166,14 +172,24 @@ def _progressing(reason: str, status: str = "True", at: str = "2026-01-01T00:00:
             id="progress",
         ),
         pytest.param(
-            {"replicas": 3, "updatedReplicas": 3, "availableReplicas": 1, "conditions": [_progressing("ReplicaSetUpdated")]},
+            {
+                "replicas": 3,
+                "updatedReplicas": 3,
+                "availableReplicas": 1,
+                "conditions": [_progressing("ReplicaSetUpdated")],
+            },
             replica_set("new", 3, available=1),
             LATER,
             ("False", "ProgressDeadlineExceeded", 'ReplicaSet "new" has timed out progressing.'),
             id="deadline exceeded",
         ),
         pytest.param(
-            {"replicas": 3, "updatedReplicas": 3, "availableReplicas": 1, "conditions": [_progressing("ReplicaSetUpdated")]},
+            {
+                "replicas": 3,
+                "updatedReplicas": 3,
+                "availableReplicas": 1,
+                "conditions": [_progressing("ReplicaSetUpdated")],
+            },
             replica_set("new", 3, available=1),
             NOW,
             ("True", "ReplicaSetUpdated", ""),
@@ -181,7 +197,9 @@ def _progressing(reason: str, status: str = "True", at: str = "2026-01-01T00:00:
         ),
     ],
 )
-def test_progressing(old_status: Obj, new_rs: Obj, now: datetime, expected: tuple[str, str, str]) -> None:
+def test_progressing(
+    old_status: Obj, new_rs: Obj, now: datetime, expected: tuple[str, str, str]
+) -> None:
     d = deployment(3, status=old_status)
     status = rollout_status(d, [new_rs], new_rs, now)
     cond = condition(status, "Progressing")

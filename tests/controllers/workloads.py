@@ -44,7 +44,12 @@ def deployment(
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"name": "web", "namespace": "default", "uid": "d-uid", "generation": generation},
+        "metadata": {
+            "name": "web",
+            "namespace": "default",
+            "uid": "d-uid",
+            "generation": generation,
+        },
         "spec": body,
         "status": status or {},
     }
@@ -117,7 +122,11 @@ def pod(
         "status": {
             "phase": phase,
             "conditions": [
-                {"type": "Ready", "status": "True" if ready else "False", "lastTransitionTime": ready_at}
+                {
+                    "type": "Ready",
+                    "status": "True" if ready else "False",
+                    "lastTransitionTime": ready_at,
+                }
             ],
             "containerStatuses": [{"name": "c", "restartCount": restarts}],
         },

@@ -73,13 +73,17 @@ async def test_deployment_with_claim_template_lifecycle(plane: ControlPlane) -> 
     await client.create(kinds.DEPLOYMENTS, deployment, "default")
     image = "registry.k8s.io/pause:3.9"
 
-    first = await wait_for(lambda: settled(client, pods=3, image=image), timeout=TIMEOUT, what="3 pods")
+    first = await wait_for(
+        lambda: settled(client, pods=3, image=image), timeout=TIMEOUT, what="3 pods"
+    )
     assert len(set(first.values())) == 3
     (rs,) = await live(client, kinds.REPLICA_SETS)
     assert all(name.startswith(meta.name(rs) + "-") for name in first)
 
     await client.patch(kinds.DEPLOYMENTS, NAME, {"spec": {"replicas": 1}}, "default")
-    scaled = await wait_for(lambda: settled(client, pods=1, image=image), timeout=TIMEOUT, what="1 pod")
+    scaled = await wait_for(
+        lambda: settled(client, pods=1, image=image), timeout=TIMEOUT, what="1 pod"
+    )
     assert set(scaled.items()) < set(first.items())
 
     new_image = "registry.k8s.io/pause:3.10"

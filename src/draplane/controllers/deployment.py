@@ -109,12 +109,12 @@ class DeploymentController:
         return all(i.has_synced() for i in (self._deployments, self._rs, self.pods))
 
     async def run(self, workers: int = WORKERS) -> None:
-        await asyncio.gather(
-            *(i.wait_synced() for i in (self._deployments, self._rs, self.pods))
-        )
+        await asyncio.gather(*(i.wait_synced() for i in (self._deployments, self._rs, self.pods)))
         log.info("Starting deployment controller with %d workers", workers)
         try:
-            await run_workers(self.queue, self._sync_with_retries, workers=workers, name="deployment")
+            await run_workers(
+                self.queue, self._sync_with_retries, workers=workers, name="deployment"
+            )
         finally:
             await self.recorder.flush()
 
@@ -189,7 +189,10 @@ class DeploymentController:
         selector = LabelSelector.from_label_selector(spec(d).get("selector"))
         if selector.empty():
             self.recorder.event(
-                d, "Warning", "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required."
+                d,
+                "Warning",
+                "SelectingAll",
+                "This deployment is selecting all pods. A non-empty selector is required.",
             )
             generation = int(meta.metadata(d).get("generation") or 0)
             if int(status(d).get("observedGeneration") or 0) < generation:
@@ -227,7 +230,10 @@ class DeploymentController:
         )
 
     def pods_by_replica_set(self, rss: list[Obj]) -> dict[str, list[Obj]]:
-        return {meta.uid(rs): self.pods.lister.by_index(CONTROLLER_UID_INDEX, meta.uid(rs)) for rs in rss}
+        return {
+            meta.uid(rs): self.pods.lister.by_index(CONTROLLER_UID_INDEX, meta.uid(rs))
+            for rs in rss
+        }
 
     async def get_all_replica_sets(
         self, d: Obj, rss: list[Obj], *, create: bool
@@ -275,8 +281,12 @@ class DeploymentController:
                 return await self._create_failed(d, err)
             live = await self.client.get(REPLICA_SETS, meta.name(body), meta.namespace(d))
             ref = meta.controller_ref(live)
-            if ref is not None and ref.get("uid") == meta.uid(d) and equal_ignore_hash(
-                spec(live).get("template") or {}, spec(d).get("template") or {}
+            if (
+                ref is not None
+                and ref.get("uid") == meta.uid(d)
+                and equal_ignore_hash(
+                    spec(live).get("template") or {}, spec(d).get("template") or {}
+                )
             ):
                 return live
             # A hash collision: the next sync hashes with a higher count.
@@ -329,7 +339,9 @@ class DeploymentController:
         event (scaleReplicaSetAndRecordEvent)."""
         body = meta.deep_copy(rs)
         old_size = replicas(rs)
-        annotations_changed = set_replicas_annotations(body, replicas(d), replicas(d) + max_surge(d))
+        annotations_changed = set_replicas_annotations(
+            body, replicas(d), replicas(d) + max_surge(d)
+        )
         if old_size == size and not annotations_changed:
             return rs
         body["spec"]["replicas"] = size

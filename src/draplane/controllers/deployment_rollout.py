@@ -216,4 +216,3 @@ async def _clear_rollback(dc: DeploymentController, d: Obj) -> None:
     body["metadata"].get("annotations", {}).pop(ROLLBACK_TO, None)
     body.pop("status", None)
     await dc.client.update(DEPLOYMENTS, body)
-

@@ -49,7 +49,9 @@ def new_rs_new_replicas(d: Obj, all_rss: Sequence[Obj], new_rs: Obj) -> int:
     return replicas(new_rs) + min(max_total - current, desired - replicas(new_rs))
 
 
-def old_scale_down(d: Obj, all_rss: Sequence[Obj], old_rss: Sequence[Obj], new_rs: Obj | None) -> dict[str, int]:
+def old_scale_down(
+    d: Obj, all_rss: Sequence[Obj], old_rss: Sequence[Obj], new_rs: Obj | None
+) -> dict[str, int]:
     """Old ReplicaSets' new sizes for one rolling-update step: first their unavailable
     replicas, oldest first, then any availability above desired - maxUnavailable."""
     if total_replicas(old_rss) == 0:

@@ -100,7 +100,11 @@ def calculate_status(d: Obj, all_rss: Sequence[Obj], new_rs: Obj | None, now: da
         out["collisionCount"] = old["collisionCount"]
     if avail >= replicas(d) - max_unavailable(d):
         cond = new_condition(
-            AVAILABLE, "True", "MinimumReplicasAvailable", "Deployment has minimum availability.", now
+            AVAILABLE,
+            "True",
+            "MinimumReplicasAvailable",
+            "Deployment has minimum availability.",
+            now,
         )
     else:
         cond = new_condition(

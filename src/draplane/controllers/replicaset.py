@@ -232,9 +232,7 @@ class ReplicaSetController:
         async def recheck() -> Obj:
             return await self._client.get(REPLICA_SETS, key.name, key.namespace)
 
-        pods = await claim_children(
-            self._client, PODS, rs, selector, active, recheck_owner=recheck
-        )
+        pods = await claim_children(self._client, PODS, rs, selector, active, recheck_owner=recheck)
         manage_error: ManageError | None = None
         if needs_sync and not meta.deletion_timestamp(rs):
             try:
@@ -249,9 +247,9 @@ class ReplicaSetController:
         if (
             manage_error is None
             and min_ready > 0
-            and updated.get("readyReplicas") == updated.get("replicas") != updated.get(
-                "availableReplicas", 0
-            )
+            and updated.get("readyReplicas")
+            == updated.get("replicas")
+            != updated.get("availableReplicas", 0)
         ):
             self.queue.add_after(key, float(min_ready))
         if manage_error is not None:

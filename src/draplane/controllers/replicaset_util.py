@@ -67,8 +67,7 @@ def node_ranks(pods: Sequence[Obj], related: Sequence[Obj]) -> dict[str, int]:
         if (p.get("spec") or {}).get("nodeName")
     )
     return {
-        meta.uid(p): per_node.get(str((p.get("spec") or {}).get("nodeName") or ""), 0)
-        for p in pods
+        meta.uid(p): per_node.get(str((p.get("spec") or {}).get("nodeName") or ""), 0) for p in pods
     }
 
 
@@ -102,9 +101,9 @@ def pods_to_delete(pods: Sequence[Obj], related: Sequence[Obj], count: int) -> l
 
 
 def _template_labels(rs: Obj) -> dict[str, str]:
-    return dict((((rs.get("spec") or {}).get("template") or {}).get("metadata") or {}).get(
-        "labels"
-    ) or {})
+    return dict(
+        (((rs.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
+    )
 
 
 def replica_set_status(
