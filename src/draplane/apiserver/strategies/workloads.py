@@ -4,8 +4,9 @@ Create resets `status` (`{}` on the wire); DaemonSets count template changes in 
 `deprecated.daemonset.template.generation` annotation; Jobs get their generated selector and
 labels (unless `manualSelector`) and, without a propagationPolicy, DELETE orphans their pods.
 Deployment annotation changes bump `metadata.generation` like spec changes (annotations are
-copied to ReplicaSets). DELETE answers with a Status for all of them. Status counters Go encodes without omitempty
-(ReplicaSet and StatefulSet `replicas`, the DaemonSet node counts) are always present.
+copied to ReplicaSets). DELETE answers with a Status for all of them. Status counters Go
+encodes without omitempty (ReplicaSet and StatefulSet `replicas`, the DaemonSet node counts)
+are always present.
 """
 
 from __future__ import annotations
