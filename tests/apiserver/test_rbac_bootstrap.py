@@ -81,6 +81,22 @@ def test_bindings() -> None:
         "system:controller:service-account-controller": [
             ("ServiceAccount", "kube-system/service-account-controller")
         ],
+        "system:controller:cronjob-controller": [
+            ("ServiceAccount", "kube-system/cronjob-controller")
+        ],
+        "system:controller:daemon-set-controller": [
+            ("ServiceAccount", "kube-system/daemon-set-controller")
+        ],
+        "system:controller:deployment-controller": [
+            ("ServiceAccount", "kube-system/deployment-controller")
+        ],
+        "system:controller:job-controller": [("ServiceAccount", "kube-system/job-controller")],
+        "system:controller:replicaset-controller": [
+            ("ServiceAccount", "kube-system/replicaset-controller")
+        ],
+        "system:controller:statefulset-controller": [
+            ("ServiceAccount", "kube-system/statefulset-controller")
+        ],
         "system:dra:driver.example.com:controller": [
             ("ServiceAccount", "kube-system/driver.example.com-controller")
         ],

@@ -32,6 +32,7 @@ _SUBRESOURCE_METHODS = {
     "binding": frozenset({"POST"}),
     "token": frozenset({"POST"}),
     "finalize": frozenset({"PUT"}),
+    "scale": frozenset({"GET", "PUT", "PATCH"}),
 }
 
 # Pod subresources kube-apiserver forwards to the pod's kubelet: simulated nodes run no kubelet

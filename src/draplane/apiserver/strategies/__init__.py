@@ -56,6 +56,26 @@ class ResourceStrategy:
     check_write: WriteCheck | None = None
     create_only: SubresourceCreate | None = None
     """Kinds never stored: a create is answered by this function (review APIs)."""
+    prepare_for_update: Callable[[Obj, Obj], None] | None = None
+    """Adjusts a main-resource update (new, old) after the server fields are merged."""
+    generation_on_annotations: bool = False
+    """Annotation changes bump `metadata.generation` too (Deployments)."""
+    default_propagation: str = "Background"
+    """The propagation policy of a DELETE that names none (Orphan for batch/v1 Jobs)."""
+    status_zeros: tuple[str, ...] = ()
+    """Status counters Go encodes even when 0 (no omitempty): filled in on every write."""
+
+    def fill_status(self, obj: Obj) -> None:
+        """Puts the always-encoded status counters (as 0) into `obj`'s status."""
+        if not self.status_zeros:
+            return
+        status = obj.get("status")
+        if status is None:
+            status = obj["status"] = {}
+        if isinstance(status, dict):
+            for key in self.status_zeros:
+                if status.get(key) is None:
+                    status[key] = 0
 
     @property
     def status_subresource(self) -> bool:

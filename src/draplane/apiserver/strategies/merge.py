@@ -70,7 +70,9 @@ def merge_for_write(
     if subresource == "status":
         if not strategy.status_subresource:
             raise errors.not_found(rt, f"{name}/status")
-        return merge_status_update(new, old)
+        merged = merge_status_update(new, old)
+        strategy.fill_status(merged)
+        return merged
     if subresource == "finalize" and "finalize" in rt.subresources:
         result = meta.deep_copy(old)
         spec = new.get("spec")
@@ -105,7 +107,12 @@ def merge_main_update(strategy: ResourceStrategy, new: Obj, old: Obj) -> Obj:
             new["status"] = old["status"]
         else:
             new.pop("status", None)
-    if _spec_changed(strategy, new, old):
+    if strategy.prepare_for_update is not None:
+        strategy.prepare_for_update(new, old)
+    if _spec_changed(strategy, new, old) or (
+        strategy.generation_on_annotations
+        and (md.get("annotations") or {}) != (old_md.get("annotations") or {})
+    ):
         md["generation"] = int(old_md.get("generation") or 1) + 1
     return new
 
