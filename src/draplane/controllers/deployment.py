@@ -326,12 +326,13 @@ class DeploymentController:
         raise err
 
     async def _sync_revision(self, d: Obj, revision: str) -> None:
-        """The Deployment's own revision annotation follows its new ReplicaSet's."""
+        """The Deployment's own revision annotation follows its new ReplicaSet's; written
+        through `deployments/status`, as upstream does, so the generation stays."""
         if not revision or meta.annotations(d).get(REVISION) == revision:
             return
         body = meta.deep_copy(d)
         body["metadata"].setdefault("annotations", {})[REVISION] = revision
-        stored = await self.client.update(DEPLOYMENTS, body)
+        stored = await self.client.update(DEPLOYMENTS, body, subresource="status")
         d["metadata"] = stored["metadata"]
 
     async def scale_replica_set(self, d: Obj, rs: Obj, size: int) -> Obj:

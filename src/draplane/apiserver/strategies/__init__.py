@@ -64,6 +64,9 @@ class ResourceStrategy:
     """The propagation policy of a DELETE that names none (Orphan for batch/v1 Jobs)."""
     status_zeros: tuple[str, ...] = ()
     """Status counters Go encodes even when 0 (no omitempty): filled in on every write."""
+    status_writes_annotations: bool = False
+    """A `status` write may change annotations (Deployments: deploymentStatusStrategy resets
+    only spec and labels, and the controller writes its revision annotation that way)."""
 
     def fill_status(self, obj: Obj) -> None:
         """Puts the always-encoded status counters (as 0) into `obj`'s status."""

@@ -71,6 +71,8 @@ def merge_for_write(
         if not strategy.status_subresource:
             raise errors.not_found(rt, f"{name}/status")
         merged = merge_status_update(new, old)
+        if strategy.status_writes_annotations and "annotations" in (new.get("metadata") or {}):
+            merged["metadata"]["annotations"] = new["metadata"]["annotations"]
         strategy.fill_status(merged)
         return merged
     if subresource == "finalize" and "finalize" in rt.subresources:

@@ -108,7 +108,10 @@ def _prepare_job(obj: Obj) -> None:
 
 STRATEGIES = (
     ResourceStrategy(
-        kinds.DEPLOYMENTS, prepare_for_create=_reset_status, generation_on_annotations=True
+        kinds.DEPLOYMENTS,
+        prepare_for_create=_reset_status,
+        generation_on_annotations=True,
+        status_writes_annotations=True,
     ),
     ResourceStrategy(
         kinds.REPLICA_SETS, prepare_for_create=_reset_status, status_zeros=("replicas",)
