@@ -13,8 +13,8 @@ import yaml
 from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
-from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
 from draplane.controllers.deployment_util import REVISION
+from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
 from draplane.testing.apistate import wait_for
 
 pytestmark = pytest.mark.slow

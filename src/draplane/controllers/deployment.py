@@ -43,7 +43,6 @@ from draplane.controllers.deployment_status import (
 from draplane.controllers.deployment_util import (
     REVISION,
     ROLLBACK_TO,
-    by_creation,
     compute_hash,
     equal_ignore_hash,
     find_new_replica_set,
@@ -161,9 +160,9 @@ class DeploymentController:
         if meta.resource_version(old) == meta.resource_version(new):
             return
         old_ref, new_ref = meta.controller_ref(old), meta.controller_ref(new)
-        if old_ref is not None and (old_ref or {}).get("uid") != (new_ref or {}).get("uid"):
-            if (d := self._owner(old, old_ref)) is not None:
-                self._enqueue(d)
+        changed = old_ref is not None and old_ref.get("uid") != (new_ref or {}).get("uid")
+        if changed and (d := self._owner(old, old_ref)) is not None:
+            self._enqueue(d)
         if new_ref is None and meta.labels(old) == meta.labels(new) and old_ref is None:
             return
         self._on_rs(new)
@@ -391,10 +390,6 @@ class DeploymentController:
         except StatusError as err:
             if not (is_not_found(err) or is_conflict(err)):
                 raise
-
-    @staticmethod
-    def oldest_first(rss: list[Obj]) -> list[Obj]:
-        return by_creation(rss)
 
 
 def _unwrap(obj: Obj | DeletedFinalStateUnknown) -> Obj:

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from draplane.api import meta
 from draplane.api.meta import Obj
 from draplane.controllers.deployment_util import (
-    _created,
     by_creation,
+    creation_key,
     desired_replicas_annotation,
     is_rolling_update,
     max_replicas_annotation,
@@ -112,7 +112,7 @@ def is_saturated(d: Obj, rs: Obj | None) -> bool:
 
 def _round(value: float) -> int:
     """math.Round: halves away from zero."""
-    return int(math.floor(value + 0.5)) if value >= 0 else -int(math.floor(-value + 0.5))
+    return math.floor(value + 0.5) if value >= 0 else -math.floor(-value + 0.5)
 
 
 def _fraction(rs: Obj, d: Obj) -> int:
@@ -128,12 +128,12 @@ def _fraction(rs: Obj, d: Obj) -> int:
 
 
 def _newest_first(rs: Obj) -> tuple[int, float, str]:
-    created, name = _created(rs)
+    created, name = creation_key(rs)
     return (-replicas(rs), -created, name)
 
 
 def _oldest_first(rs: Obj) -> tuple[int, float, str]:
-    created, name = _created(rs)
+    created, name = creation_key(rs)
     return (-replicas(rs), created, name)
 
 
@@ -150,7 +150,7 @@ def proportional_scale(d: Obj, new_rs: Obj | None, old_rss: Sequence[Obj]) -> di
         elif new_rs is not None:
             target = new_rs
         elif old_rss:
-            target = max(old_rss, key=_created)
+            target = max(old_rss, key=creation_key)
         else:
             return {}
         return {} if replicas(target) == desired else {meta.name(target): desired}

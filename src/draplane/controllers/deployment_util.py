@@ -53,7 +53,7 @@ def replicas(obj: Obj) -> int:
 
 
 def is_rolling_update(d: Obj) -> bool:
-    return (spec(d).get("strategy") or {}).get("type", "RollingUpdate") == "RollingUpdate"
+    return bool((spec(d).get("strategy") or {}).get("type", "RollingUpdate") == "RollingUpdate")
 
 
 def resolve_fenceposts(d: Obj) -> tuple[int, int]:
@@ -101,13 +101,13 @@ def equal_ignore_hash(a: Obj, b: Obj) -> bool:
     return _drop_empty(template_without_hash(a)) == _drop_empty(template_without_hash(b))
 
 
-def _created(obj: Obj) -> tuple[float, str]:
+def creation_key(obj: Obj) -> tuple[float, str]:
     stamp = meta.metadata(obj).get("creationTimestamp")
     return (parse_time(str(stamp)).timestamp() if stamp else 0.0, meta.name(obj))
 
 
 def by_creation(rss: Sequence[Obj]) -> list[Obj]:
-    return sorted(rss, key=_created)
+    return sorted(rss, key=creation_key)
 
 
 def find_new_replica_set(d: Obj, rss: Sequence[Obj]) -> Obj | None:

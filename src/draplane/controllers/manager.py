@@ -1,6 +1,7 @@
 """`ControllerManager`: runs the resource claim controller, garbage collector, namespace
 controller, service account controller, ClusterRole aggregation controller, Deployment and
-ReplicaSet controllers in one asyncio loop, like kube-controller-manager with `--use-service-account-credentials`.
+ReplicaSet controllers in one asyncio loop, like kube-controller-manager with
+`--use-service-account-credentials`.
 
 The shared informers read as the manager's own user (`system:kube-controller-manager`, which may
 list and watch everything); each controller writes through its own client, as its service

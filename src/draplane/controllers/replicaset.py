@@ -191,9 +191,8 @@ class ReplicaSetController:
             return
         old_ref, new_ref = meta.controller_ref(old), meta.controller_ref(new)
         ref_changed = (old_ref or {}).get("uid") != (new_ref or {}).get("uid")
-        if ref_changed and old_ref is not None:
-            if (old_rs := self._owner(old, old_ref)) is not None:
-                self._enqueue(old_rs)
+        if ref_changed and (old_rs := self._owner(old, old_ref)) is not None:
+            self._enqueue(old_rs)
         if new_ref is not None:
             rs = self._owner(new, new_ref)
             if rs is not None:
@@ -290,7 +289,8 @@ class ReplicaSetController:
                 raise ManageError("FailedDelete", errors[0])
 
     def _related_pods(self, rs: Obj) -> list[Obj]:
-        """Active pods of every ReplicaSet with the same controlling owner (getIndirectlyRelatedPods)."""
+        """Active pods of every ReplicaSet with the same controlling owner
+        (getIndirectlyRelatedPods)."""
         owner = meta.controller_ref(rs)
         siblings = [rs]
         if owner is not None:
