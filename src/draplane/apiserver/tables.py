@@ -184,6 +184,10 @@ _PRINTERS.update(
             wp.CONTROLLER_REVISION_COLUMNS,
             _aged(wp.controller_revision_cells),
         ),
+        kinds.SECRETS.key: (wp.SECRET_COLUMNS, _aged(wp.secret_cells)),
+        kinds.SERVICES.key: (wp.SERVICE_COLUMNS, _aged(wp.service_cells)),
+        kinds.ENDPOINTS.key: (wp.ENDPOINTS_COLUMNS, _aged(wp.endpoints_cells)),
+        kinds.ENDPOINT_SLICES.key: (wp.ENDPOINT_SLICE_COLUMNS, _aged(wp.endpoint_slice_cells)),
     }
 )
 _DEFAULT: tuple[list[Column], RowFn] = ([_NAME, _AGE], _with_age(lambda o: [_name(o)]))
