@@ -122,3 +122,44 @@ async def test_batch_v1(server: HttpServer, api_client: Any) -> None:
     assert out["cron_delete"] == "Success"
     job = await server.client().get(kinds.JOBS, "once", "default")
     assert job["metadata"]["finalizers"] == ["orphan"]
+
+
+async def test_core_v1_secrets_services_endpoints(server: HttpServer, api_client: Any) -> None:
+    core = k8s.CoreV1Api(api_client)
+    discovery = k8s.DiscoveryV1Api(api_client)
+    ns = "default"
+
+    def scenario() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        secret = core.create_namespaced_secret(
+            ns, k8s.V1Secret(metadata=k8s.V1ObjectMeta(name="s"), string_data={"k": "v"})
+        )
+        out["secret"] = (secret.type, secret.data)
+        svc = core.create_namespaced_service(
+            ns,
+            k8s.V1Service(
+                metadata=k8s.V1ObjectMeta(name="web"),
+                spec=k8s.V1ServiceSpec(selector={"app": "web"}, ports=[k8s.V1ServicePort(port=80)]),
+            ),
+        )
+        out["svc"] = (svc.spec.cluster_ip, svc.spec.ports[0].target_port)
+        out["kubernetes"] = core.read_namespaced_service("kubernetes", ns).spec.cluster_ip
+        ep = core.read_namespaced_endpoints("kubernetes", ns)
+        out["ep"] = ep.subsets[0].addresses[0].ip
+        out["slices"] = [
+            s.metadata.name for s in discovery.list_namespaced_endpoint_slice(ns).items
+        ]
+        out["deleted"] = (
+            core.delete_namespaced_secret("s", ns).status,
+            core.delete_namespaced_service("web", ns).metadata.name,
+        )
+        return out
+
+    out = await asyncio.to_thread(scenario)
+
+    assert out["secret"] == ("Opaque", {"k": "dg=="})
+    assert out["svc"][0].startswith("10.96.") and out["svc"][1] == 80
+    assert out["kubernetes"] == "10.96.0.1"
+    assert out["ep"] == "127.0.0.1"
+    assert out["slices"] == ["kubernetes"]
+    assert out["deleted"] == ("Success", "web")  # a Service DELETE returns the Service

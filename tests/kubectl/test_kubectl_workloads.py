@@ -1,5 +1,6 @@
 """The real kubectl against the workload kinds: `kubectl scale` (a merge patch of `scale`, and
-with `--current-replicas` a GET and PUT of it) on every installed version; `create deployment`,
+with `--current-replicas` a GET and PUT of it), `create secret generic|docker-registry`,
+`create service clusterip` and `cluster-info` on every installed version; `create deployment`,
 `create job`, `create cronjob`, `get` Tables, `get all`, `rollout restart` (a strategic-merge
 patch of the template) and `delete` on one version."""
 
@@ -86,3 +87,36 @@ async def test_create_get_restart_delete(kubectl_one: Kubectl, server: HttpServe
     assert "kubectl.kubernetes.io/restartedAt" in annotations
     assert web["metadata"]["generation"] == 2
     assert (await client.list(kinds.JOBS, "default"))["items"] == []
+
+
+async def test_create_secret_and_service_and_cluster_info(
+    kubectl: Kubectl, server: HttpServer
+) -> None:
+    client = server.client()
+    generic = await kubectl.run("create", "secret", "generic", "app", "--from-literal=user=me")
+    registry = await kubectl.run(
+        "create",
+        "secret",
+        "docker-registry",
+        "pull",
+        "--docker-server=registry.example.com",
+        "--docker-username=u",
+        "--docker-password=p",
+    )
+    service = await kubectl.run("create", "service", "clusterip", "web", "--tcp=80:8080")
+    info = await kubectl.run("cluster-info")
+
+    assert generic.strip() == "secret/app created"
+    assert registry.strip() == "secret/pull created"
+    assert service.strip() == "service/web created"
+    assert "Kubernetes control plane" in info and server.url in info
+    app = await client.get(kinds.SECRETS, "app", "default")
+    assert (app["type"], app["data"]) == ("Opaque", {"user": "bWU="})
+    pull = await client.get(kinds.SECRETS, "pull", "default")
+    assert pull["type"] == "kubernetes.io/dockerconfigjson"
+    assert list(pull["data"]) == [".dockerconfigjson"]
+    web = await client.get(kinds.SERVICES, "web", "default")
+    assert web["spec"]["clusterIP"].startswith("10.")
+    assert web["spec"]["ports"] == [
+        {"name": "80-8080", "port": 80, "protocol": "TCP", "targetPort": 8080}
+    ]
