@@ -25,6 +25,7 @@ from draplane.controllers.replicaset import ReplicaSetController
 from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_pod
 from draplane.testing.cluster import Cluster
+from draplane.testing.workloadbuilders import make_replica_set
 
 from .conftest import Seed
 
@@ -33,20 +34,10 @@ KEY = ObjectKey("ReplicaSet", "default", "web")
 
 
 def replica_set(replicas: int, **spec: Any) -> Obj:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "ReplicaSet",
-        "metadata": {"name": "web", "namespace": "default", "uid": RS_UID},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": "web"}},
-            "template": {
-                "metadata": {"labels": {"app": "web"}},
-                "spec": {"containers": [{"name": "c", "image": "nginx"}]},
-            },
-            **spec,
-        },
-    }
+    builder = make_replica_set("web").uid(RS_UID).replicas(replicas)
+    for key, value in spec.items():
+        builder = builder.set(f"spec.{key}", value)
+    return builder.obj()
 
 
 def web_pod(name: str, *, owned: bool = True, app: str = "web") -> Any:
