@@ -14,6 +14,7 @@ import pytest
 
 from draplane.api import meta
 from draplane.api.auth import CONTROLLER_MANAGER, UserInfo, controller_user
+from draplane.api.errors import StatusError
 from draplane.api.kinds import DEPLOYMENTS, EVENTS, REPLICA_SETS
 from draplane.api.meta import Obj
 from draplane.client.informer import InformerFactory
@@ -320,3 +321,21 @@ async def test_old_replica_sets_beyond_the_history_limit_are_deleted(
     names = sorted(meta.name(rs) for rs in await harness.replica_sets())
     assert [n for n in names if n.startswith("web-v")] == ["web-v3"]
     assert len(names) == 2
+
+
+async def test_a_hash_collision_raises_the_collision_count(seed: Seed, start: Any) -> None:
+    stored = await seed(deployment(1))
+    d = stored["Deployment/default/web"]
+    taken = f"web-{compute_hash(d['spec']['template'], None)}"
+    squatter = old_replica_set(taken, replicas=0, image="busybox")
+    squatter["metadata"].pop("ownerReferences")
+    await seed(squatter)
+    harness = await start()
+    await harness.caught_up()
+    with pytest.raises(StatusError, match="already exists"):
+        await harness.controller.sync(KEY)
+    d = await harness.client.get(DEPLOYMENTS, "web", "default")
+    assert d["status"]["collisionCount"] == 1
+    await harness.step()
+    names = {meta.name(rs) for rs in await harness.replica_sets()}
+    assert names == {taken, f"web-{compute_hash(d['spec']['template'], 1)}"}
