@@ -339,3 +339,28 @@ async def test_a_hash_collision_raises_the_collision_count(seed: Seed, start: An
     await harness.step()
     names = {meta.name(rs) for rs in await harness.replica_sets()}
     assert names == {taken, f"web-{compute_hash(d['spec']['template'], 1)}"}
+
+
+@pytest.mark.parametrize(
+    ("labels", "owned", "controlled"),
+    [
+        pytest.param({"app": "web"}, False, True, id="a matching orphan is adopted"),
+        pytest.param(
+            {"app": "other"}, True, False, id="an owned one that stopped matching is released"
+        ),
+        pytest.param({"app": "other"}, False, False, id="a non-matching orphan is left alone"),
+    ],
+)
+async def test_replica_set_adoption_and_release(
+    labels: dict[str, str], owned: bool, controlled: bool, seed: Seed, start: Any
+) -> None:
+    rs = old_replica_set("web-x", replicas=0)
+    rs["metadata"]["labels"] = labels
+    if not owned:
+        rs["metadata"].pop("ownerReferences")
+    await seed(deployment(1), rs)
+    harness = await start()
+    await harness.step()
+    stored = await harness.client.get(REPLICA_SETS, "web-x", "default")
+    d = await harness.client.get(DEPLOYMENTS, "web", "default")
+    assert ((meta.controller_ref(stored) or {}).get("uid") == meta.uid(d)) is controlled
