@@ -161,6 +161,11 @@ _BY_KEY.update(
             **_prefixed("spec.jobTemplate.metadata", _OBJECT_META),
             **_template("spec.jobTemplate.spec.template"),
         },
+        kinds.SERVICES.key: {
+            **_COMMON,
+            "spec.ports": _keyed("port", map_keys=("port", "protocol")),
+            "status.conditions": _map_list("type"),
+        },
     }
 )
 

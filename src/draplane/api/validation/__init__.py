@@ -15,7 +15,19 @@ from draplane.api import errors, kinds
 from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.api.validation import apps, batch, claimstatus, core, pod, podstatus, rbac, resource
+from draplane.api.validation import (
+    apps,
+    batch,
+    claimstatus,
+    core,
+    cronjob,
+    network,
+    pod,
+    podstatus,
+    rbac,
+    resource,
+    statefulset,
+)
 from draplane.api.validation.defaults import default
 from draplane.api.validation.fieldtypes import KIND_FIELDS, type_errors
 from draplane.api.validation.objectmeta import type_invalid
@@ -55,11 +67,15 @@ _CREATE: dict[ResourceType, CreateFn] = {
     kinds.CLUSTER_ROLE_BINDINGS: rbac.validate_cluster_role_binding,
     kinds.DEPLOYMENTS: apps.validate_deployment,
     kinds.REPLICA_SETS: apps.validate_replica_set,
-    kinds.STATEFUL_SETS: apps.validate_stateful_set,
-    kinds.DAEMON_SETS: apps.validate_daemon_set,
-    kinds.CONTROLLER_REVISIONS: apps.validate_controller_revision,
+    kinds.STATEFUL_SETS: statefulset.validate_stateful_set,
+    kinds.DAEMON_SETS: statefulset.validate_daemon_set,
+    kinds.CONTROLLER_REVISIONS: statefulset.validate_controller_revision,
     kinds.JOBS: batch.validate_job,
-    kinds.CRON_JOBS: batch.validate_cron_job,
+    kinds.CRON_JOBS: cronjob.validate_cron_job,
+    kinds.SECRETS: network.validate_secret,
+    kinds.SERVICES: network.validate_service,
+    kinds.ENDPOINTS: network.validate_endpoints,
+    kinds.ENDPOINT_SLICES: network.validate_endpoint_slice,
 }
 _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.PODS: pod.validate_pod_update,
@@ -78,11 +94,15 @@ _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.CLUSTER_ROLE_BINDINGS: rbac.validate_cluster_role_binding_update,
     kinds.DEPLOYMENTS: apps.validate_deployment_update,
     kinds.REPLICA_SETS: apps.validate_replica_set_update,
-    kinds.STATEFUL_SETS: apps.validate_stateful_set_update,
-    kinds.DAEMON_SETS: apps.validate_daemon_set_update,
-    kinds.CONTROLLER_REVISIONS: apps.validate_controller_revision_update,
+    kinds.STATEFUL_SETS: statefulset.validate_stateful_set_update,
+    kinds.DAEMON_SETS: statefulset.validate_daemon_set_update,
+    kinds.CONTROLLER_REVISIONS: statefulset.validate_controller_revision_update,
     kinds.JOBS: batch.validate_job_update,
-    kinds.CRON_JOBS: batch.validate_cron_job_update,
+    kinds.CRON_JOBS: cronjob.validate_cron_job_update,
+    kinds.SECRETS: network.validate_secret_update,
+    kinds.SERVICES: network.validate_service_update,
+    kinds.ENDPOINTS: network.validate_endpoints_update,
+    kinds.ENDPOINT_SLICES: network.validate_endpoint_slice_update,
 }
 _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.PODS: podstatus.validate_pod_status_update,
@@ -92,10 +112,11 @@ _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.POD_SCHEDULING_CONTEXTS: resource.validate_scheduling_context_status_update,
     kinds.DEPLOYMENTS: apps.validate_deployment_status_update,
     kinds.REPLICA_SETS: apps.validate_replica_set_status_update,
-    kinds.STATEFUL_SETS: apps.validate_stateful_set_status_update,
-    kinds.DAEMON_SETS: apps.validate_daemon_set_status_update,
+    kinds.STATEFUL_SETS: statefulset.validate_stateful_set_status_update,
+    kinds.DAEMON_SETS: statefulset.validate_daemon_set_status_update,
     kinds.JOBS: batch.validate_job_status_update,
-    kinds.CRON_JOBS: batch.validate_cron_job_status_update,
+    kinds.CRON_JOBS: cronjob.validate_cron_job_status_update,
+    kinds.SERVICES: network.validate_service_status_update,
 }
 
 

@@ -1,5 +1,6 @@
-"""The JSON types of the apps/v1 and batch/v1 kinds' fields (the `fieldtypes` tables for the
-workloads), registered into `fieldtypes.KIND_FIELDS` by `draplane.api.validation`.
+"""The JSON types of the apps/v1 and batch/v1 kinds' fields, and of Secrets, Services,
+Endpoints and EndpointSlices (the `fieldtypes` tables for them), registered into
+`fieldtypes.KIND_FIELDS` by `draplane.api.validation`.
 
 `replicas`, counters and seconds are integers; `maxSurge`/`maxUnavailable` are int-or-string
 and checked by validation; templates are checked with the pod spec's table.
@@ -13,6 +14,7 @@ from draplane.api.validation.fieldtypes import (
     _CONDITION,
     _LABEL_SELECTOR,
     _POD_SPEC,
+    _STRING_MAP,
     _STRINGS,
     _TOP,
     BOOLEAN,
@@ -176,6 +178,69 @@ _CRON_JOB: Spec = {
     },
 }
 
+_SERVICE_PORTS: Spec = [
+    {
+        **dict.fromkeys(("name", "protocol", "appProtocol"), STRING),
+        **_ints("port", "nodePort"),
+    }
+]
+_SERVICE: Spec = {
+    **_TOP,
+    "spec": {
+        **dict.fromkeys(
+            (
+                "clusterIP",
+                "type",
+                "externalName",
+                "sessionAffinity",
+                "externalTrafficPolicy",
+                "internalTrafficPolicy",
+                "ipFamilyPolicy",
+                "loadBalancerIP",
+            ),
+            STRING,
+        ),
+        "ports": _SERVICE_PORTS,
+        "selector": _STRING_MAP,
+        "clusterIPs": _STRINGS,
+        "externalIPs": _STRINGS,
+        "ipFamilies": _STRINGS,
+        "publishNotReadyAddresses": BOOLEAN,
+    },
+    "status": {"loadBalancer": OBJECT, "conditions": [_CONDITION]},
+}
+_ENDPOINT_PORTS: Spec = [
+    {"name": STRING, "port": INTEGER, "protocol": STRING, "appProtocol": STRING}
+]
+_ENDPOINT_ADDRESS: Spec = [
+    {"ip": STRING, "hostname": STRING, "nodeName": STRING, "targetRef": OBJECT}
+]
+_ENDPOINTS: Spec = {
+    **_TOP,
+    "subsets": [
+        {
+            "addresses": _ENDPOINT_ADDRESS,
+            "notReadyAddresses": _ENDPOINT_ADDRESS,
+            "ports": _ENDPOINT_PORTS,
+        }
+    ],
+}
+_ENDPOINT_SLICE: Spec = {
+    **_TOP,
+    "addressType": STRING,
+    "endpoints": [
+        {
+            "addresses": _STRINGS,
+            "conditions": dict.fromkeys(("ready", "serving", "terminating"), BOOLEAN),
+            "hostname": STRING,
+            "nodeName": STRING,
+            "zone": STRING,
+            "targetRef": OBJECT,
+        }
+    ],
+    "ports": _ENDPOINT_PORTS,
+}
+
 WORKLOAD_FIELDS: dict[ResourceType, Spec] = {
     kinds.DEPLOYMENTS: _DEPLOYMENT,
     kinds.REPLICA_SETS: _REPLICA_SET,
@@ -184,4 +249,14 @@ WORKLOAD_FIELDS: dict[ResourceType, Spec] = {
     kinds.CONTROLLER_REVISIONS: {**_TOP, "revision": INTEGER},
     kinds.JOBS: _JOB,
     kinds.CRON_JOBS: _CRON_JOB,
+    kinds.SECRETS: {
+        **_TOP,
+        "data": _STRING_MAP,
+        "stringData": _STRING_MAP,
+        "type": STRING,
+        "immutable": BOOLEAN,
+    },
+    kinds.SERVICES: _SERVICE,
+    kinds.ENDPOINTS: _ENDPOINTS,
+    kinds.ENDPOINT_SLICES: _ENDPOINT_SLICE,
 }

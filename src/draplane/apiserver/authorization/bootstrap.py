@@ -310,6 +310,8 @@ def node_rules() -> list[Obj]:
 
 def controller_roles() -> list[Obj]:
     """The system:controller:<name> roles of the controllers draplane runs (1.28 rules)."""
+    from draplane.apiserver.authorization.workloadpolicy import workload_controller_rules
+
     roles = {
         "clusterrole-aggregation-controller": [
             rule(("escalate", "get", "list", "watch", "update", "patch"), (RBAC,), "clusterroles"),
@@ -336,7 +338,7 @@ def controller_roles() -> list[Obj]:
             rule(("create",), (CORE,), "serviceaccounts"),
             events_rule(),
         ],
-        **_workload_controller_rules(),
+        **workload_controller_rules(),
     }
     return [cluster_role(CONTROLLER_PREFIX + name, rules) for name, rules in roles.items()]
 

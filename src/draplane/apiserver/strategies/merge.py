@@ -70,7 +70,11 @@ def merge_for_write(
     if subresource == "status":
         if not strategy.status_subresource:
             raise errors.not_found(rt, f"{name}/status")
-        return merge_status_update(new, old)
+        merged = merge_status_update(new, old)
+        if strategy.status_writes_annotations and "annotations" in (new.get("metadata") or {}):
+            merged["metadata"]["annotations"] = new["metadata"]["annotations"]
+        strategy.fill_status(merged)
+        return merged
     if subresource == "finalize" and "finalize" in rt.subresources:
         result = meta.deep_copy(old)
         spec = new.get("spec")

@@ -6,6 +6,7 @@ from draplane.api.kinds import ResourceType
 from draplane.apiserver.strategies import (
     ResourceStrategy,
     core,
+    network,
     rbac,
     resource,
     reviews,
@@ -20,6 +21,7 @@ STRATEGIES: dict[ResourceType, ResourceStrategy] = {
         rbac.STRATEGIES,
         reviews.STRATEGIES,
         workloads.STRATEGIES,
+        network.STRATEGIES,
     )
     for s in group
 }
