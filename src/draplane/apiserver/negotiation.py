@@ -24,6 +24,8 @@ MAX_BODY = limits.MAX_OBJECT_BYTES
 
 JSON = "application/json"
 YAML = "application/yaml"
+JSON_PATCH_BODIES = ("application/merge-patch+json", "application/strategic-merge-patch+json")
+"""Patch types whose body is a JSON object (checked for duplicate fields)."""
 PATCH_TYPES = frozenset(
     {
         "application/json-patch+json",

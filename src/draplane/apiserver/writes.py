@@ -20,7 +20,7 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.names import generate_name
 from draplane.api.patch import patch_object
-from draplane.api.request import Request
+from draplane.api.request import NO_OPTIONS, Options, Request
 from draplane.apiserver.admission import AdmissionAttributes
 from draplane.apiserver.strategies import ResourceStrategy, same_content
 from draplane.apiserver.strategies.merge import check_type, merge_for_write, set_namespace
@@ -63,14 +63,26 @@ class Writer:
         if strategy.create_only is not None:
             return await strategy.create_only(self._r, user, req)
         return await self.create_object(
-            user, strategy, req.namespace, meta.deep_copy(req.body), dry_run=req.options.dry_run
+            user,
+            strategy,
+            req.namespace,
+            meta.deep_copy(req.body),
+            dry_run=req.options.dry_run,
+            options=req.options,
         )
 
     async def create_object(
-        self, user: UserInfo, strategy: ResourceStrategy, namespace: str, obj: Obj, *, dry_run: bool
+        self,
+        user: UserInfo,
+        strategy: ResourceStrategy,
+        namespace: str,
+        obj: Obj,
+        *,
+        dry_run: bool,
+        options: Options = NO_OPTIONS,
     ) -> Obj:
         rt = strategy.rt
-        check_type(rt, obj)
+        check_type(rt, obj, options)
         md = obj.get("metadata")
         if md is None:
             md = obj["metadata"] = {}
@@ -89,6 +101,7 @@ class Writer:
         md["generation"] = 1
         validation.default(rt, obj)
         strategy.prepare_for_create(obj)
+        validation.normalize(rt, obj)
         generated = not md.get("name") and bool(md.get("generateName"))
         for attempt in range(_GENERATE_NAME_ATTEMPTS):
             if generated:
@@ -116,7 +129,8 @@ class Writer:
         if not isinstance(obj, dict):
             raise errors.bad_request("the request body must be an object")
         rt = req.rt
-        check_type(rt, obj)
+        # Unknown fields are dropped (and warned about) on the copy `mutate` returns.
+        check_type(rt, obj, req.options, prune=False)
         body_md = obj.get("metadata") or {}
         if not isinstance(body_md, dict):
             raise errors.bad_request("metadata must be an object")
@@ -147,7 +161,12 @@ class Writer:
             if old is None:
                 applied = self._apply(None, req)
                 return await self.create_object(
-                    user, strategy_for(rt), req.namespace, applied, dry_run=req.options.dry_run
+                    user,
+                    strategy_for(rt),
+                    req.namespace,
+                    applied,
+                    dry_run=req.options.dry_run,
+                    options=req.options,
                 )
         pinned = (
             isinstance(patch, dict)
@@ -198,8 +217,15 @@ class Writer:
             old = await self._get(req.rt, req.namespace, req.name)
             try:
                 new = merge_for_write(
-                    strategy, req.subresource, mutate(old), old, req.namespace, req.name
+                    strategy,
+                    req.subresource,
+                    mutate(old),
+                    old,
+                    req.namespace,
+                    req.name,
+                    req.options,
                 )
+                validation.normalize(req.rt, new)
                 return await self.store_update(
                     user, strategy, req.subresource, new, old, dry_run=dry_run
                 )

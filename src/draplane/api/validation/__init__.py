@@ -17,12 +17,13 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.validation import claimstatus, core, pod, podstatus, rbac, resource
 from draplane.api.validation.defaults import default
-from draplane.api.validation.fieldtypes import type_errors
+from draplane.api.validation.fieldtypes import decode_fields, normalize, type_errors
 from draplane.api.validation.objectmeta import type_invalid
 
 __all__ = [
     "create_rules",
     "default",
+    "normalize",
     "require_field_types",
     "status_rules",
     "type_errors",
@@ -84,10 +85,19 @@ def _shape_errors(rt: ResourceType, obj: Obj) -> list[FieldError]:
     return type_errors(rt, obj)
 
 
-def require_field_types(rt: ResourceType, obj: Obj) -> None:
-    """422 Invalid when a field of the body has the wrong JSON type: the registry calls this
-    where kube-apiserver decodes the body, before defaulting and the strategies read it."""
-    causes = type_errors(rt, obj)
+def require_field_types(
+    rt: ResourceType,
+    obj: Obj,
+    *,
+    mode: str = "",
+    duplicates: tuple[str, ...] = (),
+    prune: bool = True,
+) -> None:
+    """The decoding step of a write, where kube-apiserver decodes the body, before defaulting
+    and the strategies read it: unknown and duplicate fields per `fieldValidation` `mode`
+    (400 under Strict, dropped otherwise), then 422 Invalid when a field has the wrong JSON
+    type (`fieldtypes`)."""
+    causes = decode_fields(rt, obj, mode=mode, duplicates=duplicates, prune=prune)
     if causes:
         md = obj.get("metadata") if isinstance(obj, dict) else None
         name = md.get("name") if isinstance(md, dict) else None
