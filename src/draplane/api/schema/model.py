@@ -81,9 +81,19 @@ class Struct:
     fields: tuple[Field, ...]
     preserve: bool = False
     by_name: dict[str, Field] = field(default_factory=dict, compare=False, repr=False)
+    emitted: list[Field] = field(default_factory=list, compare=False, repr=False)
+    """The fields Go serializes even when empty."""
+    nested: dict[str, Type] = field(default_factory=dict, compare=False, repr=False)
+    """The fields holding structs (directly, in a list or as map values)."""
 
     def __post_init__(self) -> None:
         self.by_name.update((f.name, f) for f in self.fields)
+        self.emitted.extend(f for f in self.fields if f.emit)
+        for fld in self.fields:
+            leaf = fld.type.item if isinstance(fld.type, Arr) else fld.type
+            leaf = leaf.value if isinstance(leaf, Map) else leaf
+            if is_struct(leaf):
+                self.nested[fld.name] = fld.type
 
 
 _STRUCTS: dict[str, Struct] = {}

@@ -144,39 +144,40 @@ _ZERO: dict[str, Any] = {
 
 def normalize(struct: Struct, obj: dict[str, Any]) -> None:
     """Give `obj` (of type `struct`, already decoded) the fields Go always serializes."""
-    for fld in struct.fields:
-        name, t = fld.name, fld.type
-        value = obj.get(name, _MISSING)
-        if value is None or value is _MISSING:
-            if not fld.emit:
-                if value is None:
-                    del obj[name]
-                continue
+    for fld in struct.emitted:
+        if obj.get(fld.name) is None:
+            t = fld.type
             if is_struct(t):
-                obj[name] = value = {}
+                obj[fld.name] = {}
             elif isinstance(t, str) and t in _ZERO:
-                obj[name] = _ZERO[t]
-                continue
-            else:
-                continue
-        _normalize_value(t, value)
+                obj[fld.name] = _ZERO[t]
+    by_name = struct.by_name
+    nulls = []
+    for key, value in obj.items():
+        if value is None:
+            declared = by_name.get(key)
+            if declared is not None and not declared.emit:
+                nulls.append(key)
+            continue
+        nested = struct.nested.get(key)
+        if nested is not None:
+            _normalize_value(nested, value)
+    for key in nulls:
+        del obj[key]
 
 
 def _normalize_value(t: Type, value: Any) -> None:
     if isinstance(t, str):
-        if is_struct(t) and isinstance(value, dict):
+        if isinstance(value, dict):
             normalize(get(t), value)
     elif isinstance(t, Arr):
-        if is_struct(t.item) and isinstance(value, list):
+        if isinstance(value, list):
             item_struct = get(t.item)  # type: ignore[arg-type]
             for item in value:
                 if isinstance(item, dict):
                     normalize(item_struct, item)
-    elif is_struct(t.value) and isinstance(value, dict):
+    elif isinstance(value, dict):
         value_struct = get(t.value)  # type: ignore[arg-type]
         for item in value.values():
             if isinstance(item, dict):
                 normalize(value_struct, item)
-
-
-_MISSING: Any = object()
