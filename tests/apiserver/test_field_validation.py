@@ -250,3 +250,46 @@ async def test_status_subresource_write_is_validated(
         http, "PATCH", f"{CLAIMS}/{name}/status", body, mode="Strict", content_type=MERGE
     )
     assert (code, result["message"]) == (400, CLAIM_STRICT + 'unknown field "status.driverNme"')
+
+
+_SSAR = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "message"),
+    [
+        pytest.param(
+            _SSAR,
+            {"spec": {"resourceAttributes": {"verb": "get", "verbb": "x"}}},
+            'SelfSubjectAccessReview in version "v1" cannot be handled as a '
+            "SelfSubjectAccessReview: strict decoding error: unknown field "
+            '"spec.resourceAttributes.verbb"',
+            id="review",
+        ),
+        pytest.param(
+            f"{PODS}/{{name}}/binding",
+            {"metadata": {"name": "{name}"}, "target": {"kind": "Node", "name": "n", "nme": "n"}},
+            'Binding in version "v1" cannot be handled as a Binding: strict decoding error: '
+            'unknown field "target.nme"',
+            id="binding",
+        ),
+    ],
+)
+@pytest.mark.parametrize("mode", ["Strict", "Warn"])
+async def test_create_only_kinds_and_subresource_bodies(
+    http: aiohttp.ClientSession,
+    server: HttpServer,
+    path: str,
+    body: dict[str, Any],
+    message: str,
+    mode: str,
+) -> None:
+    name = f"o{next(_names)}"
+    await server.client().create(kinds.PODS, make_pod(name).obj())
+    raw = orjson.dumps(body).replace(b"{name}", name.encode())
+    code, result, warned = await _send(http, "POST", path.format(name=name), raw, mode=mode)
+    if mode == "Strict":
+        assert (code, result["message"]) == (400, message)
+    else:
+        assert code == 201, result
+        assert len(warned) == 1 and "unknown field" in warned[0]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from draplane.api import errors, meta, validation
+from draplane.api import errors, kinds, meta, validation
 from draplane.api.apply import server_side_apply
 from draplane.api.auth import UserInfo
 from draplane.api.kinds import ResourceType
@@ -21,6 +22,7 @@ from draplane.api.meta import Obj
 from draplane.api.names import generate_name
 from draplane.api.patch import patch_object
 from draplane.api.request import NO_OPTIONS, Options, Request
+from draplane.api.validation import fieldtypes
 from draplane.apiserver.admission import AdmissionAttributes
 from draplane.apiserver.strategies import ResourceStrategy, same_content
 from draplane.apiserver.strategies.merge import check_type, merge_for_write, set_namespace
@@ -57,11 +59,11 @@ class Writer:
             handler = strategy.subresource_create.get(req.subresource)
             if handler is None:
                 raise errors.method_not_allowed()
-            return await handler(self._r, user, req)
+            return await handler(self._r, user, _decoded(req))
         if not isinstance(req.body, dict):
             raise errors.bad_request("the request body must be an object")
         if strategy.create_only is not None:
-            return await strategy.create_only(self._r, user, req)
+            return await strategy.create_only(self._r, user, _decoded(req))
         return await self.create_object(
             user,
             strategy,
@@ -284,3 +286,20 @@ class Writer:
         if obj is None:
             raise errors.not_found(rt, name)
         return obj
+
+
+def _decoded(req: Request) -> Request:
+    """A create-only or subresource body (a review, Binding, TokenRequest) after field
+    validation against its own kind: unknown fields dropped from a copy, or 400 under Strict.
+    Field types are left to the handler, which reports them its own way."""
+    if not isinstance(req.body, dict):
+        return req
+    rt = req.rt
+    if req.subresource in kinds.SUBRESOURCE_KINDS:
+        group, version, kind = kinds.SUBRESOURCE_KINDS[req.subresource]
+        rt = ResourceType(group, version, req.subresource, kind, rt.namespaced, kind.lower())
+    body = meta.deep_copy(req.body)
+    fieldtypes.decode_fields(
+        rt, body, mode=req.options.field_validation, duplicates=req.options.duplicate_fields
+    )
+    return replace(req, body=body)
