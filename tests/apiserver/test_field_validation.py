@@ -293,3 +293,32 @@ async def test_create_only_kinds_and_subresource_bodies(
     else:
         assert code == 201, result
         assert len(warned) == 1 and "unknown field" in warned[0]
+
+
+@pytest.mark.parametrize(
+    ("body", "problems"),
+    [
+        pytest.param(
+            "metadata: {name: NAME}\nspec:\n  resourceClassName: a\n  resourceClassName: b\n",
+            ['duplicate field "spec.resourceClassName"'],
+            id="repeated-key",
+        ),
+        pytest.param(
+            "base: &b {resourceClassName: a}\nmetadata: {name: NAME}\nspec:\n  <<: *b\n"
+            "  resourceClassName: b\n",
+            ['unknown field "base"'],
+            id="merge-override-is-not-repeating",
+        ),
+    ],
+)
+async def test_yaml_body(http: aiohttp.ClientSession, body: str, problems: list[str]) -> None:
+    name = f"o{next(_names)}"
+    code, result, _ = await _send(
+        http,
+        "POST",
+        CLAIMS,
+        body.replace("NAME", name).encode(),
+        mode="Strict",
+        content_type="application/yaml",
+    )
+    assert (code, result["message"]) == (400, CLAIM_STRICT + ", ".join(problems))

@@ -22,7 +22,14 @@ from draplane.api.auth import UserInfo
 from draplane.api.handler import ApiHandler, WatchEvent
 from draplane.api.meta import Obj
 from draplane.api.request import Options, Request
-from draplane.apiserver import httpwatch, listoptions, negotiation, queryparams, tables
+from draplane.apiserver import (
+    httpwatch,
+    listoptions,
+    negotiation,
+    queryparams,
+    tables,
+    yamldecode,
+)
 from draplane.apiserver.duplicates import duplicate_fields
 from draplane.apiserver.negotiation import ResponseForm
 from draplane.apiserver.requestinfo import RESOURCE_KEY, VERB_KEY, RequestInfo
@@ -96,12 +103,14 @@ APPLY_PATCH = "application/apply-patch+yaml"
 
 
 def _duplicates(body: bytes, content_type: str, value: Any) -> tuple[str, ...]:
-    """Repeated keys of a JSON body (YAML and protobuf bodies are not checked)."""
+    """Repeated keys of a JSON or YAML body (protobuf bodies cannot repeat a field)."""
     mt = negotiation.media_type(content_type)
     if mt in ("", negotiation.JSON, "*/*", *negotiation.JSON_PATCH_BODIES) or (
         mt == APPLY_PATCH and body.lstrip().startswith(b"{")
     ):
         return duplicate_fields(body, value)
+    if mt in negotiation.YAML_TYPES or mt == APPLY_PATCH:
+        return yamldecode.repeated_keys(body)
     return ()
 
 

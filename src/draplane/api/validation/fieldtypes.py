@@ -8,7 +8,7 @@ schemas of `draplane.api.schema`:
 - a field of the wrong JSON type: `<path>: Invalid value: <value>: must be a string`
   (FieldValueTypeInvalid, 422 Invalid); null is accepted anywhere (Go leaves the zero value);
 - unknown fields (`spec.foo`, `spec.containers[0].bar`) and duplicate fields (the HTTP layer
-  finds those while parsing): `Strict` fails with 400 BadRequest, `<Kind> in version "<v>"
+  finds those in JSON and YAML bodies): `Strict` fails with 400 BadRequest, `<Kind> in version "<v>"
   cannot be handled as a <Kind>: strict decoding error: unknown field "spec.foo", duplicate
   field "spec.bar"`; `Warn` (the default, as upstream) drops them with one warning each;
   `Ignore` drops them silently.
