@@ -3,9 +3,9 @@ ResourceClaimTemplate and PodSchedulingContext."""
 
 from __future__ import annotations
 
+from draplane.api.schema.affinity import NODE_SELECTOR
 from draplane.api.schema.meta import metadata_field, serve, type_meta
 from draplane.api.schema.model import Arr, f, struct
-from draplane.api.schema.pod import NODE_SELECTOR
 
 RES = "io.k8s.api.resource.v1alpha2."
 
