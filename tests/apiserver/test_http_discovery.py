@@ -191,12 +191,6 @@ async def test_openapi_v2_is_the_minimal_protobuf_document(
     assert b"Kubernetes" in body
 
 
-async def test_openapi_v3_is_not_served(user: aiohttp.ClientSession) -> None:
-    code, status = await _get(user, "/openapi/v3")
-
-    assert (code, status["kind"], status["reason"]) == (404, "Status", "NotFound")
-
-
 @pytest.mark.parametrize(
     ("path", "code", "body"),
     [

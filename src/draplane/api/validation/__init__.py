@@ -29,13 +29,13 @@ from draplane.api.validation import (
     statefulset,
 )
 from draplane.api.validation.defaults import default
-from draplane.api.validation.fieldtypes import KIND_FIELDS, type_errors
+from draplane.api.validation.fieldtypes import decode_fields, normalize, type_errors
 from draplane.api.validation.objectmeta import type_invalid
-from draplane.api.validation.workloadtypes import WORKLOAD_FIELDS
 
 __all__ = [
     "create_rules",
     "default",
+    "normalize",
     "require_field_types",
     "status_rules",
     "type_errors",
@@ -45,7 +45,6 @@ __all__ = [
     "validate_update",
 ]
 
-KIND_FIELDS.update(WORKLOAD_FIELDS)
 
 CreateFn = Callable[[Obj], list[FieldError]]
 UpdateFn = Callable[[Obj, Obj], list[FieldError]]
@@ -128,10 +127,19 @@ def _shape_errors(rt: ResourceType, obj: Obj) -> list[FieldError]:
     return type_errors(rt, obj)
 
 
-def require_field_types(rt: ResourceType, obj: Obj) -> None:
-    """422 Invalid when a field of the body has the wrong JSON type: the registry calls this
-    where kube-apiserver decodes the body, before defaulting and the strategies read it."""
-    causes = type_errors(rt, obj)
+def require_field_types(
+    rt: ResourceType,
+    obj: Obj,
+    *,
+    mode: str = "",
+    duplicates: tuple[str, ...] = (),
+    prune: bool = True,
+) -> None:
+    """The decoding step of a write, where kube-apiserver decodes the body, before defaulting
+    and the strategies read it: unknown and duplicate fields per `fieldValidation` `mode`
+    (400 under Strict, dropped otherwise), then 422 Invalid when a field has the wrong JSON
+    type (`fieldtypes`)."""
+    causes = decode_fields(rt, obj, mode=mode, duplicates=duplicates, prune=prune)
     if causes:
         md = obj.get("metadata") if isinstance(obj, dict) else None
         name = md.get("name") if isinstance(md, dict) else None
