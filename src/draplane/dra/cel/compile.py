@@ -21,7 +21,12 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
 from draplane.api.quantity import parse_quantity
-from draplane.dra.cel.library import CELFunctionError, kubernetes_functions, quantity_value, semver_value
+from draplane.dra.cel.library import (
+    CELFunctionError,
+    kubernetes_functions,
+    quantity_value,
+    semver_value,
+)
 
 # resource.k8s.io/v1 CELSelectorExpressionMaxCost and CELSelectorExpressionMaxLength.
 SELECTOR_MAX_COST = 1_000_000
@@ -32,15 +37,34 @@ _MAX_ELEMENTS = 32
 _MAX_STRING = 64
 ERR_COST_LIMIT = "operation cancelled: actual cost limit exceeded"
 
-_DOMAIN_REF = re.compile(r"""device\s*\.\s*(?:attributes|capacity)\s*\[\s*(["'])([^"'\\]*)\1\s*\]""")
+_DOMAIN_REF = re.compile(
+    r"""device\s*\.\s*(?:attributes|capacity)\s*\[\s*(["'])([^"'\\]*)\1\s*\]"""
+)
 _TOKEN = re.compile(r"""\d+\.?\d*|\w+|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\S""")
 _COMPREHENSIONS = frozenset(
     {"all", "exists", "exists_one", "map", "filter", "sortBy", "transformList", "transformMap"}
 )
 _STRING_SCANS = frozenset(
-    {"matches", "find", "findAll", "split", "replace", "contains", "startsWith", "endsWith",
-     "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "trim", "join", "format", "reverse",
-     "substring", "charAt"}
+    {
+        "matches",
+        "find",
+        "findAll",
+        "split",
+        "replace",
+        "contains",
+        "startsWith",
+        "endsWith",
+        "indexOf",
+        "lastIndexOf",
+        "lowerAscii",
+        "upperAscii",
+        "trim",
+        "join",
+        "format",
+        "reverse",
+        "substring",
+        "charAt",
+    }
 )
 
 
@@ -236,7 +260,9 @@ class Compiler:
         try:
             program = self._env.compile(expression)
         except RuntimeError as e:
-            return CompilationResult(expression, error="compilation failed: " + _compile_message(str(e)))
+            return CompilationResult(
+                expression, error="compilation failed: " + _compile_message(str(e))
+            )
         out = program.return_type()
         if out not in (cel.Type.BOOL, cel.Type.DYN):
             return CompilationResult(

@@ -154,12 +154,16 @@ _L = cel.Type.List(cel.Type.DYN)
 _S, _I, _B, _D = cel.Type.STRING, cel.Type.INT, cel.Type.BOOL, cel.Type.DOUBLE
 
 
-def _member(name: str, ret: cel.Type, args: list[cel.Type], impl: Callable[..., Any]) -> cel.FunctionDecl:
+def _member(
+    name: str, ret: cel.Type, args: list[cel.Type], impl: Callable[..., Any]
+) -> cel.FunctionDecl:
     oid = f"k8s_{name}_" + "_".join(a.name().lower() for a in args)
     return cel.FunctionDecl(name, [cel.Overload(oid, ret, args, is_member=True, impl=impl)])
 
 
-def _global(name: str, ret: cel.Type, args: list[cel.Type], impl: Callable[..., Any]) -> cel.FunctionDecl:
+def _global(
+    name: str, ret: cel.Type, args: list[cel.Type], impl: Callable[..., Any]
+) -> cel.FunctionDecl:
     return cel.FunctionDecl(name, [cel.Overload(f"k8s_{name}", ret, args, impl=impl)])
 
 
@@ -176,19 +180,39 @@ def kubernetes_functions() -> list[cel.FunctionDecl]:
         cel.FunctionDecl(
             "add",
             [
-                cel.Overload("k8s_add_quantity", _M, [_M, _M], is_member=True,
-                             impl=lambda a, b: quantity_value(_q(a) + _q(b))),
-                cel.Overload("k8s_add_int", _M, [_M, _I], is_member=True,
-                             impl=lambda a, b: quantity_value(_q(a) + b)),
+                cel.Overload(
+                    "k8s_add_quantity",
+                    _M,
+                    [_M, _M],
+                    is_member=True,
+                    impl=lambda a, b: quantity_value(_q(a) + _q(b)),
+                ),
+                cel.Overload(
+                    "k8s_add_int",
+                    _M,
+                    [_M, _I],
+                    is_member=True,
+                    impl=lambda a, b: quantity_value(_q(a) + b),
+                ),
             ],
         ),
         cel.FunctionDecl(
             "sub",
             [
-                cel.Overload("k8s_sub_quantity", _M, [_M, _M], is_member=True,
-                             impl=lambda a, b: quantity_value(_q(a) - _q(b))),
-                cel.Overload("k8s_sub_int", _M, [_M, _I], is_member=True,
-                             impl=lambda a, b: quantity_value(_q(a) - b)),
+                cel.Overload(
+                    "k8s_sub_quantity",
+                    _M,
+                    [_M, _M],
+                    is_member=True,
+                    impl=lambda a, b: quantity_value(_q(a) - _q(b)),
+                ),
+                cel.Overload(
+                    "k8s_sub_int",
+                    _M,
+                    [_M, _I],
+                    is_member=True,
+                    impl=lambda a, b: quantity_value(_q(a) - b),
+                ),
             ],
         ),
         _member("asInteger", _I, [_M], _as_integer),
