@@ -117,10 +117,11 @@ class SliceIndex:
         result: list[Pool] = []
         for key, p in pools.items():
             gens = self.generations[key]
-            if max(gens) > p.generation:
-                continue  # a newer generation exists elsewhere: this one is obsolete
             wanted = _slice_count(p.slices[0])
-            p.incomplete = gens.get(p.generation, 0) != wanted
+            if len(p.slices) != wanted:
+                if max(gens) > p.generation:
+                    continue  # a newer generation exists elsewhere: this one is obsolete
+                p.incomplete = gens.get(p.generation, 0) != wanted
             targeting = {id(s) for s in p.slices}
             p.slices_not_targeting = [
                 s
