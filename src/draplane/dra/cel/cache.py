@@ -19,6 +19,9 @@ class CELCompileError(Exception):
     """A stored selector that does not compile (e.g. written by a newer server)."""
 
 
+_shared: SelectorCache | None = None
+
+
 class _Entry:
     __slots__ = ("device", "driver", "input", "results")
 
@@ -37,6 +40,14 @@ class SelectorCache:
         self.max_devices = max_devices
         self._devices: dict[int, _Entry] = {}
         self.evaluations = 0
+
+    @classmethod
+    def shared(cls) -> SelectorCache:
+        """The process-wide cache used when a caller passes none."""
+        global _shared
+        if _shared is None:
+            _shared = cls()
+        return _shared
 
     def compiled(self, expression: str) -> CompilationResult:
         return self.compiler.get_or_compile(expression)

@@ -57,7 +57,7 @@ class Allocator:
         self.features = features or Features()
         self.allocated = allocated or AllocatedState()
         self.slices = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
-        self.cache = cache or SelectorCache()
+        self.cache = cache or SelectorCache.shared()
         self._classes = classes
         # Counters still available per pool after already-allocated devices (keyed by driver and
         # pool; upstream keys by pool name only).
