@@ -89,7 +89,7 @@ def test_selector_runtime_errors(expr: str, message: str) -> None:
 
 COMPILE_ERRORS = [
     ("syntax", "device.driver ==", "compilation failed: ERROR: <input>:1:17: Syntax error: mismatched input"),
-    ("undeclared", "gpu.model", "compilation failed: ERROR: <input>:1:1: undeclared reference to 'gpu.model'"),
+    ("undeclared", "gpu.model", "compilation failed: ERROR: <input>:1:4: undeclared reference to 'gpu.model'"),
     ("not-bool", '"a" + "b"', "must evaluate to bool or the unknown type, not string"),
     ("too-long", "true || " * 1300 + "true", "compilation failed: expression too long (10404 > 10240 bytes)"),
 ]
