@@ -306,7 +306,9 @@ class StructuredClaimBuilder(_Builder):
         return self
 
 
-def make_structured_claim(name: str = "claim", namespace: str = "default") -> StructuredClaimBuilder:
+def make_structured_claim(
+    name: str = "claim", namespace: str = "default"
+) -> StructuredClaimBuilder:
     return StructuredClaimBuilder(
         {
             "apiVersion": API_VERSION,
@@ -332,7 +334,11 @@ def make_structured_claim_template(
 
 
 def device_result(
-    request: str, device: str, driver: str = "driver.example.com", pool: str = "pool-0", **extra: Any
+    request: str,
+    device: str,
+    driver: str = "driver.example.com",
+    pool: str = "pool-0",
+    **extra: Any,
 ) -> Obj:
     """One expected `devices.results` entry."""
     return {"request": request, "driver": driver, "pool": pool, "device": device, **extra}

@@ -23,13 +23,14 @@ _shared: SelectorCache | None = None
 
 
 class _Entry:
-    __slots__ = ("device", "driver", "input", "results")
+    __slots__ = ("all_results", "device", "driver", "input", "results")
 
     def __init__(self, device: Mapping[str, Any], driver: str) -> None:
         self.device = device
         self.driver = driver
         self.input: DeviceInput | None = None
         self.results: dict[str, bool | CELRuntimeError] = {}
+        self.all_results: dict[tuple[str, ...], bool] = {}
 
 
 class SelectorCache:
@@ -52,17 +53,32 @@ class SelectorCache:
     def compiled(self, expression: str) -> CompilationResult:
         return self.compiler.get_or_compile(expression)
 
-    def matches(self, expression: str, driver: str, device: Mapping[str, Any]) -> bool:
-        """Whether `device` (a v1 Device dict of a slice of `driver`) satisfies `expression`.
-
-        Raises CELCompileError or CELRuntimeError; both abort allocation upstream.
-        """
+    def _entry(self, driver: str, device: Mapping[str, Any]) -> _Entry:
         entry = self._devices.get(id(device))
         if entry is None or entry.device is not device or entry.driver != driver:
             if len(self._devices) >= self.max_devices:
                 self._devices.clear()
             entry = _Entry(device, driver)
             self._devices[id(device)] = entry
+        return entry
+
+    def cached_all(
+        self, expressions: tuple[str, ...], driver: str, device: Mapping[str, Any]
+    ) -> bool | None:
+        """The remembered conjunction of `expressions` on `device`, None when not known yet."""
+        return self._entry(driver, device).all_results.get(expressions)
+
+    def remember_all(
+        self, expressions: tuple[str, ...], driver: str, device: Mapping[str, Any], value: bool
+    ) -> None:
+        self._entry(driver, device).all_results[expressions] = value
+
+    def matches(self, expression: str, driver: str, device: Mapping[str, Any]) -> bool:
+        """Whether `device` (a v1 Device dict of a slice of `driver`) satisfies `expression`.
+
+        Raises CELCompileError or CELRuntimeError; both abort allocation upstream.
+        """
+        entry = self._entry(driver, device)
         hit = entry.results.get(expression)
         if hit is None:
             compiled = self.compiler.get_or_compile(expression)

@@ -39,6 +39,7 @@ ClassLookup = Mapping[str, Obj] | Callable[[str], Obj | None]
 
 # resource.k8s.io/v1 AllocationResultsMaxSize
 ALLOCATION_RESULTS_MAX_SIZE = 32
+_ConstraintSpec = tuple[type[_Constraint], list[str], str]
 ERR_INVALID_POOLS = "invalid resource pools were encountered"
 
 
@@ -63,6 +64,10 @@ class Allocator:
         # pool; upstream keys by pool name only).
         self._available_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
         self._lock = threading.Lock()
+        self._prepared: (
+            tuple[list[Obj], dict[tuple[int, int, int], RequestData], list[list[_ConstraintSpec]]]
+            | None
+        ) = None
         self.steps = 0  # numAllocateOneInvocations, summed over all allocate() calls
 
     def get_class(self, name: str) -> Obj | None:
@@ -91,13 +96,12 @@ class Allocator:
             for a in extra:
                 allocated.add(a)
         pools = self.slices.gather(node, self.features)
-        requests, constraints = self._prepare(claims, pools, node)
+        requests, constraint_specs = self._prepared_requests(claims, pools, node)
+        constraints: list[list[_Constraint]] = [
+            [kind(names, attr) for kind, names, attr in specs] for specs in constraint_specs
+        ]
         candidates = [
-            Candidate((p.driver, p.name, d.get("name", "")), d, s, p)
-            for p in pools
-            if not p.incomplete and not p.invalid
-            for s in p.slices
-            for d in (s.get("spec") or {}).get("devices") or ()
+            c for p in pools if not p.incomplete and not p.invalid for c in pool_candidates(p)
         ]
         search = Search(
             self,
@@ -145,11 +149,27 @@ class Allocator:
 
         return lookup
 
+    def _prepared_requests(
+        self, claims: Sequence[Obj], pools: list[Pool], node: Obj
+    ) -> tuple[dict[tuple[int, int, int], RequestData], list[list[_ConstraintSpec]]]:
+        """Prepared requests, reused across nodes unless some request is allocationMode All."""
+        hit = self._prepared
+        if (
+            hit is not None
+            and len(hit[0]) == len(claims)
+            and all(a is b for a, b in zip(hit[0], claims, strict=True))
+        ):
+            return hit[1], hit[2]
+        requests, specs = self._prepare(claims, pools, node)
+        if not any(rd.all_mode for rd in requests.values()):
+            self._prepared = (list(claims), requests, specs)
+        return requests, specs
+
     def _prepare(
         self, claims: Sequence[Obj], pools: list[Pool], node: Obj
-    ) -> tuple[dict[tuple[int, int, int], RequestData], list[list[_Constraint]]]:
+    ) -> tuple[dict[tuple[int, int, int], RequestData], list[list[_ConstraintSpec]]]:
         requests: dict[tuple[int, int, int], RequestData] = {}
-        constraints: list[list[_Constraint]] = []
+        constraints: list[list[_ConstraintSpec]] = []
         f = self.features
         for ci, claim in enumerate(claims):
             ref = claim_ref(claim)
@@ -194,13 +214,13 @@ class Allocator:
                     f"claim {ref}: number of requested devices {min_devices} exceeds the claim "
                     f"limit of {ALLOCATION_RESULTS_MAX_SIZE}"
                 )
-            claim_constraints: list[_Constraint] = []
+            claim_constraints: list[_ConstraintSpec] = []
             for i, c in enumerate(devices.get("constraints") or []):
                 names = list(c.get("requests") or [])
                 if c.get("matchAttribute"):
-                    claim_constraints.append(MatchAttribute(names, c["matchAttribute"]))
+                    claim_constraints.append((MatchAttribute, names, c["matchAttribute"]))
                 elif c.get("distinctAttribute"):
-                    claim_constraints.append(DistinctAttribute(names, c["distinctAttribute"]))
+                    claim_constraints.append((DistinctAttribute, names, c["distinctAttribute"]))
                 else:
                     raise AllocationError(
                         f"claim {ref}, constraint #{i}: empty constraint (unsupported constraint type?)"
@@ -282,17 +302,26 @@ class Allocator:
                     f"claim {ref}, request {rd.name}: asks for all devices, but resource pool "
                     f"{p.pool_id} is currently invalid"
                 )
-            for s in p.slices:
-                for d in (s.get("spec") or {}).get("devices") or ():
-                    c = Candidate((p.driver, p.name, d.get("name", "")), d, s, p)
-                    if not is_selectable(self, None, rd, c, claim, node):
-                        continue
-                    if self.features.consumable_capacity and not capacity_fits(
-                        rd, c, self.allocated, None
-                    ):
-                        continue
-                    out.append(c)
+            for c in pool_candidates(p):
+                if not is_selectable(self, None, rd, c, claim, node):
+                    continue
+                if self.features.consumable_capacity and not capacity_fits(
+                    rd, c, self.allocated, None
+                ):
+                    continue
+                out.append(c)
         return out
+
+
+def pool_candidates(p: Pool) -> list[Candidate]:
+    """The pool's devices in search order (slices by name, devices as listed), built once."""
+    if not p.candidates and p.slices:
+        p.candidates = [
+            Candidate((p.driver, p.name, d.get("name", "")), d, s, p)
+            for s in p.slices
+            for d in (s.get("spec") or {}).get("devices") or ()
+        ]
+    return p.candidates
 
 
 def available_counters(pool: Pool, allocated: AllocatedState) -> dict[str, dict[str, Fraction]]:

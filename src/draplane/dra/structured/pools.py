@@ -33,6 +33,8 @@ class Pool:
     invalid_reason: str = ""
     counter_sets: dict[str, dict[str, Fraction]] = field(default_factory=dict)
     has_binding_conditions: bool = False
+    # Search candidates of this pool, built once: (device ID, device, slice)
+    candidates: list[Any] = field(default_factory=list)
 
     @property
     def pool_id(self) -> str:
@@ -87,6 +89,7 @@ class SliceIndex:
         # (driver, pool) -> {generation: slice count}; the newest generation anywhere
         self.generations: dict[tuple[str, str], dict[int, int]] = {}
         self.pool_slices: dict[tuple[str, str], list[Obj]] = {}
+        self._gathered: dict[tuple[int, Features], tuple[Obj, list[Pool]]] = {}
         for s in self.all_slices:
             spec = s.get("spec") or {}
             node_name = spec.get("nodeName")
@@ -99,6 +102,18 @@ class SliceIndex:
             self.pool_slices.setdefault(key, []).append(s)
 
     def gather(self, node: Obj, features: Features) -> list[Pool]:
+        """The node's pools; cached per node object (pools are read-only once gathered)."""
+        key = (id(node), features)
+        hit = self._gathered.get(key)
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        pools = self._gather(node, features)
+        if len(self._gathered) > 20_000:
+            self._gathered.clear()
+        self._gathered[key] = (node, pools)
+        return pools
+
+    def _gather(self, node: Obj, features: Features) -> list[Pool]:
         node_name = (node.get("metadata") or {}).get("name", "")
         pools: dict[tuple[str, str], Pool] = {}
         for s in [*self.by_node.get(node_name, ()), *self.shared]:

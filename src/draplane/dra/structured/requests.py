@@ -49,6 +49,11 @@ class RequestData:
     tolerations: list[Obj]
     capacity: dict[str, Fraction]
     all_devices: list[Candidate] = field(default_factory=list)
+    # Class selectors, a separator no expression can be, request selectors: the cache key.
+    all_selectors: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.all_selectors = (*self.class_selectors, "\x00", *self.selectors)
 
     @property
     def key(self) -> tuple[int, int, int]:

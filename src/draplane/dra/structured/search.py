@@ -56,9 +56,13 @@ def is_selectable(
     device = c.device
     if not alloc.features.device_binding_and_status and device.get("bindingConditions"):
         return False
-    ok = _selectors_match(alloc, rd.class_selectors, c, f"class {rd.class_name}") and (
-        _selectors_match(alloc, rd.selectors, c, f"claim {claim_ref(claim)}")
-    )
+    cache = alloc.cache
+    ok = cache.cached_all(rd.all_selectors, c.driver, device)
+    if ok is None:
+        ok = _selectors_match(alloc, rd.class_selectors, c, f"class {rd.class_name}") and (
+            _selectors_match(alloc, rd.selectors, c, f"claim {claim_ref(claim)}")
+        )
+        cache.remember_all(rd.all_selectors, c.driver, device, ok)
     if ok and (c.slice.get("spec") or {}).get("perDeviceNodeSelection"):
         ok = node_matches(
             node, device.get("nodeName"), bool(device.get("allNodes")), device.get("nodeSelector")
