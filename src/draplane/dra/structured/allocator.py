@@ -17,7 +17,7 @@ from typing import Any
 from draplane.api.quantity import parse_quantity
 from draplane.dra.cel import SelectorCache
 from draplane.dra.structured.constraints import DistinctAttribute, MatchAttribute, _Constraint
-from draplane.dra.structured.pools import Pool, SliceIndex
+from draplane.dra.structured.pools import Pool, SliceIndex, pool_candidates
 from draplane.dra.structured.requests import (
     Candidate,
     RequestData,
@@ -95,13 +95,10 @@ class Allocator:
             allocated = allocated.copy()
             for a in extra:
                 allocated.add(a)
-        pools = self.slices.gather(node, self.features)
+        pools, candidates = self.slices.gather_with_candidates(node, self.features)
         requests, constraint_specs = self._prepared_requests(claims, pools, node)
         constraints: list[list[_Constraint]] = [
             [kind(names, attr) for kind, names, attr in specs] for specs in constraint_specs
-        ]
-        candidates = [
-            c for p in pools if not p.incomplete and not p.invalid for c in pool_candidates(p)
         ]
         search = Search(
             self,
@@ -311,17 +308,6 @@ class Allocator:
                     continue
                 out.append(c)
         return out
-
-
-def pool_candidates(p: Pool) -> list[Candidate]:
-    """The pool's devices in search order (slices by name, devices as listed), built once."""
-    if not p.candidates and p.slices:
-        p.candidates = [
-            Candidate((p.driver, p.name, d.get("name", "")), d, s, p)
-            for s in p.slices
-            for d in (s.get("spec") or {}).get("devices") or ()
-        ]
-    return p.candidates
 
 
 def available_counters(pool: Pool, allocated: AllocatedState) -> dict[str, dict[str, Fraction]]:

@@ -89,7 +89,7 @@ class SliceIndex:
         # (driver, pool) -> {generation: slice count}; the newest generation anywhere
         self.generations: dict[tuple[str, str], dict[int, int]] = {}
         self.pool_slices: dict[tuple[str, str], list[Obj]] = {}
-        self._gathered: dict[tuple[int, Features], tuple[Obj, list[Pool]]] = {}
+        self._gathered: dict[tuple[int, Features], tuple[Obj, Features, list[Pool], list[Any]]] = {}
         for s in self.all_slices:
             spec = s.get("spec") or {}
             node_name = spec.get("nodeName")
@@ -103,15 +103,22 @@ class SliceIndex:
 
     def gather(self, node: Obj, features: Features) -> list[Pool]:
         """The node's pools; cached per node object (pools are read-only once gathered)."""
+        return self.gather_with_candidates(node, features)[0]
+
+    def gather_with_candidates(self, node: Obj, features: Features) -> tuple[list[Pool], list[Any]]:
+        """The node's pools and the devices of its usable pools in search order."""
         key = (id(node), features)
         hit = self._gathered.get(key)
         if hit is not None and hit[0] is node:
-            return hit[1]
+            return hit[2], hit[3]
         pools = self._gather(node, features)
+        candidates = [
+            c for p in pools if not p.incomplete and not p.invalid for c in pool_candidates(p)
+        ]
         if len(self._gathered) > 20_000:
             self._gathered.clear()
-        self._gathered[key] = (node, pools)
-        return pools
+        self._gathered[key] = (node, features, pools, candidates)
+        return pools, candidates
 
     def _gather(self, node: Obj, features: Features) -> list[Pool]:
         node_name = (node.get("metadata") or {}).get("name", "")
@@ -190,3 +197,16 @@ def _validate(p: Pool, features: Features) -> None:
                 if n not in counters:
                     p.invalid = True
                     p.invalid_reason = f"device {d.get('name')} uses unknown counter {n}"
+
+
+def pool_candidates(p: Pool) -> list[Any]:
+    """The pool's devices in search order (slices by name, devices as listed), built once."""
+    from draplane.dra.structured.requests import Candidate
+
+    if not p.candidates and p.slices:
+        p.candidates = [
+            Candidate((p.driver, p.name, d.get("name", "")), d, s, p)
+            for s in p.slices
+            for d in (s.get("spec") or {}).get("devices") or ()
+        ]
+    return p.candidates
