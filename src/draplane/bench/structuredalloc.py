@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
         profiler.stop()
         print(profiler.output_text(unicode=False, color=False, show_all=False))
     for k, v in result.items():
-        print(f"{k}: {v:.1f}" if isinstance(v, float) else f"{k}: {v}")
+        print(f"{k}: {v:.4g}" if isinstance(v, float) else f"{k}: {v}")
 
 
 if __name__ == "__main__":
