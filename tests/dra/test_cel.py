@@ -43,14 +43,26 @@ MATCHES = [
     ("quantity-less", f'device.capacity["{D}"].memory.isLessThan(quantity("40Gi"))', False),
     ("quantity-equal", f'device.capacity["{D}"].memory == quantity("80Gi")', True),
     ("quantity-milli", f'device.capacity["{D}"].cores.isGreaterThan(quantity("1"))', True),
-    ("quantity-arith", 'quantity("1Gi").add(quantity("1Gi")).sub(1) == quantity("2147483647")', True),
+    (
+        "quantity-arith",
+        'quantity("1Gi").add(quantity("1Gi")).sub(1) == quantity("2147483647")',
+        True,
+    ),
     ("quantity-as-integer", f'device.capacity["{D}"].memory.asInteger() == 85899345920', True),
     ("quantity-is-integer", f'device.capacity["{D}"].cores.isInteger()', False),
     ("quantity-sign", 'quantity("-1").sign() == -1', True),
     ("quantity-float", 'quantity("1500m").asApproximateFloat() == 1.5', True),
     ("is-quantity", 'isQuantity("10Gi") && !isQuantity("ten")', True),
-    ("semver-greater", f'device.attributes["{D}"].driverVersion.isGreaterThan(semver("1.2.0"))', True),
-    ("semver-prerelease-lower", f'device.attributes["{D}"].driverVersion.isLessThan(semver("1.3.0"))', True),
+    (
+        "semver-greater",
+        f'device.attributes["{D}"].driverVersion.isGreaterThan(semver("1.2.0"))',
+        True,
+    ),
+    (
+        "semver-prerelease-lower",
+        f'device.attributes["{D}"].driverVersion.isLessThan(semver("1.3.0"))',
+        True,
+    ),
     ("semver-parts", f'device.attributes["{D}"].driverVersion.minor() == 3', True),
     ("semver-equal", f'device.attributes["{D}"].driverVersion == semver("1.3.0-rc.1")', True),
     ("is-semver", 'isSemver("1.0.0") && !isSemver("v1.0.0")', True),
@@ -73,14 +85,24 @@ RUNTIME_ERRORS = [
     ("missing-attribute", f'device.attributes["{D}"].missing == 1', "no such key: missing"),
     ("missing-capacity", f'device.capacity["{D}"].gpus.isInteger()', "no such key: gpus"),
     ("not-bool", "device.driver", "CEL result of type string could not be converted to bool"),
-    ("bad-quantity", 'quantity("ten").sign() == 1', "quantities must match the regular expression "
-     "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
-    ("bad-semver", 'semver("v1") == semver("1.0.0")', "Could not parse semver 'v1': invalid semantic version"),
+    (
+        "bad-quantity",
+        'quantity("ten").sign() == 1',
+        "quantities must match the regular expression "
+        "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    ),
+    (
+        "bad-semver",
+        'semver("v1") == semver("1.0.0")',
+        "Could not parse semver 'v1': invalid semantic version",
+    ),
     ("divide-by-zero", "1 / 0 == 1", "divide by zero"),
 ]
 
 
-@pytest.mark.parametrize(("expr", "message"), [e[1:] for e in RUNTIME_ERRORS], ids=[e[0] for e in RUNTIME_ERRORS])
+@pytest.mark.parametrize(
+    ("expr", "message"), [e[1:] for e in RUNTIME_ERRORS], ids=[e[0] for e in RUNTIME_ERRORS]
+)
 def test_selector_runtime_errors(expr: str, message: str) -> None:
     with pytest.raises(CELRuntimeError) as err:
         CACHE.matches(expr, D, DEVICE)
@@ -88,14 +110,28 @@ def test_selector_runtime_errors(expr: str, message: str) -> None:
 
 
 COMPILE_ERRORS = [
-    ("syntax", "device.driver ==", "compilation failed: ERROR: <input>:1:17: Syntax error: mismatched input"),
-    ("undeclared", "gpu.model", "compilation failed: ERROR: <input>:1:4: undeclared reference to 'gpu.model'"),
+    (
+        "syntax",
+        "device.driver ==",
+        "compilation failed: ERROR: <input>:1:17: Syntax error: mismatched input",
+    ),
+    (
+        "undeclared",
+        "gpu.model",
+        "compilation failed: ERROR: <input>:1:4: undeclared reference to 'gpu.model'",
+    ),
     ("not-bool", '"a" + "b"', "must evaluate to bool or the unknown type, not string"),
-    ("too-long", "true || " * 1300 + "true", "compilation failed: expression too long (10404 > 10240 bytes)"),
+    (
+        "too-long",
+        "true || " * 1300 + "true",
+        "compilation failed: expression too long (10404 > 10240 bytes)",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("expr", "prefix"), [e[1:] for e in COMPILE_ERRORS], ids=[e[0] for e in COMPILE_ERRORS])
+@pytest.mark.parametrize(
+    ("expr", "prefix"), [e[1:] for e in COMPILE_ERRORS], ids=[e[0] for e in COMPILE_ERRORS]
+)
 def test_selector_compile_errors(expr: str, prefix: str) -> None:
     with pytest.raises(CELCompileError) as err:
         CACHE.matches(expr, D, DEVICE)
@@ -128,7 +164,9 @@ def test_cost_limit() -> None:
 def test_each_expression_compiled_once_and_each_pair_evaluated_once() -> None:
     cache = SelectorCache(Compiler())
     expr = f'device.attributes["{D}"].model == "A100"'
-    devices = [make_device(f"d{i}").attr("model", "A100" if i % 2 else "H100").obj() for i in range(4)]
+    devices = [
+        make_device(f"d{i}").attr("model", "A100" if i % 2 else "H100").obj() for i in range(4)
+    ]
     for _ in range(3):
         assert [cache.matches(expr, D, d) for d in devices] == [False, True, False, True]
     assert cache.compiler.compilations == 1

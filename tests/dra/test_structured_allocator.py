@@ -33,8 +33,13 @@ def res(request: str, device: str, driver: str = A, pool: str = "pool-1", **extr
     return device_result(request, device, driver, pool, **extra)
 
 
-def one(name: str = "slice-1", node: str = "node-1", pool: str = "pool-1", driver: str = A,
-        devices: tuple[object, ...] = ("device-1",)):  # type: ignore[no-untyped-def]
+def one(
+    name: str = "slice-1",
+    node: str = "node-1",
+    pool: str = "pool-1",
+    driver: str = A,
+    devices: tuple[object, ...] = ("device-1",),
+):  # type: ignore[no-untyped-def]
     return make_resource_slice(name, driver, pool).node(node).device(*devices).obj()  # type: ignore[arg-type]
 
 
@@ -107,8 +112,12 @@ CASES = [
     AllocatorCase(
         "small-and-large-backtrack-claims",
         claims=[
-            make_structured_claim("claim-0").request("req-0", "class-a", selectors=[at_least("1Gi")]).obj(),
-            make_structured_claim("claim-1").request("req-1", "class-a", selectors=[at_least("2Gi")]).obj(),
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", selectors=[at_least("1Gi")])
+            .obj(),
+            make_structured_claim("claim-1")
+            .request("req-1", "class-a", selectors=[at_least("2Gi")])
+            .obj(),
         ],
         classes=[CLASS_A],
         slices=[one(devices=(mem("device-2", "2Gi"), mem("device-1", "1Gi")))],
@@ -126,9 +135,17 @@ CASES = [
         claims=[claim(("req-0", "class-a")).obj()],
         classes=[CLASS_A],
         slices=[
-            make_resource_slice("slice-1", A, "pool-1").node("node-1").slice_count(2).device("device-1").obj(),
-            make_resource_slice("slice-1b", A, "pool-1").node("node-1").slice_count(2).generation(1)
-            .device("device-2").obj(),
+            make_resource_slice("slice-1", A, "pool-1")
+            .node("node-1")
+            .slice_count(2)
+            .device("device-1")
+            .obj(),
+            make_resource_slice("slice-1b", A, "pool-1")
+            .node("node-1")
+            .slice_count(2)
+            .generation(1)
+            .device("device-2")
+            .obj(),
         ],
         expect=None,
     ),
@@ -138,8 +155,11 @@ CASES = [
         classes=[CLASS_A],
         slices=[
             make_resource_slice("slice-old", A, "pool-1").node("node-1").device("device-1").obj(),
-            make_resource_slice("slice-new", A, "pool-1").node("node-2").generation(1)
-            .device("device-2").obj(),
+            make_resource_slice("slice-new", A, "pool-1")
+            .node("node-2")
+            .generation(1)
+            .device("device-2")
+            .obj(),
         ],
         expect=[allocation(res("req-0", "device-1"))],
     ),
@@ -147,7 +167,13 @@ CASES = [
         "pool-incomplete-not-used",
         claims=[claim(("req-0", "class-a")).obj()],
         classes=[CLASS_A],
-        slices=[make_resource_slice("slice-1", A, "pool-1").node("node-1").slice_count(2).device("device-1").obj()],
+        slices=[
+            make_resource_slice("slice-1", A, "pool-1")
+            .node("node-1")
+            .slice_count(2)
+            .device("device-1")
+            .obj()
+        ],
         expect=None,
     ),
     AllocatorCase(
@@ -155,8 +181,16 @@ CASES = [
         claims=[claim(("req-0", "class-a")).obj()],
         classes=[CLASS_A],
         slices=[
-            make_resource_slice("slice-1", A, "pool-1").node("node-1").slice_count(2).device("device-1").obj(),
-            make_resource_slice("slice-2", A, "pool-1").node("node-2").slice_count(2).device("device-2").obj(),
+            make_resource_slice("slice-1", A, "pool-1")
+            .node("node-1")
+            .slice_count(2)
+            .device("device-1")
+            .obj(),
+            make_resource_slice("slice-2", A, "pool-1")
+            .node("node-2")
+            .slice_count(2)
+            .device("device-2")
+            .obj(),
         ],
         expect=[allocation(res("req-0", "device-1"))],
     ),
@@ -165,8 +199,16 @@ CASES = [
         claims=[claim(("req-0", "class-a")).obj()],
         classes=[CLASS_A],
         slices=[
-            make_resource_slice("slice-1", A, "pool-1").node("node-1").slice_count(2).device("device-1").obj(),
-            make_resource_slice("slice-1-2", A, "pool-1").node("node-1").slice_count(2).device("device-1").obj(),
+            make_resource_slice("slice-1", A, "pool-1")
+            .node("node-1")
+            .slice_count(2)
+            .device("device-1")
+            .obj(),
+            make_resource_slice("slice-1-2", A, "pool-1")
+            .node("node-1")
+            .slice_count(2)
+            .device("device-1")
+            .obj(),
         ],
         node_error="invalid resource pools were encountered",
     ),
@@ -175,16 +217,29 @@ CASES = [
         claims=[claim(("req-0", "class-a")).obj()],
         classes=[CLASS_A],
         slices=[
-            make_resource_slice("slice-1", A, "pool-1").node("node-1").slice_count(2).device("device-1").obj(),
-            make_resource_slice("slice-1-2", A, "pool-1").node("node-1").slice_count(2).device("device-1").obj(),
+            make_resource_slice("slice-1", A, "pool-1")
+            .node("node-1")
+            .slice_count(2)
+            .device("device-1")
+            .obj(),
+            make_resource_slice("slice-1-2", A, "pool-1")
+            .node("node-1")
+            .slice_count(2)
+            .device("device-1")
+            .obj(),
             one("slice-3", pool="pool-2"),
         ],
         expect=[allocation(res("req-0", "device-1", pool="pool-2"))],
     ),
-    AllocatorCase("no-slices", claims=[claim(("req-0", "class-a")).obj()], classes=[CLASS_A], expect=None),
+    AllocatorCase(
+        "no-slices", claims=[claim(("req-0", "class-a")).obj()], classes=[CLASS_A], expect=None
+    ),
     AllocatorCase(
         "not-enough-suitable-devices",
-        claims=[claim(("req-0", "class-a")).obj(), claim(("req-1", "class-a"), name="claim-1").obj()],
+        claims=[
+            claim(("req-0", "class-a")).obj(),
+            claim(("req-1", "class-a"), name="claim-1").obj(),
+        ],
         classes=[CLASS_A],
         slices=[one()],
         expect=None,
@@ -193,7 +248,7 @@ CASES = [
         "no-classes",
         claims=[claim(("req-0", "class-a")).obj()],
         slices=[one()],
-        error='claim default/claim-0, request req-0: could not retrieve device class class-a: '
+        error="claim default/claim-0, request req-0: could not retrieve device class class-a: "
         'deviceclass.resource.k8s.io "class-a" not found',
     ),
     AllocatorCase(
@@ -201,7 +256,8 @@ CASES = [
         claims=[claim(("req-0", "")).obj()],
         classes=[CLASS_A],
         slices=[one()],
-        error="claim default/claim-0, request req-0: missing device class name (unsupported request type?)",
+        error="claim default/claim-0, request req-0: missing device class name "
+        "(unsupported request type?)",
     ),
     AllocatorCase("no-claims-to-allocate", claims=[], classes=[CLASS_A], slices=[one()], expect=[]),
     AllocatorCase(
@@ -229,7 +285,13 @@ CASES = [
         "all-devices-of-the-incomplete-pool",
         claims=[make_structured_claim("claim-0").request("req-0", "class-a", mode="All").obj()],
         classes=[CLASS_A],
-        slices=[make_resource_slice("slice-1", A, "pool-1").node("node-1").slice_count(2).device("device-1").obj()],
+        slices=[
+            make_resource_slice("slice-1", A, "pool-1")
+            .node("node-1")
+            .slice_count(2)
+            .device("device-1")
+            .obj()
+        ],
         error="claim default/claim-0, request req-0: asks for all devices, but resource pool "
         f"{A}/pool-1 is currently being updated",
     ),
@@ -239,7 +301,11 @@ CASES = [
         classes=[CLASS_A],
         slices=[
             one(),
-            make_resource_slice("slice-b", B, "pool-b").node("node-1").slice_count(2).device("device-1").obj(),
+            make_resource_slice("slice-b", B, "pool-b")
+            .node("node-1")
+            .slice_count(2)
+            .device("device-1")
+            .obj(),
         ],
         error="claim default/claim-0, request req-0: asks for all devices, but resource pool "
         f"{B}/pool-b is currently being updated",
@@ -260,7 +326,10 @@ CASES = [
         ],
         classes=[CLASS_A, CLASS_B],
         slices=[one(), one(driver=B)],
-        expect=[allocation(res("req-0", "device-1")), allocation(res("req-0", "device-1", driver=B))],
+        expect=[
+            allocation(res("req-0", "device-1")),
+            allocation(res("req-0", "device-1", driver=B)),
+        ],
     ),
     AllocatorCase(
         "all-devices-some-allocated",
@@ -274,14 +343,24 @@ CASES = [
         "network-attached-device",
         claims=[claim(("req-0", "class-a")).obj()],
         classes=[CLASS_A],
-        slices=[make_resource_slice("slice-1", A, "pool-1").node_selector(REGION_1).device("device-1").obj()],
+        slices=[
+            make_resource_slice("slice-1", A, "pool-1")
+            .node_selector(REGION_1)
+            .device("device-1")
+            .obj()
+        ],
         expect=[allocation(res("req-0", "device-1"), node_selector=REGION_1)],
     ),
     AllocatorCase(
         "network-attached-device-other-region",
         claims=[claim(("req-0", "class-a")).obj()],
         classes=[CLASS_A],
-        slices=[make_resource_slice("slice-1", A, "pool-1").node_selector(REGION_1).device("device-1").obj()],
+        slices=[
+            make_resource_slice("slice-1", A, "pool-1")
+            .node_selector(REGION_1)
+            .device("device-1")
+            .obj()
+        ],
         node=make_node("node-2").label("region", "region-2").obj(),
         expect=None,
     ),
@@ -297,7 +376,10 @@ CASES = [
         claims=[make_structured_claim("claim-0").request("req-0", "class-a", count=2).obj()],
         classes=[CLASS_A],
         slices=[
-            make_resource_slice("slice-1", A, "pool-1").node_selector(REGION_1).device("device-1").obj(),
+            make_resource_slice("slice-1", A, "pool-1")
+            .node_selector(REGION_1)
+            .device("device-1")
+            .obj(),
             one(pool="pool-2"),
         ],
         expect=[allocation(res("req-0", "device-1"), res("req-0", "device-1", pool="pool-2"))],
@@ -312,7 +394,8 @@ CASES = [
             .device("device-1")
             .obj()
         ],
-        error="create NodeSelector for claim claim-0: unsupported ResourceSlice.NodeSelector with 2 terms",
+        error="create NodeSelector for claim claim-0: "
+        "unsupported ResourceSlice.NodeSelector with 2 terms",
     ),
     AllocatorCase(
         "per-device-node-selection",
@@ -321,18 +404,27 @@ CASES = [
         slices=[
             make_resource_slice("slice-1", A, "pool-1")
             .per_device_node_selection()
-            .device(make_device("device-1").node_name("node-2"), make_device("device-2").all_nodes(),
-                    make_device("device-3").node_name("node-1"))
+            .device(
+                make_device("device-1").node_name("node-2"),
+                make_device("device-2").all_nodes(),
+                make_device("device-3").node_name("node-1"),
+            )
             .obj()
         ],
         expect=[allocation(res("req-0", "device-2"), res("req-0", "device-3"))],
     ),
     AllocatorCase(
         "several-different-drivers",
-        claims=[claim(("req-0", "class-a")).obj(), claim(("req-0", "class-b"), name="claim-1").obj()],
+        claims=[
+            claim(("req-0", "class-a")).obj(),
+            claim(("req-0", "class-b"), name="claim-1").obj(),
+        ],
         classes=[CLASS_A, CLASS_B],
         slices=[one(devices=("device-1", "device-2")), one(driver=B)],
-        expect=[allocation(res("req-0", "device-1")), allocation(res("req-0", "device-1", driver=B))],
+        expect=[
+            allocation(res("req-0", "device-1")),
+            allocation(res("req-0", "device-1", driver=B)),
+        ],
     ),
     AllocatorCase(
         "already-allocated-devices",
@@ -352,7 +444,9 @@ CASES = [
     ),
     AllocatorCase(
         "admin-access-enabled",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", admin_access=True).obj()],
+        claims=[
+            make_structured_claim("claim-0").request("req-0", "class-a", admin_access=True).obj()
+        ],
         classes=[CLASS_A],
         slices=[one()],
         allocated_devices=[(A, "pool-1", "device-1")],
@@ -382,7 +476,9 @@ CASES = [
         "unknown-selector",
         claims=[
             make_structured_claim("claim-0")
-            .raw_request({"name": "req-0", "exactly": {"deviceClassName": "class-a", "selectors": [{}]}})
+            .raw_request(
+                {"name": "req-0", "exactly": {"deviceClassName": "class-a", "selectors": [{}]}}
+            )
             .obj()
         ],
         classes=[CLASS_A],
@@ -392,19 +488,34 @@ CASES = [
     ),
     AllocatorCase(
         "unknown-allocation-mode",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", mode="future-mode").obj()],
+        claims=[
+            make_structured_claim("claim-0").request("req-0", "class-a", mode="future-mode").obj()
+        ],
         classes=[CLASS_A],
         slices=[one()],
         error="claim default/claim-0, request req-0: unsupported count mode future-mode",
     ),
     AllocatorCase(
         "unknown-constraint",
-        claims=[claim(("req-0", "class-a")).set("spec", {"devices": {
-            "requests": [{"name": "req-0", "exactly": {"deviceClassName": "class-a", "count": 1}}],
-            "constraints": [{}]}}).obj()],
+        claims=[
+            claim(("req-0", "class-a"))
+            .set(
+                "spec",
+                {
+                    "devices": {
+                        "requests": [
+                            {"name": "req-0", "exactly": {"deviceClassName": "class-a", "count": 1}}
+                        ],
+                        "constraints": [{}],
+                    }
+                },
+            )
+            .obj()
+        ],
         classes=[CLASS_A],
         slices=[one()],
-        error="claim default/claim-0, constraint #0: empty constraint (unsupported constraint type?)",
+        error="claim default/claim-0, constraint #0: "
+        "empty constraint (unsupported constraint type?)",
     ),
     AllocatorCase(
         "too-many-devices",

@@ -37,13 +37,20 @@ def node_slice(*devices: object, name: str = "slice-1", pool: str = "pool-1", co
 
 def counters(name: str = "slice-c", pool: str = "pool-1", count: int = 2, **values: str):  # type: ignore[no-untyped-def]
     return (
-        make_resource_slice(name, A, pool).node("node-1").slice_count(count)
-        .shared_counters("counter-set-1", **values).obj()
+        make_resource_slice(name, A, pool)
+        .node("node-1")
+        .slice_count(count)
+        .shared_counters("counter-set-1", **values)
+        .obj()
     )
 
 
 def part(name: str, memory: str, **extra: str):  # type: ignore[no-untyped-def]
-    return make_device(name).capacity("memory", memory).consumes("counter-set-1", memory=memory, **extra)
+    return (
+        make_device(name)
+        .capacity("memory", memory)
+        .consumes("counter-set-1", memory=memory, **extra)
+    )
 
 
 def at_least(q: str) -> str:
@@ -74,8 +81,10 @@ FULL = dict(numa=1, driverVersion="1.0.0", stringAttribute="s", boolAttribute=Tr
 NO_SCHEDULE = make_device("device-1").taint("taint-key", "NoSchedule", "taint-value")
 TOL_EXISTS = {"key": "taint-key", "operator": "Exists", "effect": "NoSchedule"}
 TOL_OTHER_KEY = {"key": "key1", "operator": "Exists", "effect": "NoSchedule"}
-SHARED = make_device("device-1").allow_multiple_allocations().capacity(
-    "memory", "10Gi", {"default": "1Gi", "validRange": {"min": "1Gi", "step": "1Gi"}}
+SHARED = (
+    make_device("device-1")
+    .allow_multiple_allocations()
+    .capacity("memory", "10Gi", {"default": "1Gi", "validRange": {"min": "1Gi", "step": "1Gi"}})
 )
 CLASS_CONFIG = make_device_class("class-a", A).config(A, {"a": "class"}).obj()
 
@@ -89,9 +98,14 @@ CASES = [
     AllocatorCase(
         "with-constraint",
         claims=[
-            make_structured_claim("claim-0").request("req-0", "class-a").request("req-1", "class-a")
-            .match_attribute(EVERYTHING[0]).match_attribute(EVERYTHING[1])
-            .match_attribute(EVERYTHING[2]).match_attribute(EVERYTHING[3]).obj()
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a")
+            .request("req-1", "class-a")
+            .match_attribute(EVERYTHING[0])
+            .match_attribute(EVERYTHING[1])
+            .match_attribute(EVERYTHING[2])
+            .match_attribute(EVERYTHING[3])
+            .obj()
         ],
         classes=[CLASS_A],
         slices=[node_slice(attrs("device-1", **FULL), attrs("device-2", **FULL))],
@@ -121,53 +135,80 @@ CASES = [
     ],
     AllocatorCase(
         "with-constraint-not-matching-int-attribute-all-devices",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", mode="All")
-                .match_attribute(f"{A}/numa").obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", mode="All")
+            .match_attribute(f"{A}/numa")
+            .obj()
+        ],
         classes=[CLASS_A],
         slices=[node_slice(attrs("device-1", numa=1), attrs("device-2", numa=2))],
-        error=f"claim default/claim-0, request req-0: cannot add device {A}/pool-1/device-2 because "
+        error="claim default/claim-0, request req-0: cannot add device "
+        f"{A}/pool-1/device-2 because "
         "a claim constraint would not be satisfied",
     ),
     AllocatorCase(
         "with-constraint-for-request",
         claims=[two(f"{A}/driverVersion", "req-0")],
         classes=[CLASS_A],
-        slices=[node_slice(attrs("device-1", driverVersion="1.0.0"), attrs("device-2", driverVersion="2.0.0"))],
+        slices=[
+            node_slice(
+                attrs("device-1", driverVersion="1.0.0"), attrs("device-2", driverVersion="2.0.0")
+            )
+        ],
         expect=[allocation(res("req-0", "device-1"), res("req-1", "device-2"))],
     ),
     AllocatorCase(
         "with-constraint-for-request-retry",
         claims=[
-            make_structured_claim("claim-0").request("req-0", "class-a").request("req-1", "class-a")
-            .match_attribute(f"{A}/driverVersion", "req-0").match_attribute(f"{A}/stringAttribute").obj()
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a")
+            .request("req-1", "class-a")
+            .match_attribute(f"{A}/driverVersion", "req-0")
+            .match_attribute(f"{A}/stringAttribute")
+            .obj()
         ],
         classes=[CLASS_A],
-        slices=[node_slice(
-            attrs("device-1", driverVersion="1.0.0", stringAttribute="a"),
-            attrs("device-2", driverVersion="2.0.0", stringAttribute="b"),
-            attrs("device-3", driverVersion="3.0.0", stringAttribute="b"),
-        )],
+        slices=[
+            node_slice(
+                attrs("device-1", driverVersion="1.0.0", stringAttribute="a"),
+                attrs("device-2", driverVersion="2.0.0", stringAttribute="b"),
+                attrs("device-3", driverVersion="3.0.0", stringAttribute="b"),
+            )
+        ],
         expect=[allocation(res("req-0", "device-2"), res("req-1", "device-3"))],
     ),
     AllocatorCase(
         "match-attribute-of-other-domain-needs-qualified-name",
         claims=[two("other.example.com/numa")],
         classes=[CLASS_A],
-        slices=[node_slice(attrs("device-1", numa=1), make_device("device-2").attr("other.example.com/numa", 1))],
+        slices=[
+            node_slice(
+                attrs("device-1", numa=1), make_device("device-2").attr("other.example.com/numa", 1)
+            )
+        ],
         expect=None,
     ),
     AllocatorCase(
         "distinct-attribute",
         claims=[two(f"{A}/numa", kind="distinct")],
         classes=[CLASS_A],
-        slices=[node_slice(attrs("device-1", numa=1), attrs("device-2", numa=1), attrs("device-3", numa=2))],
+        slices=[
+            node_slice(
+                attrs("device-1", numa=1), attrs("device-2", numa=1), attrs("device-3", numa=2)
+            )
+        ],
         expect=[allocation(res("req-0", "device-1"), res("req-1", "device-3"))],
     ),
     # --- firstAvailable
     AllocatorCase(
         "prioritized-list-disabled",
         features=Features(prioritized_list=False),
-        claims=[make_structured_claim("claim-0").first_available("req-0", make_subrequest("sub-0", "class-a")).obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .first_available("req-0", make_subrequest("sub-0", "class-a"))
+            .obj()
+        ],
         classes=[CLASS_A],
         slices=[node_slice("device-1")],
         error="claim default/claim-0, request req-0: has subrequests, but the DRAPrioritizedList "
@@ -175,8 +216,13 @@ CASES = [
     ),
     AllocatorCase(
         "prioritized-list-fallback",
-        claims=[make_structured_claim("claim-0").first_available(
-            "req-0", make_subrequest("sub-0", "nothing"), make_subrequest("sub-1", "class-a")).obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .first_available(
+                "req-0", make_subrequest("sub-0", "nothing"), make_subrequest("sub-1", "class-a")
+            )
+            .obj()
+        ],
         classes=[CLASS_A, NOTHING],
         slices=[node_slice("device-1")],
         expect=[allocation(res("req-0/sub-1", "device-1"))],
@@ -185,20 +231,36 @@ CASES = [
         "prioritized-list-with-backtracking",
         claims=[
             make_structured_claim("claim-0")
-            .first_available("req-0", make_subrequest("sub-0", "class-a", selectors=[at_least("8Gi")]),
-                             make_subrequest("sub-1", "class-a", selectors=[at_least("4Gi")]))
+            .first_available(
+                "req-0",
+                make_subrequest("sub-0", "class-a", selectors=[at_least("8Gi")]),
+                make_subrequest("sub-1", "class-a", selectors=[at_least("4Gi")]),
+            )
             .request("req-1", "class-a", selectors=[at_least("8Gi")])
             .obj()
         ],
         classes=[CLASS_A],
-        slices=[node_slice(make_device("device-1").capacity("memory", "8Gi")),
-                node_slice(make_device("device-2").capacity("memory", "4Gi"), name="slice-2", pool="pool-2")],
-        expect=[allocation(res("req-0/sub-1", "device-2", pool="pool-2"), res("req-1", "device-1"))],
+        slices=[
+            node_slice(make_device("device-1").capacity("memory", "8Gi")),
+            node_slice(
+                make_device("device-2").capacity("memory", "4Gi"), name="slice-2", pool="pool-2"
+            ),
+        ],
+        expect=[
+            allocation(res("req-0/sub-1", "device-2", pool="pool-2"), res("req-1", "device-1"))
+        ],
     ),
     AllocatorCase(
         "prioritized-list-too-many-in-first-subrequest",
-        claims=[make_structured_claim("claim-0").first_available(
-            "req-0", make_subrequest("sub-0", "class-b", count=500), make_subrequest("sub-1", "class-a")).obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .first_available(
+                "req-0",
+                make_subrequest("sub-0", "class-b", count=500),
+                make_subrequest("sub-1", "class-a"),
+            )
+            .obj()
+        ],
         classes=[CLASS_A, CLASS_B],
         slices=[node_slice("device-1")],
         expect=[allocation(res("req-0/sub-1", "device-1"))],
@@ -207,7 +269,9 @@ CASES = [
         "prioritized-list-config-for-chosen-subrequest",
         claims=[
             make_structured_claim("claim-0")
-            .first_available("req-0", make_subrequest("sub-0", "nothing"), make_subrequest("sub-1", "class-a"))
+            .first_available(
+                "req-0", make_subrequest("sub-0", "nothing"), make_subrequest("sub-1", "class-a")
+            )
             .request("req-1", "class-a")
             .config(A, {"for": "sub-0"}, "req-0/sub-0")
             .config(A, {"for": "sub-1"}, "req-0/sub-1")
@@ -216,13 +280,20 @@ CASES = [
         ],
         classes=[CLASS_A, NOTHING],
         slices=[node_slice("device-1", "device-2")],
-        expect=[allocation(
-            res("req-0/sub-1", "device-1"), res("req-1", "device-2"),
-            config=[
-                {"source": "FromClaim", "requests": ["req-0/sub-1"], **opaque({"for": "sub-1"})},
-                {"source": "FromClaim", "requests": ["req-0"], **opaque({"for": "parent"})},
-            ],
-        )],
+        expect=[
+            allocation(
+                res("req-0/sub-1", "device-1"),
+                res("req-1", "device-2"),
+                config=[
+                    {
+                        "source": "FromClaim",
+                        "requests": ["req-0/sub-1"],
+                        **opaque({"for": "sub-1"}),
+                    },
+                    {"source": "FromClaim", "requests": ["req-0"], **opaque({"for": "parent"})},
+                ],
+            )
+        ],
     ),
     # --- config
     AllocatorCase(
@@ -230,30 +301,54 @@ CASES = [
         claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
         classes=[CLASS_CONFIG],
         slices=[node_slice("device-1")],
-        expect=[allocation(res("req-0", "device-1"),
-                           config=[{"source": "FromClass", **opaque({"a": "class"})}])],
+        expect=[
+            allocation(
+                res("req-0", "device-1"), config=[{"source": "FromClass", **opaque({"a": "class"})}]
+            )
+        ],
     ),
     AllocatorCase(
         "with-class-device-config-with-multiple-request-and-configs",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a").request("req-1", "class-a")
-                .request("req-2", "class-b").obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a")
+            .request("req-1", "class-a")
+            .request("req-2", "class-b")
+            .obj()
+        ],
         classes=[CLASS_CONFIG, make_device_class("class-b", B).config(B, {"b": "class"}).obj()],
-        slices=[node_slice("device-0", "device-1"),
-                make_resource_slice("slice-2", B, "pool-1").node("node-1").device("device-1").obj()],
-        expect=[allocation(
-            res("req-0", "device-0"), res("req-1", "device-1"), res("req-2", "device-1", driver=B),
-            config=[
-                {"source": "FromClass", "requests": ["req-0", "req-1"], **opaque({"a": "class"})},
-                {"source": "FromClass", "requests": ["req-2"], **opaque({"b": "class"}, B)},
-            ],
-        )],
+        slices=[
+            node_slice("device-0", "device-1"),
+            make_resource_slice("slice-2", B, "pool-1").node("node-1").device("device-1").obj(),
+        ],
+        expect=[
+            allocation(
+                res("req-0", "device-0"),
+                res("req-1", "device-1"),
+                res("req-2", "device-1", driver=B),
+                config=[
+                    {
+                        "source": "FromClass",
+                        "requests": ["req-0", "req-1"],
+                        **opaque({"a": "class"}),
+                    },
+                    {"source": "FromClass", "requests": ["req-2"], **opaque({"b": "class"}, B)},
+                ],
+            )
+        ],
     ),
     AllocatorCase(
         "claim-with-device-config",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a").config(A, {"c": "1"}).obj()],
+        claims=[
+            make_structured_claim("claim-0").request("req-0", "class-a").config(A, {"c": "1"}).obj()
+        ],
         classes=[CLASS_A],
         slices=[node_slice("device-1")],
-        expect=[allocation(res("req-0", "device-1"), config=[{"source": "FromClaim", **opaque({"c": "1"})}])],
+        expect=[
+            allocation(
+                res("req-0", "device-1"), config=[{"source": "FromClaim", **opaque({"c": "1"})}]
+            )
+        ],
     ),
     # --- shared counters
     AllocatorCase(
@@ -265,27 +360,50 @@ CASES = [
     ),
     AllocatorCase(
         "partitionable-devices-multiple-devices",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a").request("req-1", "class-a").obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a")
+            .request("req-1", "class-a")
+            .obj()
+        ],
         classes=[CLASS_A],
-        slices=[node_slice(part("device-1", "4Gi"), part("device-2", "6Gi"), part("device-3", "4Gi"), count=2),
-                counters(memory="8Gi")],
+        slices=[
+            node_slice(
+                part("device-1", "4Gi"), part("device-2", "6Gi"), part("device-3", "4Gi"), count=2
+            ),
+            counters(memory="8Gi"),
+        ],
         expect=[allocation(res("req-0", "device-1"), res("req-1", "device-3"))],
     ),
     AllocatorCase(
         "partitionable-devices-prioritized-list",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a").first_available(
-            "req-1", make_subrequest("sub-0", "class-a", selectors=[at_least("6Gi")]),
-            make_subrequest("sub-1", "class-a", selectors=[at_least("4Gi")])).obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a")
+            .first_available(
+                "req-1",
+                make_subrequest("sub-0", "class-a", selectors=[at_least("6Gi")]),
+                make_subrequest("sub-1", "class-a", selectors=[at_least("4Gi")]),
+            )
+            .obj()
+        ],
         classes=[CLASS_A],
-        slices=[node_slice(part("device-1", "4Gi"), part("device-2", "6Gi"), part("device-3", "4Gi"), count=2),
-                counters(memory="8Gi")],
+        slices=[
+            node_slice(
+                part("device-1", "4Gi"), part("device-2", "6Gi"), part("device-3", "4Gi"), count=2
+            ),
+            counters(memory="8Gi"),
+        ],
         expect=[allocation(res("req-0", "device-1"), res("req-1/sub-1", "device-3"))],
     ),
     AllocatorCase(
         "partitionable-devices-counters-exhausted-by-allocated-device",
         claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
         classes=[CLASS_A],
-        slices=[node_slice(part("device-1", "6Gi"), part("device-2", "4Gi"), count=2), counters(memory="8Gi")],
+        slices=[
+            node_slice(part("device-1", "6Gi"), part("device-2", "4Gi"), count=2),
+            counters(memory="8Gi"),
+        ],
         allocated_devices=[(A, "pool-1", "device-1")],
         expect=None,
     ),
@@ -314,27 +432,62 @@ CASES = [
     ),
     AllocatorCase(
         "tainted-device-tolerated",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", tolerations=[TOL_EXISTS]).obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", tolerations=[TOL_EXISTS])
+            .obj()
+        ],
         classes=[CLASS_A],
         slices=[node_slice(NO_SCHEDULE)],
         expect=[allocation(res("req-0", "device-1", tolerations=[TOL_EXISTS]))],
     ),
     AllocatorCase(
         "tainted-device-other-toleration",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", tolerations=[TOL_OTHER_KEY]).obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", tolerations=[TOL_OTHER_KEY])
+            .obj()
+        ],
         classes=[CLASS_A],
         slices=[node_slice(NO_SCHEDULE)],
         expect=None,
     ),
     AllocatorCase(
         "tainted-device-no-execute-equal-value",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", tolerations=[
-            {"key": "taint-key", "operator": "Equal", "value": "v2", "effect": "NoExecute"}]).obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request(
+                "req-0",
+                "class-a",
+                tolerations=[
+                    {"key": "taint-key", "operator": "Equal", "value": "v2", "effect": "NoExecute"}
+                ],
+            )
+            .obj()
+        ],
         classes=[CLASS_A],
-        slices=[node_slice(make_device("device-1").taint("taint-key", "NoExecute", "v1"),
-                           make_device("device-2").taint("taint-key", "NoExecute", "v2"))],
-        expect=[allocation(res("req-0", "device-2", tolerations=[
-            {"key": "taint-key", "operator": "Equal", "value": "v2", "effect": "NoExecute"}]))],
+        slices=[
+            node_slice(
+                make_device("device-1").taint("taint-key", "NoExecute", "v1"),
+                make_device("device-2").taint("taint-key", "NoExecute", "v2"),
+            )
+        ],
+        expect=[
+            allocation(
+                res(
+                    "req-0",
+                    "device-2",
+                    tolerations=[
+                        {
+                            "key": "taint-key",
+                            "operator": "Equal",
+                            "value": "v2",
+                            "effect": "NoExecute",
+                        }
+                    ],
+                )
+            )
+        ],
     ),
     AllocatorCase(
         "taint-effect-none-does-not-block",
@@ -345,7 +498,9 @@ CASES = [
     ),
     AllocatorCase(
         "tainted-device-admin-access",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", admin_access=True).obj()],
+        claims=[
+            make_structured_claim("claim-0").request("req-0", "class-a", admin_access=True).obj()
+        ],
         classes=[CLASS_A],
         slices=[node_slice(NO_SCHEDULE)],
         expect=None,
@@ -363,10 +518,24 @@ CASES = [
         "binding-conditions-pool-tried-last",
         claims=[make_structured_claim("claim-0").request("req-0", "class-a", count=2).obj()],
         classes=[CLASS_A],
-        slices=[node_slice(make_device("device-1").binding_conditions(["Attached"], ["Failed"]), pool="pool-0"),
-                node_slice("device-2", name="slice-2")],
-        expect=[allocation(res("req-0", "device-2"), res(
-            "req-0", "device-1", pool="pool-0", bindingConditions=["Attached"], bindingFailureConditions=["Failed"]))],
+        slices=[
+            node_slice(
+                make_device("device-1").binding_conditions(["Attached"], ["Failed"]), pool="pool-0"
+            ),
+            node_slice("device-2", name="slice-2"),
+        ],
+        expect=[
+            allocation(
+                res("req-0", "device-2"),
+                res(
+                    "req-0",
+                    "device-1",
+                    pool="pool-0",
+                    bindingConditions=["Attached"],
+                    bindingFailureConditions=["Failed"],
+                ),
+            )
+        ],
     ),
     AllocatorCase(
         "binding-conditions-feature-disabled",
@@ -379,25 +548,41 @@ CASES = [
     # --- consumable capacity
     AllocatorCase(
         "consumable-capacity-shared-by-two-claims",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", capacity={"memory": "1500Mi"}).obj(),
-                make_structured_claim("claim-1").request("req-0", "class-a").obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", capacity={"memory": "1500Mi"})
+            .obj(),
+            make_structured_claim("claim-1").request("req-0", "class-a").obj(),
+        ],
         classes=[CLASS_A],
         slices=[node_slice(SHARED)],
-        expect=[allocation(res("req-0", "device-1", shareID=ANY, consumedCapacity={"memory": "2Gi"})),
-                allocation(res("req-0", "device-1", shareID=ANY, consumedCapacity={"memory": "1Gi"}))],
+        expect=[
+            allocation(res("req-0", "device-1", shareID=ANY, consumedCapacity={"memory": "2Gi"})),
+            allocation(res("req-0", "device-1", shareID=ANY, consumedCapacity={"memory": "1Gi"})),
+        ],
     ),
     AllocatorCase(
         "consumable-capacity-exhausted",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", capacity={"memory": "2Gi"}).obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", capacity={"memory": "2Gi"})
+            .obj()
+        ],
         classes=[CLASS_A],
         slices=[node_slice(SHARED)],
-        allocated=[allocation(res("req-0", "device-1", shareID="s-1", consumedCapacity={"memory": "9Gi"}))],
+        allocated=[
+            allocation(res("req-0", "device-1", shareID="s-1", consumedCapacity={"memory": "9Gi"}))
+        ],
         expect=None,
     ),
     AllocatorCase(
         "consumable-capacity-disabled",
         features=Features(consumable_capacity=False),
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", capacity={"memory": "1Gi"}).obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", capacity={"memory": "1Gi"})
+            .obj()
+        ],
         classes=[CLASS_A],
         slices=[node_slice(SHARED)],
         error="claim default/claim-0, request req-0: has capacity requests, but the "
@@ -405,16 +590,28 @@ CASES = [
     ),
     AllocatorCase(
         "capacity-request-filters-dedicated-devices",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", capacity={"memory": "6Gi"}).obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", capacity={"memory": "6Gi"})
+            .obj()
+        ],
         classes=[CLASS_A],
-        slices=[node_slice(make_device("device-1").capacity("memory", "4Gi"),
-                           make_device("device-2").capacity("memory", "8Gi"))],
+        slices=[
+            node_slice(
+                make_device("device-1").capacity("memory", "4Gi"),
+                make_device("device-2").capacity("memory", "8Gi"),
+            )
+        ],
         expect=[allocation(res("req-0", "device-2"))],
     ),
     # --- CEL errors are not non-matches
     AllocatorCase(
         "invalid-CEL-compile-error",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", selectors=["noSuchVar"]).obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", selectors=["noSuchVar"])
+            .obj()
+        ],
         classes=[CLASS_A],
         slices=[node_slice("device-1")],
         error="claim default/claim-0: selector #0: CEL compile error: compilation failed: ERROR: "
@@ -422,16 +619,29 @@ CASES = [
     ),
     AllocatorCase(
         "CEL-runtime-error-even-if-another-device-matches",
-        claims=[make_structured_claim("claim-0").request(
-            "req-0", "class-a", selectors=[f'device.attributes["{A}"].model == "A100"']).obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", selectors=[f'device.attributes["{A}"].model == "A100"'])
+            .obj()
+        ],
         classes=[CLASS_A],
         slices=[node_slice("device-1", attrs("device-2", model="A100"))],
         error="claim default/claim-0: selector #0: CEL runtime error: no such key: model",
     ),
     AllocatorCase(
         "CEL-guarded-selector-skips-device",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", selectors=[
-            f'"model" in device.attributes["{A}"] && device.attributes["{A}"].model == "A100"']).obj()],
+        claims=[
+            make_structured_claim("claim-0")
+            .request(
+                "req-0",
+                "class-a",
+                selectors=[
+                    f'"model" in device.attributes["{A}"] && '
+                    f'device.attributes["{A}"].model == "A100"'
+                ],
+            )
+            .obj()
+        ],
         classes=[CLASS_A],
         slices=[node_slice("device-1", attrs("device-2", model="A100"))],
         expect=[allocation(res("req-0", "device-2"))],
@@ -439,17 +649,24 @@ CASES = [
     AllocatorCase(
         "class-CEL-runtime-error",
         claims=[make_structured_claim("claim-0").request("req-0", "class-x").obj()],
-        classes=[make_device_class("class-x", A).selector(f'device.capacity["{A}"].memory.isInteger()').obj()],
+        classes=[
+            make_device_class("class-x", A)
+            .selector(f'device.capacity["{A}"].memory.isInteger()')
+            .obj()
+        ],
         slices=[node_slice("device-1")],
         error="class class-x: selector #1: CEL runtime error: no such key: memory",
     ),
     AllocatorCase(
         "admin-access-disabled",
         features=Features(admin_access=False),
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", admin_access=True).obj()],
+        claims=[
+            make_structured_claim("claim-0").request("req-0", "class-a", admin_access=True).obj()
+        ],
         classes=[CLASS_A],
         slices=[node_slice("device-1")],
-        error="claim default/claim-0, request req-0: admin access is requested, but the feature is disabled",
+        error="claim default/claim-0, request req-0: admin access is requested, "
+        "but the feature is disabled",
     ),
 ]
 

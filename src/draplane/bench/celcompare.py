@@ -11,6 +11,7 @@ time (time.process_time) per call.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import time
 from collections.abc import Callable
@@ -43,7 +44,7 @@ def _plain_device() -> dict[str, Any]:
 
 
 def _cmp(a: Any, b: Any) -> int:
-    return (a["q"] > b["q"]) - (a["q"] < b["q"])
+    return int(a["q"] > b["q"]) - int(a["q"] < b["q"])
 
 
 def _quantity(s: str) -> dict[str, int]:
@@ -71,7 +72,8 @@ def bench_cel_expr_python(n: int) -> dict[str, tuple[float, float]]:
             ),
             cel.FunctionDecl("semver", [cel.Overload("s", m, [cel.Type.STRING], impl=_semver)]),
             cel.FunctionDecl(
-                "isGreaterThan", [cel.Overload("g", cel.Type.BOOL, [m, m], is_member=True, impl=_gt)]
+                "isGreaterThan",
+                [cel.Overload("g", cel.Type.BOOL, [m, m], is_member=True, impl=_gt)],
             ),
         ],
     )
@@ -81,14 +83,18 @@ def bench_cel_expr_python(n: int) -> dict[str, tuple[float, float]]:
         program = env.compile(expr)
         assert program.eval(data=dev).value() is True
         out[name] = (
-            per_call(lambda e=expr: env.compile(e), max(n // 20, 10)),
-            per_call(lambda p=program: p.eval(data=dev).value(), n),
+            per_call(functools.partial(env.compile, expr), max(n // 20, 10)),
+            per_call(functools.partial(_eval_cpp, program, dev), n),
         )
     return out
 
 
+def _eval_cpp(program: Any, dev: dict[str, Any]) -> object:
+    return program.eval(data=dev).value()
+
+
 def bench_common_expression_language(n: int) -> dict[str, tuple[float, float]]:
-    import cel
+    import cel  # type: ignore[import-not-found]
 
     funcs = {"quantity": _quantity, "compareTo": _cmp, "semver": _semver, "isGreaterThan": _gt}
     dev = _plain_device()
@@ -100,13 +106,16 @@ def bench_common_expression_language(n: int) -> dict[str, tuple[float, float]]:
             return p.execute(cel.Context(variables={"device": dev}, functions=funcs))
 
         assert run() is True
-        out[name] = (per_call(lambda e=expr: cel.compile(e), max(n // 20, 10)), per_call(run, n))
+        out[name] = (
+            per_call(functools.partial(cel.compile, expr), max(n // 20, 10)),
+            per_call(run, n),
+        )
     return out
 
 
 def bench_cel_python(n: int) -> dict[str, tuple[float, float]]:
-    import celpy
-    from celpy import celtypes
+    import celpy  # type: ignore[import-not-found]
+    from celpy import celtypes  # type: ignore[import-not-found]
 
     env = celpy.Environment()
     funcs = {
@@ -127,8 +136,8 @@ def bench_cel_python(n: int) -> dict[str, tuple[float, float]]:
         program = env.program(env.compile(expr), functions=funcs)
         assert bool(program.evaluate({"device": dev})) is True
         out[name] = (
-            per_call(lambda e=expr: env.compile(e), max(n // 100, 5)),
-            per_call(lambda p=program: p.evaluate({"device": dev}), max(n // 20, 20)),
+            per_call(functools.partial(env.compile, expr), max(n // 100, 5)),
+            per_call(functools.partial(program.evaluate, {"device": dev}), max(n // 20, 20)),
         )
     return out
 
@@ -144,9 +153,9 @@ def bench_draplane(n: int) -> dict[str, tuple[float, float, float]]:
     out = {}
     for name, expr in SELECTORS.items():
         compiler = Compiler()
-        compile_us = per_call(lambda e=expr, c=compiler: c.compile(e), max(n // 20, 10))
+        compile_us = per_call(functools.partial(compiler.compile, expr), max(n // 20, 10))
 
-        def cold(e: str = expr) -> object:
+        def cold(e: str = expr, compiler: Compiler = compiler) -> object:
             # a fresh device dict each time: conversion plus one evaluation
             return SelectorCache(compiler).matches(e, D, dict(device))
 
@@ -155,7 +164,7 @@ def bench_draplane(n: int) -> dict[str, tuple[float, float, float]]:
         out[name] = (
             compile_us,
             per_call(cold, n),
-            per_call(lambda e=expr: cache.matches(e, D, device), n),
+            per_call(functools.partial(cache.matches, expr, D, device), n),
         )
     return out
 

@@ -211,7 +211,7 @@ def _exact(
     if admin_access is not None:
         out["adminAccess"] = admin_access
     if tolerations:
-        out["tolerations"] = deep_copy(tolerations)
+        out["tolerations"] = [deep_copy(t) for t in tolerations]
     if capacity:
         out["capacity"] = {"requests": dict(capacity)}
     return out

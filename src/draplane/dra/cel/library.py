@@ -9,6 +9,7 @@ compares them by value as upstream's `Equal` does. The member functions below
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from fractions import Fraction
@@ -89,7 +90,7 @@ def _cmp(a: Any, b: Any) -> int:
         y: Any = _sv(b)
     else:
         x, y = _q(a), _q(b)
-    return (x > y) - (x < y)
+    return int(x > y) - int(x < y)
 
 
 def _as_integer(a: Any) -> int:
@@ -126,7 +127,9 @@ def _extreme(pick: Callable[..., Any]) -> Callable[[Any], Any]:
 
 def _is_sorted(items: Any) -> bool:
     items = _check_list(items)
-    return all(_cmp(a, b) <= 0 if isinstance(a, dict) else a <= b for a, b in zip(items, items[1:]))
+    return all(
+        _cmp(a, b) <= 0 if isinstance(a, dict) else a <= b for a, b in itertools.pairwise(items)
+    )
 
 
 def _index_of(items: Any, x: Any) -> int:

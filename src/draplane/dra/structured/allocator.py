@@ -30,8 +30,8 @@ from draplane.dra.structured.state import (
     AllocatedState,
     AllocationError,
     DeviceID,
-    Features,
     FailedAllocationOnNode,
+    Features,
 )
 
 Obj = Mapping[str, Any]
@@ -220,7 +220,8 @@ class Allocator:
                     claim_constraints.append((DistinctAttribute, names, c["distinctAttribute"]))
                 else:
                     raise AllocationError(
-                        f"claim {ref}, constraint #{i}: empty constraint (unsupported constraint type?)"
+                        f"claim {ref}, constraint #{i}: empty constraint "
+                        "(unsupported constraint type?)"
                     )
             constraints.append(claim_constraints)
         return requests, constraints
@@ -250,12 +251,14 @@ class Allocator:
         has_admin = admin is not None and spec.get("adminAccess") is not None
         if has_admin and not self.features.admin_access:
             raise AllocationError(
-                f"claim {ref}, request {name}: admin access is requested, but the feature is disabled"
+                f"claim {ref}, request {name}: admin access is requested, "
+                "but the feature is disabled"
             )
         class_name = spec.get("deviceClassName") or ""
         if not class_name:
             raise AllocationError(
-                f"claim {ref}, request {name}: missing device class name (unsupported request type?)"
+                f"claim {ref}, request {name}: missing device class name "
+                "(unsupported request type?)"
             )
         device_class = self.get_class(class_name)
         if device_class is None:
