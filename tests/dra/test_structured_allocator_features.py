@@ -422,6 +422,54 @@ CASES = [
         slices=[node_slice(make_device("device-1").consumes("no-such-set", memory="1Gi"))],
         node_error="invalid resource pools were encountered",
     ),
+    AllocatorCase(
+        "partitionable-shared-device-share-consumes-counters-once",
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", selectors=[f'device.attributes["{A}"].shared'])
+            .obj(),
+            make_structured_claim("claim-1")
+            .request("req-0", "class-a", selectors=[f'!device.attributes["{A}"].shared'])
+            .obj(),
+        ],
+        classes=[CLASS_A],
+        slices=[
+            node_slice(
+                make_device("device-1")
+                .attr("shared", True)
+                .allow_multiple_allocations()
+                .consumes("counter-set-1", memory="4Gi"),
+                make_device("device-2")
+                .attr("shared", False)
+                .consumes("counter-set-1", memory="6Gi"),
+                count=2,
+            ),
+            counters(memory="8Gi"),
+        ],
+        allocated=[allocation(res("req-0", "device-1", shareID="s-1"))],
+        expect=None,
+    ),
+    AllocatorCase(
+        "partitionable-shared-device-allocated-again",
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[
+            node_slice(
+                make_device("device-1")
+                .allow_multiple_allocations()
+                .capacity("memory", "8Gi", {"default": "1Gi"})
+                .consumes("counter-set-1", memory="8Gi"),
+                count=2,
+            ),
+            counters(memory="8Gi"),
+        ],
+        allocated=[
+            allocation(res("req-0", "device-1", shareID="s-1", consumedCapacity={"memory": "1Gi"}))
+        ],
+        expect=[
+            allocation(res("req-0", "device-1", shareID=ANY, consumedCapacity={"memory": "1Gi"}))
+        ],
+    ),
     # --- taints
     AllocatorCase(
         "tainted-device",

@@ -316,13 +316,14 @@ class Allocator:
 def available_counters(pool: Pool, allocated: AllocatedState) -> dict[str, dict[str, Fraction]]:
     """The pool's counter sets minus what its already-allocated devices consume."""
     avail = {name: dict(counters) for name, counters in pool.counter_sets.items()}
+    shared = allocated.shared_devices()
     for s in [*pool.slices, *pool.slices_not_targeting]:
         for d in (s.get("spec") or {}).get("devices") or ():
             uses = d.get("consumesCounters")
             if not uses:
                 continue
             did: DeviceID = (pool.driver, pool.name, d.get("name", ""))
-            if not allocated.is_allocated(did):
+            if did not in allocated.allocated_devices and did not in shared:
                 continue
             for use in uses:
                 counters = avail.get(use.get("counterSet", ""))

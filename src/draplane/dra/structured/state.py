@@ -82,10 +82,12 @@ class AllocatedState:
             {k: dict(v) for k, v in self.aggregated_capacity.items()},
         )
 
+    def shared_devices(self) -> set[DeviceID]:
+        """Devices with at least one share allocated."""
+        return {(s[0], s[1], s[2]) for s in self.allocated_shared_device_ids} | set(
+            self.aggregated_capacity
+        )
+
     def is_allocated(self, did: DeviceID) -> bool:
         """Dedicated or shared: the device consumes its counters."""
-        return (
-            did in self.allocated_devices
-            or did in self.aggregated_capacity
-            or any(s[:3] == did for s in self.allocated_shared_device_ids)
-        )
+        return did in self.allocated_devices or did in self.shared_devices()
