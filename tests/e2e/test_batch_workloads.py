@@ -24,7 +24,7 @@ from draplane.testing.kubectl import Kubectl, kubectl_binary
 
 pytestmark = pytest.mark.slow
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "classic"
 TIMEOUT = 30.0
 
 

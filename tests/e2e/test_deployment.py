@@ -19,7 +19,12 @@ from draplane.testing.apistate import wait_for
 
 pytestmark = pytest.mark.slow
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "deployment-with-template-claim.yaml"
+EXAMPLE = (
+    Path(__file__).resolve().parents[2]
+    / "examples"
+    / "classic"
+    / "deployment-with-template-claim.yaml"
+)
 TIMEOUT = 30.0
 NAME = "gpu-app"
 

@@ -29,7 +29,9 @@ from draplane.testing.kubectl import Kubectl, kubectl_binary
 
 pytestmark = pytest.mark.slow
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pod-with-template-claim.yaml"
+EXAMPLE = (
+    Path(__file__).resolve().parents[2] / "examples" / "classic" / "pod-with-template-claim.yaml"
+)
 POD = "pod-with-template-claim"
 TIMEOUT = 60.0
 STOPS_WITHIN = 5.0

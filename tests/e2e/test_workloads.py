@@ -25,7 +25,7 @@ from draplane.testing.kubectl import VERSIONS, Kubectl, kubectl_binary
 
 pytestmark = pytest.mark.slow
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "classic"
 STATEFULSET = EXAMPLES / "statefulset-with-claims.yaml"
 DAEMONSET = EXAMPLES / "daemonset-with-claims.yaml"
 TIMEOUT = 30.0

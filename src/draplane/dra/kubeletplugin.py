@@ -8,9 +8,10 @@ driver framework and the nodes use it, and those two packages never import each 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from draplane.api.meta import Obj
+from draplane.client.interface import Client
 
 
 class NodePlugin(Protocol):
@@ -64,3 +65,17 @@ class NodePluginRegistry:
             instance = factory(node_name)
             self._instances[(driver_name, node_name)] = instance
         return instance
+
+
+@runtime_checkable
+class SlicePublishingPlugin(Protocol):
+    """A kubelet plugin that publishes its node's ResourceSlices (structured parameters), as
+    upstream's kubeletplugin helper starts the resourceslice controller on registration."""
+
+    async def start(self, client: Client, node: Obj) -> None:
+        """Publish the node's slices, writing as the node (`client` is the node's)."""
+        ...
+
+    async def stop(self) -> None:
+        """Delete the node's slices (the plugin is removed from the node)."""
+        ...

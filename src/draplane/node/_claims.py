@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from draplane import dra
-from draplane.api import kinds, meta
+from draplane.api import deviceconfig, kinds, meta
 from draplane.api.errors import StatusError
+from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.nodeselector import NodeSelector
 from draplane.client.interface import Client
@@ -43,6 +44,9 @@ class NodeContext:
     client: Client
     node: Obj
     plugins: NodePluginRegistry
+    claims: ResourceType = kinds.RESOURCE_CLAIMS
+    """The ResourceClaim kind of the API server's mode (v1alpha2, or v1 with structured
+    parameters)."""
 
     @property
     def node_name(self) -> str:
@@ -62,29 +66,38 @@ async def prepare_claims(ctx: NodeContext, pod: Obj) -> list[PreparedClaim]:
         if claim is None or pod_claim.get("name") not in used:
             continue
         _check_available(ctx, claim)
-        driver_name = str((claim.get("status") or {}).get("driverName") or "")
-        plugin = ctx.plugins.plugin(driver_name, ctx.node_name)
-        if plugin is None:
-            raise ClaimNotReady(
-                PREPARE_FAILED,
-                f"resource claim {meta.name(claim)}: no node plugin of driver "
-                f"{driver_name!r} runs on node {ctx.node_name}",
-            )
-        try:
-            devices = await plugin.prepare(claim)
-        except Exception as err:
-            raise ClaimNotReady(
-                PREPARE_FAILED, f"prepare resource claim {meta.name(claim)}: {err}"
-            ) from err
-        prepared.append(
-            PreparedClaim(
-                pod_claim_name=str(pod_claim.get("name")),
-                claim=claim,
-                driver_name=driver_name,
-                devices=tuple(devices),
-            )
-        )
+        for driver_name in claim_drivers(claim):
+            prepared.append(await _prepare(ctx, pod_claim, claim, driver_name))
     return prepared
+
+
+def claim_drivers(claim: Obj) -> list[str]:
+    """The drivers to call for an allocated claim: v1alpha2's `status.driverName`, or every
+    driver of a v1 allocation's `devices.results` (as kubelet 1.36 derives them)."""
+    driver_name = str((claim.get("status") or {}).get("driverName") or "")
+    return [driver_name] if driver_name else deviceconfig.drivers(claim)
+
+
+async def _prepare(ctx: NodeContext, pod_claim: Obj, claim: Obj, driver_name: str) -> PreparedClaim:
+    plugin = ctx.plugins.plugin(driver_name, ctx.node_name)
+    if plugin is None:
+        raise ClaimNotReady(
+            PREPARE_FAILED,
+            f"resource claim {meta.name(claim)}: no node plugin of driver "
+            f"{driver_name!r} runs on node {ctx.node_name}",
+        )
+    try:
+        devices = await plugin.prepare(claim)
+    except Exception as err:
+        raise ClaimNotReady(
+            PREPARE_FAILED, f"prepare resource claim {meta.name(claim)}: {err}"
+        ) from err
+    return PreparedClaim(
+        pod_claim_name=str(pod_claim.get("name")),
+        claim=claim,
+        driver_name=driver_name,
+        devices=tuple(devices),
+    )
 
 
 async def unprepare_claims(ctx: NodeContext, claims: list[PreparedClaim]) -> None:
@@ -102,18 +115,18 @@ async def find_claims(ctx: NodeContext, pod: Obj) -> list[PreparedClaim]:
         if claim_name is None:
             continue
         try:
-            claim = await ctx.client.get(kinds.RESOURCE_CLAIMS, claim_name, meta.namespace(pod))
+            claim = await ctx.client.get(ctx.claims, claim_name, meta.namespace(pod))
         except StatusError:
             continue
-        driver_name = str((claim.get("status") or {}).get("driverName") or "")
-        found.append(
+        found += [
             PreparedClaim(
                 pod_claim_name=str(pod_claim.get("name")),
                 claim=claim,
                 driver_name=driver_name,
                 devices=(),
             )
-        )
+            for driver_name in claim_drivers(claim) or [""]
+        ]
     return found
 
 
@@ -128,7 +141,7 @@ async def _reserved_claim(ctx: NodeContext, pod: Obj, pod_claim: Obj) -> Obj | N
     if claim_name is None:
         return None
     try:
-        claim = await ctx.client.get(kinds.RESOURCE_CLAIMS, claim_name, meta.namespace(pod))
+        claim = await ctx.client.get(ctx.claims, claim_name, meta.namespace(pod))
     except StatusError as err:
         raise ClaimNotReady(
             NOT_READY,
@@ -150,14 +163,16 @@ async def _reserved_claim(ctx: NodeContext, pod: Obj, pod_claim: Obj) -> Obj | N
 
 
 def _check_available(ctx: NodeContext, claim: Obj) -> None:
-    selector = ((claim.get("status") or {}).get("allocation") or {}).get("availableOnNodes")
+    allocation = (claim.get("status") or {}).get("allocation") or {}
+    field = "availableOnNodes" if allocation.get("availableOnNodes") else "nodeSelector"
+    selector = allocation.get(field)
     if not selector:
         return
     try:
         available = NodeSelector.parse(selector).matches(ctx.node)
     except ValueError as err:
         raise ClaimNotReady(
-            NOT_READY, f"resource claim {meta.name(claim)}: invalid availableOnNodes: {err}"
+            NOT_READY, f"resource claim {meta.name(claim)}: invalid {field}: {err}"
         ) from err
     if not available:
         raise ClaimNotReady(

@@ -15,7 +15,7 @@ from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.client.workqueue import ShutDown
 from draplane.clock import REAL_CLOCK, Clock, format_micro_time, format_time
-from draplane.dra.kubeletplugin import NodePluginRegistry
+from draplane.dra.kubeletplugin import NodePluginRegistry, SlicePublishingPlugin
 from draplane.node import _objects
 from draplane.node._claims import NodeContext
 from draplane.node._kubelet import Kubelet
@@ -37,15 +37,18 @@ class Nodes:
         clock: Clock = REAL_CLOCK,
         metrics: CollectorRegistry | None = None,
         run_seconds: float | None = None,
+        claims: kinds.ResourceType = kinds.RESOURCE_CLAIMS,
     ) -> None:
         """`run_seconds`: how long containers run when their pod does not say
-        (`draplane.dev/run-seconds`); None: until the pod is deleted."""
+        (`draplane.dev/run-seconds`); None: until the pod is deleted. `claims`: the
+        ResourceClaim kind of the API server's mode."""
         self.names = [f"{name_prefix}{i}" for i in range(count)]
         self._client_for_node = client_for_node
         self._plugins = plugins
         self._clock = clock
         self._metrics = metrics
         self._run_seconds = run_seconds
+        self._claims = claims
         self.kubelets: dict[str, Kubelet] = {}
         self._registered = 0
 
@@ -64,7 +67,7 @@ class Nodes:
         client = self._client_for_node(name)
         node = await self._register(client, name, index=index)
         kubelet = Kubelet(
-            NodeContext(client=client, node=node, plugins=self._plugins),
+            NodeContext(client=client, node=node, plugins=self._plugins, claims=self._claims),
             index=index,
             clock=self._clock,
             metrics=self._metrics,
@@ -76,6 +79,7 @@ class Nodes:
                 group.create_task(kubelet.informer.run())
                 group.create_task(self._renew_lease(client, node))
                 await kubelet.informer.wait_synced()
+                await self._start_plugins(client, node)
                 self._registered += 1
                 for _ in range(WORKERS_PER_NODE):
                     group.create_task(_work(kubelet))
@@ -101,6 +105,26 @@ class Nodes:
             except errors.StatusError as err:
                 log.warning("node %s: registration failed, retrying: %s", name, err)
                 await self._clock.sleep(1.0)
+
+    async def _start_plugins(self, client: Client, node: Obj) -> None:
+        """Let the plugins that publish ResourceSlices publish this node's, as the node
+        (retrying while the API server refuses)."""
+        for driver_name in self._plugins.driver_names:
+            plugin = self._plugins.plugin(driver_name, meta.name(node))
+            if not isinstance(plugin, SlicePublishingPlugin):
+                continue
+            while True:
+                try:
+                    await plugin.start(client, node)
+                    break
+                except errors.StatusError as err:
+                    log.warning(
+                        "node %s: %s: publishing ResourceSlices failed, retrying: %s",
+                        meta.name(node),
+                        driver_name,
+                        err,
+                    )
+                    await self._clock.sleep(1.0)
 
     async def _renew_lease(self, client: Client, node: Obj) -> None:
         while True:

@@ -1,7 +1,10 @@
 """The example DRA driver `driver.example.com`: the e2e test driver's allocation model.
 
 `ExampleDriver` is the control-plane half (run it under a `DriverController`);
-`ExampleNodePlugin` (built by `node_plugin_factory`) is the node half.
+`ExampleNodePlugin` (built by `node_plugin_factory`) is the node half. In structured mode
+(resource.k8s.io/v1) there is no allocating controller: `StructuredNodePlugin` (built by
+`structured_node_plugin_factory`) publishes each node's ResourceSlices and prepares from the
+allocation, `publish_network_pool` publishes the network-attached pool.
 """
 
 from draplane.drivers.example._allocator import (
@@ -9,6 +12,14 @@ from draplane.drivers.example._allocator import (
     Allocator,
     Grant,
     Resources,
+)
+from draplane.drivers.example._devices import (
+    DEVICE_CLASS_NAME,
+    NETWORK_POOL,
+    DeviceProfile,
+    device_class,
+    network_slice_specs,
+    node_slice_specs,
 )
 from draplane.drivers.example._driver import DRIVER_NAME, ExampleDriver, ParametersError
 from draplane.drivers.example._nodeplugin import (
@@ -19,19 +30,37 @@ from draplane.drivers.example._nodeplugin import (
     node_plugin_factory,
 )
 from draplane.drivers.example._run import example_controller
+from draplane.drivers.example._slices import RESOURCE_SLICES, PublishResult, SlicePublisher
+from draplane.drivers.example._structuredplugin import (
+    StructuredNodePlugin,
+    publish_network_pool,
+    structured_node_plugin_factory,
+)
 
 __all__ = [
     "CDI_KIND",
+    "DEVICE_CLASS_NAME",
     "DRIVER_NAME",
+    "NETWORK_POOL",
+    "RESOURCE_SLICES",
     "AllocationError",
     "Allocator",
+    "DeviceProfile",
     "ExampleDriver",
     "ExampleNodePlugin",
     "Grant",
     "ParametersError",
     "PrepareError",
     "PreparedClaim",
+    "PublishResult",
     "Resources",
+    "SlicePublisher",
+    "StructuredNodePlugin",
+    "device_class",
     "example_controller",
+    "network_slice_specs",
     "node_plugin_factory",
+    "node_slice_specs",
+    "publish_network_pool",
+    "structured_node_plugin_factory",
 ]
