@@ -278,7 +278,7 @@ class StructuredDynamicResources:
             finalizers = claim["metadata"].setdefault("finalizers", [])
             if DELETE_PROTECTION_FINALIZER not in finalizers:
                 finalizers.append(DELETE_PROTECTION_FINALIZER)
-            claim.setdefault("status", {})["allocation"] = deep_copy(allocation)
+            claim.setdefault("status", {})["allocation"] = deep_copy(dict(allocation))
             if not self.tracker.set_in_flight(claim, pod_info.uid):
                 return Status.unschedulable(
                     f"resource claim {_key(claim)} is in the process of being allocated"
@@ -334,8 +334,10 @@ class StructuredDynamicResources:
         key = _key(pod_claim.claim)
         uid = _uid(pod_claim.claim)
         flying = self.tracker.in_flight(uid) if index in data.to_allocate else None
+        fresh: Obj | None = None
         for attempt in range(_CONFLICT_RETRIES):
-            claim = self.tracker.get(name, pod_info.namespace)
+            claim = fresh or self.tracker.get(name, pod_info.namespace)
+            fresh = None
             if claim is None or _uid(claim) != uid:
                 raise _BindError(f"claim {key} got deleted in the meantime")
             if flying is not None:
@@ -352,6 +354,7 @@ class StructuredDynamicResources:
                         claim = await self._client.update(RESOURCE_CLAIMS_V1, changed)
                     except errors.StatusError as err:
                         if errors.is_conflict(err) and attempt + 1 < _CONFLICT_RETRIES:
+                            fresh = await self._fresh(name, pod_info.namespace)
                             continue
                         raise
                     self.tracker.assume(claim)
@@ -371,6 +374,7 @@ class StructuredDynamicResources:
                 )
             except errors.StatusError as err:
                 if errors.is_conflict(err) and attempt + 1 < _CONFLICT_RETRIES:
+                    fresh = await self._fresh(name, pod_info.namespace)
                     continue
                 raise
             self.tracker.assume(updated)
@@ -379,6 +383,15 @@ class StructuredDynamicResources:
             break
         if flying is not None:
             self.tracker.drop_in_flight(uid, pod_info.uid)
+
+    async def _fresh(self, name: str, namespace: str) -> Obj | None:
+        """The claim as the API server has it now (after a conflict the cache may lag)."""
+        try:
+            return await self._client.get(RESOURCE_CLAIMS_V1, name, namespace)
+        except errors.StatusError as err:
+            if errors.is_not_found(err):
+                return None
+            raise
 
 
 class _BindError(Exception):
