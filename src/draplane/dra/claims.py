@@ -35,8 +35,11 @@ class ErrAPIUnsupported(ClaimNameError):
 
 
 def name(pod: Obj, pod_claim: Obj) -> tuple[str | None, bool]:
-    """Resolve a pod claim to (claim name or None, must_check_owner); raises ClaimNameError."""
-    source = pod_claim.get("source") or {}
+    """Resolve a pod claim to (claim name or None, must_check_owner); raises ClaimNameError.
+
+    Reads the 1.28 `source` and the fields directly on the pod claim (core/v1 since 1.31, the
+    shape the 1.36 mode's pods have)."""
+    source = pod_claim.get("source") or pod_claim
     claim_name = source.get("resourceClaimName")
     if claim_name:
         return str(claim_name), False

@@ -34,6 +34,8 @@ class GVK:
     NODE = "Node"
     POD_SCHEDULING_CONTEXT = "PodSchedulingContext"
     RESOURCE_CLAIM = "ResourceClaim"
+    RESOURCE_SLICE = "ResourceSlice"
+    DEVICE_CLASS = "DeviceClass"
     WILDCARD = "*"
 
 

@@ -58,6 +58,8 @@ from draplane.scheduler.plugins.dynamicresources.state import (
     node_predicate,
     unsuitable_nodes,
 )
+from draplane.scheduler.plugins.dynamicresources.structured import StructuredDynamicResources
+from draplane.scheduler.plugins.dynamicresources.v1kinds import RESOURCE_SLICES
 
 log = logging.getLogger(__name__)
 
@@ -379,11 +381,15 @@ class _FilterError(Exception):
         self.status = status
 
 
-def new(args: PluginArgs, handle: Handle) -> DynamicResources:
+def new(args: PluginArgs, handle: Handle) -> DynamicResources | StructuredDynamicResources:
+    """The classic plugin, or the structured one when the handle serves ResourceSlices (the
+    1.36 mode's informers)."""
     if args:
         raise errors.invalid_object(
             "DynamicResourcesArgs",
             names.DYNAMIC_RESOURCES,
             [errors.forbidden("args", "DynamicResources takes no arguments")],
         )
+    if RESOURCE_SLICES in handle.listers:
+        return StructuredDynamicResources(handle)
     return DynamicResources(handle)

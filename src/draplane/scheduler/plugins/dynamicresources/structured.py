@@ -1,0 +1,398 @@
+"""The DynamicResources plugin for structured parameters (resource.k8s.io/v1, spec section 4):
+the scheduler allocates devices itself.
+
+PreEnqueue: the pod's claims exist (the lookups shared with the classic mode). PreFilter: claims
+usable, classes exist, one Allocator for the cycle over the allocated and in-flight devices.
+Filter: allocated claims' node selectors, the rest through `Allocator.allocate` on the node.
+PostFilter: clear one allocation that keeps the pod off every node. Reserve: the node's results
+become in-flight allocations. Unreserve: drop them and this pod's `reservedFor` entries.
+PreBind: write the finalizer, `status.allocation` and `reservedFor`, assume the answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from draplane import dra
+from draplane.api import errors
+from draplane.api.meta import Obj, deep_copy
+from draplane.api.nodeselector import NodeSelector
+from draplane.dra.structured import AllocationError, Allocator, FailedAllocationOnNode, SliceIndex
+from draplane.dra.structured.state import Features
+from draplane.scheduler.framework import (
+    GVK,
+    SKIP,
+    SUCCESS,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    CycleState,
+    Handle,
+    NodeInfo,
+    PodInfo,
+    QueueingHint,
+    StateKey,
+    Status,
+)
+from draplane.scheduler.plugins import names
+from draplane.scheduler.plugins.dynamicresources import structured_hints
+from draplane.scheduler.plugins.dynamicresources.assume import ClaimTracker
+from draplane.scheduler.plugins.dynamicresources.claims import (
+    ClaimLookupError,
+    PodClaim,
+    claim_status,
+    pod_resource_claims,
+)
+from draplane.scheduler.plugins.dynamicresources.state import NodePredicate, node_predicate
+from draplane.scheduler.plugins.dynamicresources.v1kinds import (
+    DELETE_PROTECTION_FINALIZER,
+    DEVICE_CLASSES,
+    RESERVED_FOR_MAX_SIZE,
+    RESOURCE_CLAIMS_V1,
+    RESOURCE_SLICES,
+)
+
+log = logging.getLogger(__name__)
+
+CANNOT_ALLOCATE = "cannot allocate all claims"
+NOT_AVAILABLE = "resourceclaim not available on the node"
+_CANNOT_ALLOCATE = Status.unresolvable(CANNOT_ALLOCATE)
+_NOT_AVAILABLE = Status.unresolvable(NOT_AVAILABLE)
+_CONFLICT_RETRIES = 5
+
+
+@dataclass
+class StructuredState:
+    claims: list[PodClaim] = field(default_factory=list)
+    to_allocate: list[int] = field(default_factory=list)
+    """Indices of the claims the scheduler allocates in this cycle."""
+    selectors: dict[int, NodePredicate] = field(default_factory=dict)
+    """Allocated claims with a node selector."""
+    allocator: Allocator | None = None
+    results: dict[str, list[Mapping[str, Any]]] = field(default_factory=dict)
+    """Node name -> one AllocationResult per `to_allocate` claim (Filter, for Reserve)."""
+    reserved: set[int] = field(default_factory=set)
+    """Claims PreBind added this pod to the `reservedFor` of (for Unreserve)."""
+
+
+STRUCTURED_STATE_KEY: StateKey[StructuredState] = StateKey(names.DYNAMIC_RESOURCES)
+
+
+def _key(obj: Obj) -> str:
+    md = obj.get("metadata") or {}
+    return f"{md.get('namespace', '')}/{md.get('name', '')}"
+
+
+def _uid(obj: Obj) -> str:
+    return str((obj.get("metadata") or {}).get("uid") or "")
+
+
+def _class_names(claim: Obj) -> list[tuple[str, str]]:
+    """(request name, device class) of every request and subrequest."""
+    out: list[tuple[str, str]] = []
+    for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
+        name = str(request.get("name") or "")
+        exactly = request.get("exactly")
+        if exactly:
+            out.append((name, str(exactly.get("deviceClassName") or "")))
+        for sub in request.get("firstAvailable") or ():
+            out.append((f"{name}/{sub.get('name', '')}", str(sub.get("deviceClassName") or "")))
+    return out
+
+
+class StructuredDynamicResources:
+    name = names.DYNAMIC_RESOURCES
+
+    def __init__(self, handle: Handle, *, features: Features | None = None) -> None:
+        self._handle = handle
+        self._client = handle.client
+        self.tracker = ClaimTracker(handle.lister(RESOURCE_CLAIMS_V1))
+        self._classes = handle.lister(DEVICE_CLASSES)
+        self._slices = handle.lister(RESOURCE_SLICES)
+        self._features = features or Features()
+        self._slice_index: tuple[tuple[tuple[str, str], ...], SliceIndex] | None = None
+
+    # -- queue ---------------------------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(
+                    GVK.RESOURCE_CLAIM, ActionType.ADD | ActionType.UPDATE | ActionType.DELETE
+                ),
+                self.is_schedulable_after_claim_change,
+                structured_hints.CLAIM_SELECTOR,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(GVK.RESOURCE_SLICE, ActionType.ADD | ActionType.UPDATE)
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(GVK.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE)
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(
+                    GVK.NODE,
+                    ActionType.ADD
+                    | ActionType.UPDATE_NODE_LABEL
+                    | ActionType.UPDATE_NODE_ALLOCATABLE,
+                )
+            ),
+        ]
+
+    def is_schedulable_after_claim_change(self, pod: Obj, old: Any, new: Any) -> QueueingHint:
+        return structured_hints.is_schedulable_after_claim_change(
+            pod=pod, old=old, new=new, claims=self.tracker
+        )
+
+    def pre_enqueue(self, pod: Obj) -> Status:
+        try:
+            pod_resource_claims(pod, self.tracker)
+        except ClaimLookupError as err:
+            return Status.unresolvable(str(err))
+        return SUCCESS
+
+    # -- scheduling cycle ----------------------------------------------------------------------
+
+    def pre_filter(self, state: CycleState, pod_info: PodInfo) -> Status:
+        data = StructuredState()
+        state.write(STRUCTURED_STATE_KEY, data)
+        try:
+            claims = pod_resource_claims(pod_info.pod, self.tracker)
+        except ClaimLookupError as err:
+            return Status.unresolvable(str(err))
+        if not claims:
+            return SKIP
+        for index, pod_claim in enumerate(claims):
+            claim = pod_claim.claim
+            status = claim_status(claim)
+            allocation = status.get("allocation")
+            if allocation:
+                reserved = status.get("reservedFor") or ()
+                if len(reserved) >= RESERVED_FOR_MAX_SIZE and not dra.is_reserved_for_pod(
+                    pod_info.pod, claim
+                ):
+                    return Status.unresolvable("resourceclaim in use")
+                if allocation.get("nodeSelector"):
+                    try:
+                        data.selectors[index] = node_predicate(
+                            NodeSelector.parse(allocation["nodeSelector"])
+                        )
+                    except ValueError as err:
+                        return Status.error(str(err))
+                continue
+            flying = self.tracker.in_flight(_uid(claim))
+            if flying is not None and flying.pod_uid != pod_info.uid:
+                return Status.unschedulable(
+                    f"resource claim {_key(claim)} is in the process of being allocated"
+                )
+            for request, class_name in _class_names(claim):
+                if self._classes.get(class_name) is None:
+                    return Status.unresolvable(
+                        f"request {request}: device class {class_name} does not exist"
+                    )
+            data.to_allocate.append(index)
+        data.claims = claims
+        if data.to_allocate:
+            data.allocator = Allocator(
+                classes=lambda n: self._classes.get(n),
+                slices=self._index(),
+                allocated=self.tracker.allocated_state(),
+                features=self._features,
+            )
+        return SUCCESS
+
+    def _index(self) -> SliceIndex:
+        """The ResourceSlices indexed once per set of slice versions (its per-node pools stay
+        cached while no slice changes)."""
+        slices = self._slices.list()
+        key = tuple(
+            (_uid(s), str((s.get("metadata") or {}).get("resourceVersion") or "")) for s in slices
+        )
+        if self._slice_index is None or self._slice_index[0] != key:
+            self._slice_index = (key, SliceIndex(slices))
+        return self._slice_index[1]
+
+    def filter(self, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> Status:
+        data = state.read(STRUCTURED_STATE_KEY)
+        if not data.claims:
+            return SUCCESS
+        for selector in data.selectors.values():
+            if not selector(node_info):
+                return _NOT_AVAILABLE
+        if not data.to_allocate:
+            return SUCCESS
+        assert data.allocator is not None
+        claims = [data.claims[i].claim for i in data.to_allocate]
+        try:
+            results = data.allocator.allocate(node_info.node, claims)
+        except FailedAllocationOnNode as err:
+            return Status.unresolvable(str(err))
+        except AllocationError as err:
+            return Status.error(str(err))
+        if results is None:
+            return _CANNOT_ALLOCATE
+        data.results[node_info.name] = results
+        return SUCCESS
+
+    async def post_filter(
+        self, state: CycleState, pod_info: PodInfo, filtered_node_status: Mapping[str, Status]
+    ) -> Status:
+        data = state.get(STRUCTURED_STATE_KEY)
+        if data is None or not data.claims:
+            return Status.unschedulable("no new claims to deallocate")
+        candidates = list(data.selectors)
+        random.shuffle(candidates)
+        for index in candidates:
+            claim = data.claims[index].claim
+            reserved = claim_status(claim).get("reservedFor") or []
+            if reserved and not (len(reserved) == 1 and reserved[0].get("uid") == pod_info.uid):
+                continue
+            changed = deep_copy(claim)
+            status = changed.setdefault("status", {})
+            for name in ("allocation", "reservedFor", "devices"):
+                status.pop(name, None)
+            try:
+                updated = await self._client.update(
+                    RESOURCE_CLAIMS_V1, changed, subresource="status"
+                )
+            except errors.StatusError as err:
+                return Status.error(str(err))
+            self.tracker.assume(updated)
+            data.claims[index] = PodClaim(data.claims[index].pod_claim_name, updated)
+            return Status.unschedulable("deallocation of ResourceClaim completed")
+        return Status.unschedulable("still not schedulable")
+
+    async def reserve(self, state: CycleState, pod_info: PodInfo, node_name: str) -> Status:
+        data = state.read(STRUCTURED_STATE_KEY)
+        if not data.to_allocate:
+            return SUCCESS
+        results = data.results.get(node_name)
+        if results is None:
+            return Status.error(f"internal error: no allocation results for node {node_name}")
+        for index, allocation in zip(data.to_allocate, results, strict=True):
+            claim = deep_copy(data.claims[index].claim)
+            finalizers = claim["metadata"].setdefault("finalizers", [])
+            if DELETE_PROTECTION_FINALIZER not in finalizers:
+                finalizers.append(DELETE_PROTECTION_FINALIZER)
+            claim.setdefault("status", {})["allocation"] = deep_copy(dict(allocation))
+            if not self.tracker.set_in_flight(claim, pod_info.uid):
+                return Status.unschedulable(
+                    f"resource claim {_key(claim)} is in the process of being allocated"
+                )
+        return SUCCESS
+
+    async def unreserve(self, state: CycleState, pod_info: PodInfo, node_name: str) -> None:
+        data = state.get(STRUCTURED_STATE_KEY)
+        if data is None:
+            return
+        for index in data.to_allocate:
+            self.tracker.drop_in_flight(_uid(data.claims[index].claim), pod_info.uid)
+        for index in sorted(data.reserved):
+            claim = self.tracker.get(
+                data.claims[index].claim["metadata"]["name"], pod_info.namespace
+            )
+            if claim is None or not dra.is_reserved_for_pod(pod_info.pod, claim):
+                continue
+            changed = deep_copy(claim)
+            status = changed.setdefault("status", {})
+            status["reservedFor"] = [
+                e for e in status.get("reservedFor") or () if e.get("uid") != pod_info.uid
+            ]
+            try:
+                updated = await self._client.update(
+                    RESOURCE_CLAIMS_V1, changed, subresource="status"
+                )
+            except errors.StatusError as err:
+                log.warning("Unreserve of claim %s for pod %s: %s", _key(claim), pod_info.key, err)
+                continue
+            self.tracker.assume(updated)
+        data.reserved.clear()
+
+    async def pre_bind(self, state: CycleState, pod_info: PodInfo, node_name: str) -> Status:
+        data = state.get(STRUCTURED_STATE_KEY)
+        if data is None or not data.claims:
+            return SUCCESS
+        for index, pod_claim in enumerate(data.claims):
+            try:
+                await self._bind_claim(data, index, pod_claim, pod_info)
+            except _BindError as err:
+                return Status.error(str(err))
+            except errors.StatusError as err:
+                return Status.error(f"update claim {_key(pod_claim.claim)}: {err}")
+        return SUCCESS
+
+    async def _bind_claim(
+        self, data: StructuredState, index: int, pod_claim: PodClaim, pod_info: PodInfo
+    ) -> None:
+        """Write one claim's allocation (if this cycle made one) and the pod's reservation,
+        re-reading the claim from the assume cache after a conflict."""
+        name = pod_claim.claim["metadata"]["name"]
+        key = _key(pod_claim.claim)
+        uid = _uid(pod_claim.claim)
+        flying = self.tracker.in_flight(uid) if index in data.to_allocate else None
+        fresh: Obj | None = None
+        for attempt in range(_CONFLICT_RETRIES):
+            claim = fresh or self.tracker.get(name, pod_info.namespace)
+            fresh = None
+            if claim is None or _uid(claim) != uid:
+                raise _BindError(f"claim {key} got deleted in the meantime")
+            if flying is not None:
+                allocation = claim_status(claim).get("allocation")
+                wanted = flying.claim["status"]["allocation"]
+                if allocation and allocation != wanted:
+                    raise _BindError(f"claim {key} got allocated elsewhere in the meantime")
+                if DELETE_PROTECTION_FINALIZER not in (claim["metadata"].get("finalizers") or ()):
+                    changed = deep_copy(claim)
+                    changed["metadata"].setdefault("finalizers", []).append(
+                        DELETE_PROTECTION_FINALIZER
+                    )
+                    try:
+                        claim = await self._client.update(RESOURCE_CLAIMS_V1, changed)
+                    except errors.StatusError as err:
+                        if errors.is_conflict(err) and attempt + 1 < _CONFLICT_RETRIES:
+                            fresh = await self._fresh(name, pod_info.namespace)
+                            continue
+                        raise
+                    self.tracker.assume(claim)
+            if dra.is_reserved_for_pod(pod_info.pod, claim) and (
+                flying is None or claim_status(claim).get("allocation")
+            ):
+                break
+            changed = deep_copy(claim)
+            status = changed.setdefault("status", {})
+            if flying is not None:
+                status["allocation"] = deep_copy(flying.claim["status"]["allocation"])
+            if not dra.is_reserved_for_pod(pod_info.pod, changed):
+                status.setdefault("reservedFor", []).append(dra.pod_reference(pod_info.pod))
+            try:
+                updated = await self._client.update(
+                    RESOURCE_CLAIMS_V1, changed, subresource="status"
+                )
+            except errors.StatusError as err:
+                if errors.is_conflict(err) and attempt + 1 < _CONFLICT_RETRIES:
+                    fresh = await self._fresh(name, pod_info.namespace)
+                    continue
+                raise
+            self.tracker.assume(updated)
+            data.reserved.add(index)
+            data.claims[index] = PodClaim(pod_claim.pod_claim_name, updated)
+            break
+        if flying is not None:
+            self.tracker.drop_in_flight(uid, pod_info.uid)
+
+    async def _fresh(self, name: str, namespace: str) -> Obj | None:
+        """The claim as the API server has it now (after a conflict the cache may lag)."""
+        try:
+            return await self._client.get(RESOURCE_CLAIMS_V1, name, namespace)
+        except errors.StatusError as err:
+            if errors.is_not_found(err):
+                return None
+            raise
+
+
+class _BindError(Exception):
+    pass
