@@ -7,6 +7,7 @@ Every component names a resource through one of the module-level `ResourceType` 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 ALL_VERBS = (
     "create",
@@ -32,6 +33,9 @@ class ResourceType:
     subresources: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
     verbs: tuple[str, ...] = field(default=ALL_VERBS)
+    custom: Any = field(default=None, compare=False, hash=False, repr=False)
+    """A custom resource's `draplane.api.crd.CustomKind` (schema, subresources, columns);
+    None for built-in kinds."""
 
     @property
     def api_version(self) -> str:
@@ -61,6 +65,7 @@ COORDINATION_GROUP = "coordination.k8s.io"
 RBAC_GROUP = "rbac.authorization.k8s.io"
 AUTHORIZATION_GROUP = "authorization.k8s.io"
 AUTHENTICATION_GROUP = "authentication.k8s.io"
+APIEXTENSIONS_GROUP = "apiextensions.k8s.io"
 CREATE_ONLY = ("create",)
 
 NAMESPACES = ResourceType(
@@ -187,6 +192,17 @@ SELF_SUBJECT_REVIEWS_V1BETA1 = ResourceType(
     "selfsubjectreview",
     verbs=CREATE_ONLY,
 )
+CUSTOM_RESOURCE_DEFINITIONS = ResourceType(
+    APIEXTENSIONS_GROUP,
+    "v1",
+    "customresourcedefinitions",
+    "CustomResourceDefinition",
+    False,
+    "customresourcedefinition",
+    ("crd", "crds"),
+    ("status",),
+    ("api-extensions",),
+)
 
 SERVED: tuple[ResourceType, ...] = (
     NAMESPACES,
@@ -211,6 +227,7 @@ SERVED: tuple[ResourceType, ...] = (
     TOKEN_REVIEWS,
     SELF_SUBJECT_REVIEWS,
     SELF_SUBJECT_REVIEWS_V1BETA1,
+    CUSTOM_RESOURCE_DEFINITIONS,
 )
 
 STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs)
@@ -219,6 +236,7 @@ STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs)
 SUBRESOURCE_KINDS: dict[str, tuple[str, str, str]] = {
     "binding": (CORE, "v1", "Binding"),
     "token": (AUTHENTICATION_GROUP, "v1", "TokenRequest"),
+    "scale": ("autoscaling", "v1", "Scale"),
 }
 """Subresources whose body is another kind than their parent: (group, version, kind)."""
 

@@ -89,6 +89,7 @@ class Writer:
         md["generation"] = 1
         validation.default(rt, obj)
         strategy.prepare_for_create(obj)
+        strategy.normalize(obj)
         generated = not md.get("name") and bool(md.get("generateName"))
         for attempt in range(_GENERATE_NAME_ATTEMPTS):
             if generated:

@@ -15,7 +15,15 @@ from draplane.api import errors, kinds
 from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.api.validation import claimstatus, core, pod, podstatus, rbac, resource
+from draplane.api.validation import (
+    apiextensions,
+    claimstatus,
+    core,
+    pod,
+    podstatus,
+    rbac,
+    resource,
+)
 from draplane.api.validation.defaults import default
 from draplane.api.validation.fieldtypes import type_errors
 from draplane.api.validation.objectmeta import type_invalid
@@ -50,6 +58,7 @@ _CREATE: dict[ResourceType, CreateFn] = {
     kinds.CLUSTER_ROLES: rbac.validate_cluster_role,
     kinds.ROLE_BINDINGS: rbac.validate_role_binding,
     kinds.CLUSTER_ROLE_BINDINGS: rbac.validate_cluster_role_binding,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd,
 }
 _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.PODS: pod.validate_pod_update,
@@ -66,6 +75,7 @@ _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.CLUSTER_ROLES: rbac.validate_cluster_role_update,
     kinds.ROLE_BINDINGS: rbac.validate_role_binding_update,
     kinds.CLUSTER_ROLE_BINDINGS: rbac.validate_cluster_role_binding_update,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd_update,
 }
 _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.PODS: podstatus.validate_pod_status_update,
@@ -73,6 +83,7 @@ _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.NAMESPACES: core.validate_namespace_status_update,
     kinds.RESOURCE_CLAIMS: claimstatus.validate_claim_status_update,
     kinds.POD_SCHEDULING_CONTEXTS: resource.validate_scheduling_context_status_update,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd_status_update,
 }
 
 

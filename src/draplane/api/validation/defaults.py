@@ -12,6 +12,7 @@ from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.quantity import parse_quantity
+from draplane.api.validation.apiextensions import default_crd
 from draplane.api.validation.rbac import default_binding
 
 
@@ -208,4 +209,5 @@ _DEFAULTERS = {
     kinds.EVENTS: _default_event,
     kinds.ROLE_BINDINGS: default_binding,
     kinds.CLUSTER_ROLE_BINDINGS: default_binding,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: default_crd,
 }
