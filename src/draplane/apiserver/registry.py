@@ -9,6 +9,7 @@ cache.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import Any
 
@@ -148,6 +149,14 @@ class Registry:
     # --- the entry ---------------------------------------------------------------------
 
     async def handle(self, user: UserInfo, request: Request) -> Obj | WatchStream:
+        served = self.kinds.lookup(request.rt.group, request.rt.version, request.rt.resource)
+        if served is None:
+            raise errors.StatusError(
+                404, "NotFound", "the server could not find the requested resource"
+            )
+        if served is not request.rt:
+            # A client's type of a custom resource: serve it as the catalog says.
+            request = dataclasses.replace(request, rt=served)
         try:
             return await self._audited(user, request)
         except StorageError as err:

@@ -2,7 +2,7 @@
 write is pruned of the fields the version's structural schema does not know, defaulted, and
 validated against the schema after the ObjectMeta rules; with a `status` subresource the main
 resource ignores status and `status` ignores everything else (generation bumps on other
-changes, as `merge` does for every kind)."""
+changes, as `merge` does for every kind). Objects are stored at the CRD's storage version."""
 
 from __future__ import annotations
 
@@ -21,9 +21,11 @@ from draplane.apiserver.strategies import ResourceStrategy
 
 
 def _prune_and_default(strategy: ResourceStrategy, obj: Obj) -> None:
-    schema = strategy.rt.custom.schema
-    structural.prune(schema, obj)
-    structural.default(schema, obj)
+    custom = strategy.rt.custom
+    structural.prune(custom.schema, obj)
+    structural.default(custom.schema, obj)
+    # Stored at the storage version (conversion None: only apiVersion changes).
+    obj["apiVersion"] = f"{strategy.rt.group}/{custom.storage_version}"
 
 
 @dataclass(frozen=True)
