@@ -92,7 +92,8 @@ async def test_rest_paths_selectors_deletecollection_and_watch(
     assert invalid[1]["details"]["causes"] == [
         {
             "reason": "FieldValueInvalid",
-            "message": 'Invalid value: "string": spec.replicas in body must be of type integer: "string"',
+            "message": 'Invalid value: "string": spec.replicas in body must be of type '
+            'integer: "string"',
             "field": "spec.replicas",
         }
     ]
