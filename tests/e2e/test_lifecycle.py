@@ -164,6 +164,21 @@ async def test_claim_and_class_parameters(start_plane: PlaneFactory, tmp_path: P
     assert meta.name(claim) in event["message"]
 
 
+async def test_claim_and_class_parameters_from_custom_resources(
+    start_plane: PlaneFactory, tmp_path: Path
+) -> None:
+    plane = await start_plane(nodes=1)
+    client = plane.client()
+    kubectl = kubectl_for(plane, tmp_path)
+    await apply(kubectl, (EXAMPLES / "driver-parameters-crds.yaml").read_text())
+    await apply(kubectl, (EXAMPLES / "parameters-custom-resource.yaml").read_text())
+    pod = await running(client, "pod-with-custom-parameters")
+    [claim] = await pod_claims(client, pod)
+    handle = yaml.safe_load(claim["status"]["allocation"]["resourceHandles"][0]["data"])
+    assert handle["EnvVars"] == {"user_size": "large", "admin_mode": "fast"}
+    assert_allocated_for(claim, [pod], pod["spec"]["nodeName"])
+
+
 @pytest.mark.parametrize("mode", ["WaitForFirstConsumer", "Immediate"])
 async def test_inline_claim_generated_name_lifecycle(
     start_plane: PlaneFactory, tmp_path: Path, mode: str

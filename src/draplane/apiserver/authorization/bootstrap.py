@@ -356,6 +356,8 @@ def driver_roles() -> list[Obj]:
                 # Parameter objects (ConfigMaps), and the nodes of immediate allocation.
                 rule(R, (CORE,), "configmaps"),
                 rule(R, (CORE,), "nodes"),
+                # Parameter objects (the driver's custom resources).
+                rule(R, (DRIVER,), "claimparameters", "classparameters"),
             ],
         ),
         cluster_role(DRIVER_PLUGIN_ROLE, [rule(("get",), (RESOURCE,), "resourceclaims")]),
