@@ -274,6 +274,33 @@ async def test_defaults_and_pruning(served: LocalClient) -> None:
     assert stored["spec"] == {"size": "small", "replicas": 1}
 
 
+async def test_defaults_apply_as_objects_are_read(served: LocalClient) -> None:
+    await served.create(WIDGETS, make_widget())
+    crd_obj = await served.get(CRDS, "widgets.example.com")
+    for version in crd_obj["spec"]["versions"]:
+        spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        spec["properties"]["mode"] = {"type": "string", "default": "auto"}
+    await served.update(CRDS, crd_obj)
+
+    read = await served.get(WIDGETS, "w", "default")
+    listed = await served.list(WIDGETS_V2, "default")
+
+    assert read["spec"]["mode"] == "auto"
+    assert [i["spec"]["mode"] for i in listed["items"]] == ["auto"]
+
+
+async def test_strategic_merge_patch_is_unsupported(served: LocalClient) -> None:
+    await served.create(WIDGETS, make_widget())
+
+    with pytest.raises(errors.StatusError) as caught:
+        await served.patch(
+            WIDGETS, "w", {"spec": {"size": "large"}}, "default", patch_type="strategic"
+        )
+
+    assert (caught.value.code, caught.value.reason) == (415, "UnsupportedMediaType")
+    assert "application/merge-patch+json" in caught.value.message
+
+
 async def test_status_subresource_splits_spec_and_status(served: LocalClient) -> None:
     await served.create(WIDGETS, make_widget())
 
@@ -387,7 +414,25 @@ async def test_deleting_the_crd_deletes_its_resources_and_stops_serving(
     await served.create(WIDGETS, make_widget("a"))
     await served.create(WIDGETS, make_widget("b", "kube-system"))
 
+    await served.patch(WIDGETS, "a", {"metadata": {"finalizers": ["example.com/hold"]}}, "default")
+
     await served.delete(CRDS, "widgets.example.com")
+
+    async def terminating() -> bool:
+        held = await served.get(CRDS, "widgets.example.com")
+        return ("Terminating", "True") in {
+            (c["type"], c["status"]) for c in held["status"]["conditions"]
+        }
+
+    await _until(terminating)
+    with pytest.raises(errors.StatusError) as refused:
+        await served.create(WIDGETS, make_widget("c"))
+    assert (refused.value.code, refused.value.message) == (
+        405,
+        "create not allowed while custom resource definition is terminating",
+    )
+    assert (await served.get(WIDGETS, "a", "default"))["metadata"]["deletionTimestamp"]
+    await served.patch(WIDGETS, "a", {"metadata": {"finalizers": []}}, "default")
 
     async def gone() -> bool:
         crds, _ = await cluster.storage.list(CRDS.key)

@@ -48,6 +48,10 @@ class CustomKind:
     storage_version: str
     versions: tuple[str, ...]
     """The served versions, storage version conversion is `None` (apiVersion rewritten)."""
+    has_defaults: bool = False
+    """The schema sets a `default` somewhere (objects are defaulted as they are read, too)."""
+    terminating: bool = False
+    """The CRD is being deleted: its resources are still read and deleted, not created."""
 
 
 def _spec(crd: Obj) -> Obj:
@@ -65,6 +69,16 @@ def condition(crd: Obj, kind: str) -> Obj | None:
 def is_established(crd: Obj) -> bool:
     c = condition(crd, "Established")
     return c is not None and c.get("status") == "True"
+
+
+def has_defaults(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    if "default" in schema:
+        return True
+    children = [*(schema.get("properties") or {}).values()]
+    children += [schema.get("items"), schema.get("additionalProperties")]
+    return any(has_defaults(c) for c in children)
 
 
 def _columns(version: Obj) -> tuple[PrinterColumn, ...]:
@@ -121,6 +135,8 @@ def resource_types(crd: Obj) -> list[ResourceType]:
             columns=_columns(v),
             storage_version=storage,
             versions=served,
+            has_defaults=has_defaults(schema),
+            terminating=bool((crd.get("metadata") or {}).get("deletionTimestamp")),
         )
         plural = str(names.get("plural", ""))
         out.append(

@@ -2,7 +2,7 @@
 cache's change stream, like RBAC's index), the finalizer `customresourcecleanup` deletes a CRD's
 custom resources before the CRD goes, `scale` reads and writes the replicas paths as an
 autoscaling/v1 Scale, and objects are read at the requested version (conversion `None`:
-the apiVersion is rewritten).
+the apiVersion is rewritten) and defaulted as read, as apiextensions-apiserver's codec does.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from draplane.api import crd, errors, kinds, meta
+from draplane.api import crd, errors, kinds, meta, structural
 from draplane.api.auth import UserInfo
 from draplane.api.handler import WatchEvent, WatchStream
 from draplane.api.kinds import ResourceType
@@ -135,15 +135,21 @@ class CustomResources:
 
     @staticmethod
     def at_version(rt: ResourceType, obj: Obj) -> Obj:
-        """`obj` as `rt`'s version serves it (conversion None: only apiVersion changes)."""
-        if rt.custom is None or obj.get("apiVersion") == rt.api_version:
+        """`obj` as `rt`'s version serves it: defaulted as read from storage, and (conversion
+        None) with the version's apiVersion."""
+        custom = rt.custom
+        if custom is None or obj.get("kind") != rt.kind:
             return obj
-        if obj.get("kind") != rt.kind:
-            return obj
-        return {**obj, "apiVersion": rt.api_version}
+        if custom.has_defaults:
+            obj = meta.deep_copy(obj)
+            structural.default(custom.schema, obj)
+        if obj.get("apiVersion") != rt.api_version:
+            obj = {**obj, "apiVersion": rt.api_version}
+        return obj
 
     def converted(self, rt: ResourceType, result: Obj | WatchStream) -> Obj | WatchStream:
-        if rt.custom is None or len(rt.custom.versions) < 2:
+        custom = rt.custom
+        if custom is None or (len(custom.versions) < 2 and not custom.has_defaults):
             return result
         if not isinstance(result, dict):
             return _ConvertingWatch(result, rt)

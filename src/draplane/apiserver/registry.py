@@ -196,7 +196,14 @@ class Registry:
     async def _dispatch(self, user: UserInfo, request: Request) -> Obj | WatchStream:
         if request.verb not in request.rt.verbs and not request.subresource:
             raise errors.method_not_allowed()
-        if request.subresource == "scale" and request.rt.custom is not None:
+        custom = request.rt.custom
+        if custom is not None and custom.terminating and request.verb == "create":
+            raise errors.StatusError(
+                405,
+                "MethodNotAllowed",
+                "create not allowed while custom resource definition is terminating",
+            )
+        if request.subresource == "scale" and custom is not None:
             return await self.custom_resources.scale(user, request)
         if not request.is_write:
             return self.custom_resources.converted(request.rt, await self._read(user, request))
