@@ -15,6 +15,7 @@ import pytest
 from draplane.api import crd, errors, kinds
 from draplane.api.auth import UserInfo
 from draplane.api.kinds import ResourceType
+from draplane.apiserver.crdopenapi import crd_openapi_v3
 from draplane.client.informer import InformerFactory
 from draplane.client.local import LocalClient
 from draplane.testing.cluster import Cluster, start_cluster
@@ -446,3 +447,21 @@ async def test_deleting_the_crd_deletes_its_resources_and_stops_serving(
         404,
         "the server could not find the requested resource",
     )
+
+
+async def test_openapi_v3_schemas_of_established_crds(
+    served: LocalClient, cluster: Cluster
+) -> None:
+    docs = crd_openapi_v3(cluster.registry.kinds)
+
+    assert sorted(docs) == ["apis/example.com/v1", "apis/example.com/v2"]
+    schemas = docs["apis/example.com/v1"]["components"]["schemas"]
+    assert sorted(schemas) == ["com.example.v1.Widget", "com.example.v1.WidgetList"]
+    widget = schemas["com.example.v1.Widget"]
+    assert widget["x-kubernetes-group-version-kind"] == [
+        {"group": "example.com", "kind": "Widget", "version": "v1"}
+    ]
+    assert widget["properties"]["spec"]["required"] == ["size"]
+    assert widget["properties"]["metadata"] == {
+        "allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]
+    }
