@@ -29,6 +29,19 @@ async def _json(http: aiohttp.ClientSession, method: str, path: str, body: Any =
         return resp.status, orjson.loads(await resp.read())
 
 
+async def test_preferred_version_by_version_priority(
+    server: HttpServer, http: aiohttp.ClientSession
+) -> None:
+    await server.client().create(
+        kinds.CUSTOM_RESOURCE_DEFINITIONS, make_crd(versions=("v1beta1", "v1", "v2alpha1"))
+    )
+
+    _, group = await _json(http, "GET", "/apis/example.com")
+
+    assert [v["version"] for v in group["versions"]] == ["v1", "v1beta1", "v2alpha1"]
+    assert group["preferredVersion"]["version"] == "v1"
+
+
 @pytest.fixture
 async def crd_server(server: HttpServer) -> HttpServer:
     await server.client().create(kinds.CUSTOM_RESOURCE_DEFINITIONS, make_crd(scope="Namespaced"))

@@ -75,6 +75,12 @@ CRD_CASES = [
         id="group-without-dot",
     ),
     pytest.param(
+        make_crd(group="resource.k8s.io", name="widgets.resource.k8s.io"),
+        "metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups "
+        'must have approval annotation "api-approved.kubernetes.io"',
+        id="protected-group",
+    ),
+    pytest.param(
         _bad_crd(lambda o: o["spec"]["names"].update(listKind="Widget")),
         'spec.names.listKind: Invalid value: "Widget": kind and listKind may not be the same',
         id="kind-equals-list-kind",

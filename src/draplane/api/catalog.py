@@ -8,9 +8,23 @@ once and a deleted one nowhere.
 
 from __future__ import annotations
 
+import re
+
 from draplane.api import crd, kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
+
+_KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
+
+
+def version_priority(version: str) -> tuple[int, int, int, str]:
+    """Sort key of Kubernetes version priority: GA before beta before alpha, higher first, then
+    other names alphabetically (apimachinery's CompareKubeAwareVersionStrings)."""
+    m = _KUBE_VERSION.match(version)
+    if m is None:
+        return (3, 0, 0, version)
+    stage = {None: 0, "beta": 1, "alpha": 2}[m.group(2)]
+    return (stage, -int(m.group(1)), -int(m.group(3) or 0), "")
 
 
 class Catalog:
@@ -57,12 +71,17 @@ class Catalog:
             return next((r for r in self.custom() if r.key == key), None)
 
     def group_versions(self) -> dict[str, list[str]]:
-        """Group name -> served versions ("" is the core group), custom groups last."""
+        """Group name -> served versions ("" is the core group), custom groups last, their
+        versions in Kubernetes version priority (the first is the preferred version)."""
         out = kinds.group_versions()
+        custom: dict[str, list[str]] = {}
         for rt in self.custom():
-            versions = out.setdefault(rt.group, [])
+            versions = custom.setdefault(rt.group, [])
             if rt.version not in versions:
                 versions.append(rt.version)
+        for group, versions in custom.items():
+            merged = out.setdefault(group, [])
+            merged.extend(v for v in sorted(versions, key=version_priority) if v not in merged)
         return out
 
     def crd_types(self, name: str) -> tuple[ResourceType, ...]:

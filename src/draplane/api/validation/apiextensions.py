@@ -22,6 +22,7 @@ from draplane.api.validation.objectmeta import (
 _KIND_RE = re.compile(r"^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$")
 _DNS1035_RE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _COLUMN_TYPES = ["integer", "number", "string", "boolean", "date"]
+APPROVAL_ANNOTATION = "api-approved.kubernetes.io"
 _SCHEMA_TYPES = {"object", "array", "string", "integer", "number", "boolean"}
 
 
@@ -109,6 +110,16 @@ def validate_crd(obj: Obj) -> list[FieldError]:
         add_invalid(errs, "spec.group", group, names.is_dns1123_subdomain(group))
         if "." not in str(group):
             errs.append(invalid("spec.group", group, "should be a domain with at least one dot"))
+        protected = str(group) == "k8s.io" or str(group).endswith((".k8s.io", ".kubernetes.io"))
+        annotations = md.get("annotations") if isinstance(md.get("annotations"), dict) else {}
+        if protected and not (annotations or {}).get(APPROVAL_ANNOTATION):
+            errs.append(
+                required(
+                    f"metadata.annotations[{APPROVAL_ANNOTATION}]",
+                    f'protected groups must have approval annotation "{APPROVAL_ANNOTATION}", '
+                    "see https://github.com/kubernetes/enhancements/pull/1111",
+                )
+            )
     _names(spec.get("names"), errs)
     scope = spec.get("scope")
     if not scope:
