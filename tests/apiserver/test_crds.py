@@ -178,7 +178,7 @@ async def test_crd_is_established_with_accepted_names(served: LocalClient) -> No
     assert stored["spec"]["conversion"] == {"strategy": "None"}
 
 
-async def test_conflicting_names_are_not_accepted_nor_served(served: LocalClient) -> None:
+async def test_conflicting_names_are_not_accepted_until_they_are_free(served: LocalClient) -> None:
     other = make_crd(plural="gizmos", kind="Widget")
     other["spec"]["names"]["singular"] = "gizmo"
     created = await served.create(CRDS, other)
@@ -192,6 +192,17 @@ async def test_conflicting_names_are_not_accepted_nor_served(served: LocalClient
     with pytest.raises(errors.StatusError) as caught:
         await served.list(gizmos, "default")
     assert caught.value.code == 404
+
+    await served.delete(CRDS, "widgets.example.com")
+
+    async def served_now() -> bool:
+        try:
+            return (await served.list(gizmos, "default"))["items"] == []
+        except errors.StatusError:
+            return False
+
+    await _until(served_now)
+    assert crd.is_established(await served.get(CRDS, "gizmos.example.com"))
 
 
 WIDGET_CASES = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from draplane.api import crd, errors, kinds, meta, structural
@@ -51,11 +51,36 @@ class CustomResources:
     def _seen(self, obj: Obj, *, deleted: bool) -> None:
         self._r.kinds.observe_crd(obj, deleted=deleted)
         name = meta.name(obj)
+        if deleted:
+            # Names it held may now be free for a CRD of the group that was refused them.
+            group = str((obj.get("spec") or {}).get("group", ""))
+            self._track(f"names:{group}:{name}", self._recheck_names(group))
         terminating = meta.deletion_timestamp(obj) and crd.CLEANUP_FINALIZER in meta.finalizers(obj)
         if not deleted and terminating and name not in self._cleanups:
-            task = asyncio.get_running_loop().create_task(self._cleanup(obj))
-            self._cleanups[name] = task
-            task.add_done_callback(lambda _t: self._cleanups.pop(name, None))
+            self._track(name, self._cleanup(obj))
+
+    def _track(self, key: str, work: Coroutine[Any, Any, None]) -> None:
+        if key in self._cleanups:
+            work.close()
+            return
+        task = asyncio.get_running_loop().create_task(work)
+        self._cleanups[key] = task
+        task.add_done_callback(lambda _t: self._cleanups.pop(key, None))
+
+    async def _recheck_names(self, group: str) -> None:
+        """The naming controller's second look: decide again for the group's CRDs whose names
+        were not accepted (the write runs the decision)."""
+        crds, _ = await self._r.storage.list(kinds.CUSTOM_RESOURCE_DEFINITIONS.key)
+        for obj in crds:
+            if (obj.get("spec") or {}).get("group") != group or crd.is_established(obj):
+                continue
+            req = Request("update", kinds.CUSTOM_RESOURCE_DEFINITIONS, "", meta.name(obj))
+            try:
+                await self._r.writer.guaranteed_update(_SERVER, req, meta.deep_copy)
+            except errors.StatusError as err:
+                if not errors.is_not_found(err):
+                    log.warning("deciding the names of %s again: %s", meta.name(obj), err)
+            await self._r.wait_committed(self._r.storage.revision)
 
     async def stop(self) -> None:
         for task in list(self._cleanups.values()):

@@ -78,7 +78,8 @@ def _set_condition(
 
 async def accept_names(registry: Registry, user: UserInfo, obj: Obj, old: Obj | None) -> None:
     """The naming and establishing controllers' decision, written into `obj.status`."""
-    status = obj.setdefault("status", {})
+    # A fresh status: an update's status may still be the stored object's.
+    status = obj["status"] = meta.deep_copy(obj.get("status") or {})
     now = format_time(registry.clock.now())
     taken = _names_taken(registry, obj)
     spec = obj.get("spec") or {}

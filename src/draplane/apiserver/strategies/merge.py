@@ -71,7 +71,10 @@ def merge_for_write(
         if not strategy.status_subresource:
             raise errors.not_found(rt, f"{name}/status")
         merged = merge_status_update(new, old)
-        strategy.normalize(merged)
+        if rt.custom is not None:
+            # Pruning and defaulting change the object in place: not the stored one's parts.
+            merged = meta.deep_copy(merged)
+            strategy.normalize(merged)
         return merged
     if subresource == "finalize" and "finalize" in rt.subresources:
         result = meta.deep_copy(old)
