@@ -18,6 +18,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from draplane.api import errors
 from draplane.api.errors import FieldError
 
@@ -307,9 +309,19 @@ def _array(schema: dict[str, Any], value: list[Any], path: str, errs: list[Field
                 continue
             key = tuple(item.get(k) for k in keys)
             if key in seen_keys:
-                shown = {k: item.get(k) for k in keys}
-                errs.append(errors.duplicate(f"{path}[{i}]", shown))
+                shown = orjson.dumps({k: item.get(k) for k in keys}).decode()
+                errs.append(errors.duplicate(f"{path}[{i}]", _GoValue(shown)))
             seen_keys.append(key)
+
+
+class _GoValue:
+    """A value printed as Go's %#v prints a map (list-map key duplicates)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = "map[string]interface {}" + text
+
+    def __str__(self) -> str:
+        return self.text
 
 
 def _object(
