@@ -16,6 +16,7 @@ from kubernetes import config as k8s_config, dynamic  # noqa: E402
 from kubernetes.client.rest import ApiException  # noqa: E402
 
 from draplane.api import kinds  # noqa: E402
+from draplane.testing.apistate import wait_for  # noqa: E402
 from draplane.testing.crds import make_crd, make_widget  # noqa: E402
 from draplane.testing.httpserver import HttpServer  # noqa: E402
 
@@ -56,10 +57,7 @@ async def test_discovery_follows_the_crd(
     _, resources = await _json(http, "GET", BASE)
 
     await crd_server.client().delete(kinds.CUSTOM_RESOURCE_DEFINITIONS, "widgets.example.com")
-    for _ in range(200):
-        if not crd_server.registry.kinds.custom():
-            break
-        await asyncio.sleep(0.01)
+    await wait_for(lambda: not crd_server.registry.kinds.custom(), what="CRD gone")
     gone, _ = await _json(http, "GET", BASE)
     _, groups_after = await _json(http, "GET", "/apis")
 

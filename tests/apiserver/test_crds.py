@@ -6,7 +6,6 @@ deleted CRD's resources."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,6 +17,7 @@ from draplane.api.kinds import ResourceType
 from draplane.apiserver.crdopenapi import crd_openapi_v3
 from draplane.client.informer import InformerFactory
 from draplane.client.local import LocalClient
+from draplane.testing.apistate import wait_for
 from draplane.testing.cluster import Cluster, start_cluster
 from draplane.testing.crds import make_crd, make_widget
 from draplane.testing.rbacbuilders import make_role, make_role_binding
@@ -40,14 +40,6 @@ async def served(cluster: Cluster) -> LocalClient:
     client = cluster.client()
     await client.create(CRDS, make_crd(versions=("v1", "v2"), short_names=("wd",)))
     return client
-
-
-async def _until(predicate: Any, attempts: int = 200) -> None:
-    for _ in range(attempts):
-        if await predicate():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("condition not reached")
 
 
 def _bad_crd(change: Any) -> dict[str, Any]:
@@ -201,7 +193,7 @@ async def test_conflicting_names_are_not_accepted_until_they_are_free(served: Lo
         except errors.StatusError:
             return False
 
-    await _until(served_now)
+    await wait_for(served_now)
     assert crd.is_established(await served.get(CRDS, "gizmos.example.com"))
 
 
@@ -418,7 +410,7 @@ async def test_informer_by_group_version_resource(served: LocalClient) -> None:
         async def seen() -> bool:
             return [o["metadata"]["name"] for o in informer.lister.list()] == ["a"]
 
-        await _until(seen)
+        await wait_for(seen)
     finally:
         await factory.stop()
     with pytest.raises(errors.StatusError) as caught:
@@ -442,7 +434,7 @@ async def test_deleting_the_crd_deletes_its_resources_and_stops_serving(
             (c["type"], c["status"]) for c in held["status"]["conditions"]
         }
 
-    await _until(terminating)
+    await wait_for(terminating)
     with pytest.raises(errors.StatusError) as refused:
         await served.create(WIDGETS, make_widget("c"))
     assert (refused.value.code, refused.value.message) == (
@@ -456,7 +448,7 @@ async def test_deleting_the_crd_deletes_its_resources_and_stops_serving(
         crds, _ = await cluster.storage.list(CRDS.key)
         return not crds and not cluster.registry.kinds.custom()
 
-    await _until(gone)
+    await wait_for(gone)
     assert (await cluster.storage.list(WIDGETS.key))[0] == []
     with pytest.raises(errors.StatusError) as caught:
         await served.list(WIDGETS)

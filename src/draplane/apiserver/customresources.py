@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _SERVER = UserInfo("system:apiserver", "", ("system:masters",))
-_CLEANUP_ROUNDS = 600
-_CLEANUP_PAUSE = 0.1
+_CLEANUP_PAUSE = 0.05
+_CLEANUP_MAX_PAUSE = 1.0
 
 
 class CustomResources:
@@ -95,10 +95,11 @@ class CustomResources:
         """Delete every custom resource of the CRD, then remove the cleanup finalizer (the
         CRD finalizer controller)."""
         name = meta.name(obj)
-        types = [rt for rt in crd.resource_types(obj)][:1]
+        types = crd.resource_types(obj)[:1]  # every version is stored under one key
+        pause = _CLEANUP_PAUSE
         try:
             await self._set_terminating(name)
-            for _ in range(_CLEANUP_ROUNDS):
+            while True:
                 remaining = 0
                 for rt in types:
                     items, _ = await self._r.storage.list(rt.key)
@@ -115,7 +116,9 @@ class CustomResources:
                                 raise
                 if not remaining:
                     break
-                await asyncio.sleep(_CLEANUP_PAUSE)
+                # Resources with finalizers of their own: wait for them, as upstream does.
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, _CLEANUP_MAX_PAUSE)
             await self._remove_finalizer(name)
         except asyncio.CancelledError:
             raise
