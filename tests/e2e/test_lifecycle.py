@@ -399,7 +399,7 @@ async def test_every_example_reaches_its_state(start_plane: PlaneFactory, tmp_pa
         for doc in yaml.safe_load_all(path.read_text())
         if doc and doc["kind"] == "Pod"
     ]
-    assert len(expected_pods) == 6
+    assert len(expected_pods) == 7
     for name in expected_pods:
         pod = await running(client, name)
         for claim in await pod_claims(client, pod):
