@@ -140,6 +140,56 @@ CRD_CASES = [
 ]
 
 
+HOSTILE_CRDS = [
+    pytest.param(
+        lambda o: o["spec"]["names"].update(shortNames=5),
+        "spec.names.shortNames: Invalid value: 5: must be a list",
+        id="short-names-not-a-list",
+    ),
+    pytest.param(
+        lambda o: o["spec"].update(versions="v1"),
+        'spec.versions: Invalid value: "v1": must be a list',
+        id="versions-not-a-list",
+    ),
+    pytest.param(
+        lambda o: o["spec"]["versions"][0].update(
+            additionalPrinterColumns=[
+                {"name": "x", "type": "string", "jsonPath": ".a", "priority": "x"}
+            ]
+        ),
+        'spec.versions[0].additionalPrinterColumns[0].priority: Invalid value: "x": must be an '
+        "integer",
+        id="column-priority-not-an-integer",
+    ),
+    pytest.param(
+        lambda o: _schema(o)["properties"]["spec"].update(required="size"),
+        f'{SCHEMA}.properties[spec].required: Invalid value: "size": must be a list of strings',
+        id="required-not-a-list",
+    ),
+    pytest.param(
+        lambda o: _schema(o)["properties"]["spec"].update(properties=["size"]),
+        f"{SCHEMA}.properties[spec].properties: Invalid value:",
+        id="properties-not-a-map",
+    ),
+    pytest.param(
+        lambda o: _schema(o)["properties"]["spec"]["properties"]["replicas"].update(minimum="1"),
+        f'{SCHEMA}.properties[spec].properties[replicas].minimum: Invalid value: "1": must be a '
+        "number",
+        id="minimum-not-a-number",
+    ),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), HOSTILE_CRDS)
+async def test_hostile_crds_are_422(cluster: Cluster, change: Any, message: str) -> None:
+    with pytest.raises(errors.StatusError) as caught:
+        await cluster.client().create(CRDS, _bad_crd(change))
+
+    assert caught.value.code == 422
+    assert message in caught.value.message
+    assert (await cluster.client().list(CRDS))["items"] == []
+
+
 @pytest.mark.parametrize(("obj", "message"), CRD_CASES)
 async def test_crd_validation(cluster: Cluster, obj: dict[str, Any], message: str) -> None:
     with pytest.raises(errors.StatusError) as caught:

@@ -45,8 +45,13 @@ class CustomResources:
             self._seen(obj, deleted=False)
 
     def observe(self, event: Event) -> None:
-        if event.resource == kinds.CUSTOM_RESOURCE_DEFINITIONS.key:
+        if event.resource != kinds.CUSTOM_RESOURCE_DEFINITIONS.key:
+            return
+        try:
             self._seen(event.object, deleted=event.type == "DELETED")
+        except Exception:
+            # Never stop the watch cache's fan-out; the CRD is served as its next write says.
+            log.exception("serving the CustomResourceDefinition %s", meta.name(event.object))
 
     def _seen(self, obj: Obj, *, deleted: bool) -> None:
         self._r.kinds.observe_crd(obj, deleted=deleted)

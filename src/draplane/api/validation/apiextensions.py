@@ -15,6 +15,7 @@ from draplane.api.meta import Obj
 from draplane.api.validation.objectmeta import (
     add_invalid,
     immutable,
+    type_invalid,
     validate_object_meta,
     validate_object_meta_update,
 )
@@ -232,9 +233,76 @@ def _version(v: Obj, path: str, errs: list[FieldError]) -> None:
             errs.append(required(f"{cp}.JSONPath"))
 
 
+_NUMBER, _INT, _BOOL, _STR = "a number", "an integer", "a boolean", "a string"
+_KEYWORD_TYPES: dict[str, str] = {
+    **dict.fromkeys(("minimum", "maximum", "multipleOf"), _NUMBER),
+    **dict.fromkeys(
+        ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"),
+        _INT,
+    ),
+    **dict.fromkeys(
+        (
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "nullable",
+            "uniqueItems",
+            "x-kubernetes-int-or-string",
+            "x-kubernetes-preserve-unknown-fields",
+            "x-kubernetes-embedded-resource",
+        ),
+        _BOOL,
+    ),
+    **dict.fromkeys(
+        ("type", "pattern", "format", "description", "title", "x-kubernetes-list-type"), _STR
+    ),
+}
+
+
+def _keyword_errors(s: Obj, path: str) -> list[FieldError]:
+    """Keywords whose value has the wrong JSON type (the decoding of JSONSchemaProps)."""
+    errs: list[FieldError] = []
+    checks = {
+        _NUMBER: lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+        _INT: lambda v: isinstance(v, int) and not isinstance(v, bool),
+        _BOOL: lambda v: isinstance(v, bool),
+        _STR: lambda v: isinstance(v, str),
+    }
+    for key, kind in _KEYWORD_TYPES.items():
+        if key in s and s[key] is not None and not checks[kind](s[key]):
+            errs.append(type_invalid(f"{path}.{key}", s[key], f"must be {kind}"))
+    for key in ("required", "x-kubernetes-list-map-keys"):
+        value = s.get(key)
+        if value is not None and not (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        ):
+            errs.append(type_invalid(f"{path}.{key}", value, "must be a list of strings"))
+    if s.get("enum") is not None and not isinstance(s["enum"], list):
+        errs.append(type_invalid(f"{path}.enum", s["enum"], "must be a list"))
+    props = s.get("properties")
+    if props is not None and not (
+        isinstance(props, dict) and all(isinstance(v, dict) for v in props.values())
+    ):
+        errs.append(type_invalid(f"{path}.properties", props, "must be a map of schemas"))
+    for key in ("items", "not"):
+        if s.get(key) is not None and not isinstance(s[key], dict):
+            errs.append(type_invalid(f"{path}.{key}", s[key], "must be a schema"))
+    additional = s.get("additionalProperties")
+    if additional is not None and not isinstance(additional, dict | bool):
+        errs.append(
+            type_invalid(
+                f"{path}.additionalProperties", additional, "must be a schema or a boolean"
+            )
+        )
+    return errs
+
+
 def _structural(
     s: Obj, path: str, errs: list[FieldError], *, root: bool = False, meta: bool = False
 ) -> None:
+    keyword_errors = _keyword_errors(s, path)
+    if keyword_errors:
+        errs.extend(keyword_errors)
+        return
     t = s.get("type")
     int_or_string = bool(s.get("x-kubernetes-int-or-string"))
     preserve = s.get("x-kubernetes-preserve-unknown-fields")
