@@ -77,6 +77,8 @@ class ControlPlaneConfig:
     """The sqlite store was restored from a backup on purpose (see `SqliteStorage`)."""
     driver_delays: Delays = field(default_factory=Delays)
     """The drivers' fixed waits (recheck, mutation cache), on the plane's clock."""
+    run_seconds: float | None = None
+    """How long containers run when their pod does not say (None: until deleted)."""
 
 
 class _Runnable(Protocol):
@@ -186,6 +188,7 @@ class ControlPlane:
             plugins=self.node_plugins,
             clock=self.clock,
             metrics=metrics,
+            run_seconds=self.config.run_seconds,
         )
 
     async def restart_nodes(self) -> None:

@@ -10,6 +10,7 @@ from draplane.apiserver.strategies import (
     rbac,
     resource,
     reviews,
+    workloads,
 )
 from draplane.apiserver.strategies.customresource import custom_strategy
 
@@ -20,6 +21,7 @@ STRATEGIES: dict[ResourceType, ResourceStrategy] = {
         resource.STRATEGIES,
         rbac.STRATEGIES,
         reviews.STRATEGIES,
+        workloads.STRATEGIES,
         apiextensions.STRATEGIES,
     )
     for s in group
