@@ -21,7 +21,13 @@ from draplane.drivers.example._devices import (
     network_slice_specs,
     node_slice_specs,
 )
-from draplane.drivers.example._driver import DRIVER_NAME, ExampleDriver, ParametersError
+from draplane.drivers.example._driver import (
+    CLAIM_PARAMETERS,
+    CLASS_PARAMETERS,
+    DRIVER_NAME,
+    ExampleDriver,
+    ParametersError,
+)
 from draplane.drivers.example._nodeplugin import (
     CDI_KIND,
     ExampleNodePlugin,
@@ -40,6 +46,8 @@ from draplane.drivers.example._structuredplugin import (
 __all__ = [
     "CDI_KIND",
     "DEVICE_CLASS_NAME",
+    "CLAIM_PARAMETERS",
+    "CLASS_PARAMETERS",
     "DRIVER_NAME",
     "NETWORK_POOL",
     "RESOURCE_SLICES",
