@@ -71,6 +71,7 @@ async def test_api_and_apis_answer_legacy_json_even_for_aggregated_accept(
         "authentication.k8s.io",
         "apps",
         "batch",
+        "apiextensions.k8s.io",
     }
     assert by_name["resource.k8s.io"]["preferredVersion"] == {
         "groupVersion": "resource.k8s.io/v1alpha2",

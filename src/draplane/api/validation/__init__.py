@@ -15,7 +15,17 @@ from draplane.api import errors, kinds
 from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.api.validation import apps, batch, claimstatus, core, pod, podstatus, rbac, resource
+from draplane.api.validation import (
+    apiextensions,
+    apps,
+    batch,
+    claimstatus,
+    core,
+    pod,
+    podstatus,
+    rbac,
+    resource,
+)
 from draplane.api.validation.defaults import default
 from draplane.api.validation.fieldtypes import KIND_FIELDS, type_errors
 from draplane.api.validation.objectmeta import type_invalid
@@ -60,6 +70,7 @@ _CREATE: dict[ResourceType, CreateFn] = {
     kinds.CONTROLLER_REVISIONS: apps.validate_controller_revision,
     kinds.JOBS: batch.validate_job,
     kinds.CRON_JOBS: batch.validate_cron_job,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd,
 }
 _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.PODS: pod.validate_pod_update,
@@ -83,6 +94,7 @@ _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.CONTROLLER_REVISIONS: apps.validate_controller_revision_update,
     kinds.JOBS: batch.validate_job_update,
     kinds.CRON_JOBS: batch.validate_cron_job_update,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd_update,
 }
 _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.PODS: podstatus.validate_pod_status_update,
@@ -96,6 +108,7 @@ _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.DAEMON_SETS: apps.validate_daemon_set_status_update,
     kinds.JOBS: batch.validate_job_status_update,
     kinds.CRON_JOBS: batch.validate_cron_job_status_update,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd_status_update,
 }
 
 

@@ -323,6 +323,12 @@ _OBJECT_REFERENCE: Spec = dict.fromkeys(
     ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"), STRING
 )
 
+_CRD_NAMES: Spec = {
+    **dict.fromkeys(("plural", "singular", "kind", "listKind"), STRING),
+    "shortNames": _STRINGS,
+    "categories": _STRINGS,
+}
+
 KIND_FIELDS: dict[ResourceType, Spec] = {
     kinds.PODS: {**_TOP, "spec": _POD_SPEC, "status": _POD_STATUS},
     kinds.NODES: {**_TOP, "spec": _NODE_SPEC, "status": _NODE_STATUS},
@@ -381,5 +387,44 @@ KIND_FIELDS: dict[ResourceType, Spec] = {
         **_TOP,
         "spec": {"selectedNode": STRING, "potentialNodes": _STRINGS},
         "status": {"resourceClaims": [{"name": STRING, "unsuitableNodes": _STRINGS}]},
+    },
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: {
+        **_TOP,
+        "spec": {
+            "group": STRING,
+            "scope": STRING,
+            "preserveUnknownFields": BOOLEAN,
+            "names": _CRD_NAMES,
+            "conversion": {"strategy": STRING, "webhook": OBJECT},
+            "versions": [
+                {
+                    "name": STRING,
+                    **dict.fromkeys(("served", "storage", "deprecated"), BOOLEAN),
+                    "deprecationWarning": STRING,
+                    "schema": {"openAPIV3Schema": OBJECT},
+                    "subresources": {
+                        "status": OBJECT,
+                        "scale": dict.fromkeys(
+                            ("specReplicasPath", "statusReplicasPath", "labelSelectorPath"),
+                            STRING,
+                        ),
+                    },
+                    "additionalPrinterColumns": [
+                        {
+                            **dict.fromkeys(
+                                ("name", "type", "format", "description", "jsonPath"), STRING
+                            ),
+                            "priority": INTEGER,
+                        }
+                    ],
+                    "selectableFields": [{"jsonPath": STRING}],
+                }
+            ],
+        },
+        "status": {
+            "conditions": [_CONDITION],
+            "acceptedNames": _CRD_NAMES,
+            "storedVersions": _STRINGS,
+        },
     },
 }

@@ -70,7 +70,12 @@ def merge_for_write(
     if subresource == "status":
         if not strategy.status_subresource:
             raise errors.not_found(rt, f"{name}/status")
-        return merge_status_update(new, old)
+        merged = merge_status_update(new, old)
+        if rt.custom is not None:
+            # Pruning and defaulting change the object in place: not the stored one's parts.
+            merged = meta.deep_copy(merged)
+            strategy.normalize(merged)
+        return merged
     if subresource == "finalize" and "finalize" in rt.subresources:
         result = meta.deep_copy(old)
         spec = new.get("spec")
@@ -88,6 +93,7 @@ def merge_for_write(
     if subresource:
         raise errors.not_found(rt, f"{name}/{subresource}")
     validation.default(rt, new)
+    strategy.normalize(new)
     return merge_main_update(strategy, new, old)
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from draplane.api.kinds import ResourceType
 from draplane.apiserver.strategies import (
     ResourceStrategy,
+    apiextensions,
     core,
     rbac,
     resource,
     reviews,
     workloads,
 )
+from draplane.apiserver.strategies.customresource import custom_strategy
 
 STRATEGIES: dict[ResourceType, ResourceStrategy] = {
     s.rt: s
@@ -20,12 +22,15 @@ STRATEGIES: dict[ResourceType, ResourceStrategy] = {
         rbac.STRATEGIES,
         reviews.STRATEGIES,
         workloads.STRATEGIES,
+        apiextensions.STRATEGIES,
     )
     for s in group
 }
 
 
 def strategy_for(rt: ResourceType) -> ResourceStrategy:
+    if rt.custom is not None:
+        return custom_strategy(rt)
     found = STRATEGIES.get(rt)
     if found is None:
         found = STRATEGIES[rt] = ResourceStrategy(rt)
