@@ -12,7 +12,7 @@ import asyncio
 import sqlite3
 from typing import Any
 
-from draplane.api import errors
+from draplane.api import errors, versions
 from draplane.apiserver.server import ApiServer
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
@@ -50,6 +50,7 @@ def register(subparsers: Any) -> None:
         default="",
         help="write an audit.k8s.io/v1 Event JSON line per request to this file",
     )
+    versions.add_argument(parser, server=True)
     add_restored_store_flag(parser)
     add_etcd_flags(parser)
     add_logging_flags(parser)
@@ -75,12 +76,16 @@ async def async_main(args: argparse.Namespace) -> int:
         args.store, args.data_dir, restored=args.restored_store, etcd=EtcdFlags.from_args(args)
     )
     server = ApiServer(
-        args.data_dir, port=args.port, storage=storage, audit_log_path=args.audit_log_path or None
+        args.data_dir,
+        port=args.port,
+        storage=storage,
+        audit_log_path=args.audit_log_path or None,
+        mode=args.kubernetes_version,
     )
     try:
         try:
             await server.start()
-        except DiskFullError as err:
+        except (DiskFullError, StoreError) as err:
             raise CommandError(str(err)) from err
         except OSError as err:
             raise listen_error(args.port, err, flag="--port") from err
