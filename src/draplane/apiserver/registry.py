@@ -13,7 +13,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from draplane.api import errors, kinds, meta
+from draplane.api import errors, kinds, meta, versions
 from draplane.api.auth import SYSTEM_NODES, UserInfo
 from draplane.api.catalog import Catalog
 from draplane.api.handler import WatchStream
@@ -66,12 +66,13 @@ class Registry:
         *,
         clock: Clock = REAL_CLOCK,
         authorizer: Authorizer | None = None,
+        mode: versions.Mode = versions.DEFAULT,
         service_cidr: str = DEFAULT_SERVICE_CIDR,
     ) -> None:
         self.storage = storage
         self.clock = clock
         self.node_graph = NodeGraph()
-        self.kinds = Catalog()
+        self.kinds = Catalog(mode)
         """The served kinds: built-in and the custom resources of established CRDs."""
         self.custom_resources = CustomResources(self)
         self._watch_cache = WatchCache(storage)
