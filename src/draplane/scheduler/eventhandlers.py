@@ -22,6 +22,11 @@ NODE_ADD = ClusterEvent(GVK.NODE, ActionType.ADD, "NodeAdd")
 ASSIGNED_POD_DELETE = ClusterEvent(GVK.POD, ActionType.DELETE, "AssignedPodDelete")
 CLAIM_ADD = ClusterEvent(GVK.RESOURCE_CLAIM, ActionType.ADD, "ResourceClaimAdd")
 CLAIM_UPDATE = ClusterEvent(GVK.RESOURCE_CLAIM, ActionType.UPDATE, "ResourceClaimUpdate")
+CLAIM_DELETE = ClusterEvent(GVK.RESOURCE_CLAIM, ActionType.DELETE, "ResourceClaimDelete")
+SLICE_ADD = ClusterEvent(GVK.RESOURCE_SLICE, ActionType.ADD, "ResourceSliceAdd")
+SLICE_UPDATE = ClusterEvent(GVK.RESOURCE_SLICE, ActionType.UPDATE, "ResourceSliceUpdate")
+CLASS_ADD = ClusterEvent(GVK.DEVICE_CLASS, ActionType.ADD, "DeviceClassAdd")
+CLASS_UPDATE = ClusterEvent(GVK.DEVICE_CLASS, ActionType.UPDATE, "DeviceClassUpdate")
 PSC_ADD = ClusterEvent(GVK.POD_SCHEDULING_CONTEXT, ActionType.ADD, "PodSchedulingContextAdd")
 PSC_UPDATE = ClusterEvent(
     GVK.POD_SCHEDULING_CONTEXT, ActionType.UPDATE, "PodSchedulingContextUpdate"
@@ -81,8 +86,17 @@ class EventHandlers:
         return bool(name == self.scheduler_name)
 
     def install(
-        self, *, pods: Informer, nodes: Informer, claims: Informer, contexts: Informer
+        self,
+        *,
+        pods: Informer,
+        nodes: Informer,
+        claims: Informer,
+        contexts: Informer | None = None,
+        slices: Informer | None = None,
+        classes: Informer | None = None,
     ) -> None:
+        """Classic mode passes `contexts`; the structured mode passes `slices` and `classes`
+        (and gets claim deletions, which free devices)."""
         pods.add_handler(
             on_add=self.on_pod_add, on_update=self.on_pod_update, on_delete=self.on_pod_delete
         )
@@ -97,11 +111,25 @@ class EventHandlers:
                 CLAIM_UPDATE, old, new
             ),
         )
-        contexts.add_handler(
-            on_add=lambda obj: self.queue.move_all_to_active_or_backoff(PSC_ADD, None, obj),
-            on_update=lambda old, new: self.queue.move_all_to_active_or_backoff(
-                PSC_UPDATE, old, new
-            ),
+        if contexts is not None:
+            contexts.add_handler(
+                on_add=lambda obj: self.queue.move_all_to_active_or_backoff(PSC_ADD, None, obj),
+                on_update=lambda old, new: self.queue.move_all_to_active_or_backoff(
+                    PSC_UPDATE, old, new
+                ),
+            )
+        if slices is None or classes is None:
+            return
+        claims.add_handler(
+            on_delete=lambda obj: self.queue.move_all_to_active_or_backoff(CLAIM_DELETE, obj, None),
+        )
+        self._requeue_on(slices, SLICE_ADD, SLICE_UPDATE)
+        self._requeue_on(classes, CLASS_ADD, CLASS_UPDATE)
+
+    def _requeue_on(self, informer: Informer, add: ClusterEvent, update: ClusterEvent) -> None:
+        informer.add_handler(
+            on_add=lambda obj: self.queue.move_all_to_active_or_backoff(add, None, obj),
+            on_update=lambda old, new: self.queue.move_all_to_active_or_backoff(update, old, new),
         )
 
     def on_pod_add(self, pod: Obj) -> None:

@@ -41,6 +41,11 @@ from draplane.scheduler.framework.interfaces import Registry
 from draplane.scheduler.framework.status import Code, Status
 from draplane.scheduler.framework.types import PodInfo, QueuedPodInfo
 from draplane.scheduler.metrics import SchedulerMetrics
+from draplane.scheduler.plugins.dynamicresources.v1kinds import (
+    DEVICE_CLASSES,
+    RESOURCE_CLAIMS_V1,
+    RESOURCE_SLICES,
+)
 from draplane.scheduler.plugins.registry import new_in_tree_registry
 from draplane.scheduler.queue.scheduling_queue import QueueOptions, SchedulingQueue
 from draplane.scheduler.runtime.framework import Framework
@@ -69,7 +74,10 @@ class Scheduler:
         pre_enqueue: bool = True,
         config: SchedulerConfig | None = None,
         out_of_tree_registry: Registry | None = None,
+        structured: bool = False,
     ) -> None:
+        """`structured`: the 1.36 mode (resource.k8s.io/v1 claims, ResourceSlices and
+        DeviceClasses instead of the v1alpha2 kinds); DynamicResources follows the listers."""
         self.config = config or SchedulerConfig()
         profile = self.config.profile
         self._client = client
@@ -78,10 +86,12 @@ class Scheduler:
         self._pods = informers.informer(PODS)
         self.metrics = SchedulerMetrics(metrics, profile=profile.scheduler_name)
         self.recorder = EventRecorder(client, profile.scheduler_name, clock=clock)
-        listers = {
-            rt: informers.informer(rt).lister
-            for rt in (PODS, NODES, RESOURCE_CLAIMS, RESOURCE_CLASSES, POD_SCHEDULING_CONTEXTS)
-        }
+        dra_kinds = (
+            (RESOURCE_CLAIMS_V1, DEVICE_CLASSES, RESOURCE_SLICES)
+            if structured
+            else (RESOURCE_CLAIMS, RESOURCE_CLASSES, POD_SCHEDULING_CONTEXTS)
+        )
+        listers = {rt: informers.informer(rt).lister for rt in (PODS, NODES, *dra_kinds)}
         self.cache = SchedulerCache()
         handle = Handle(client, listers, self.recorder, clock, holds=self.cache)
         registry = new_in_tree_registry()
@@ -103,8 +113,18 @@ class Scheduler:
         ).install(
             pods=self._pods,
             nodes=informers.informer(NODES),
-            claims=informers.informer(RESOURCE_CLAIMS),
-            contexts=informers.informer(POD_SCHEDULING_CONTEXTS),
+            **(
+                {
+                    "claims": informers.informer(RESOURCE_CLAIMS_V1),
+                    "slices": informers.informer(RESOURCE_SLICES),
+                    "classes": informers.informer(DEVICE_CLASSES),
+                }
+                if structured
+                else {
+                    "claims": informers.informer(RESOURCE_CLAIMS),
+                    "contexts": informers.informer(POD_SCHEDULING_CONTEXTS),
+                }
+            ),
         )
         self._tasks: set[asyncio.Task[None]] = set()
 
