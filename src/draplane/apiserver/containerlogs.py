@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from draplane.api import errors, meta
+from draplane.api import deviceconfig, errors, meta
 from draplane.api.meta import Obj
 from draplane.clock import parse_time
 
@@ -253,6 +253,12 @@ def _handles(pod: Obj, claim: Obj | None) -> list[tuple[str, Obj]]:
     if not any(r.get("uid") == meta.uid(pod) for r in status.get("reservedFor") or []):
         return []
     out: list[tuple[str, Obj]] = []
+    for driver in deviceconfig.drivers(claim):
+        # resource.k8s.io/v1: what the example driver's kubelet plugin prepares from the
+        # allocation (CDI device names and the env of the opaque config).
+        devices = deviceconfig.prepared_devices(claim, driver)
+        env = {k: v for d in devices for k, v in d.env.items()}
+        out.append((driver, {"EnvVars": env, "Devices": [d.device for d in devices]}))
     for handle in (status.get("allocation") or {}).get("resourceHandles") or []:
         try:
             data: Any = orjson.loads(handle.get("data") or "{}")

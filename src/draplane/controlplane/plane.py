@@ -37,7 +37,16 @@ from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.manager import ControllerManager
 from draplane.dra.kubeletplugin import NodePluginRegistry
 from draplane.driver import Delays
-from draplane.drivers.example import Resources, example_controller, node_plugin_factory
+from draplane.drivers.example import (
+    DEVICE_CLASS_NAME,
+    DeviceProfile,
+    NetworkPoolController,
+    Resources,
+    device_class,
+    example_controller,
+    node_plugin_factory,
+    structured_node_plugin_factory,
+)
 from draplane.metrics import component_registry
 from draplane.node import Nodes
 from draplane.scheduler.scheduler import Scheduler
@@ -57,6 +66,26 @@ class DriverSpec:
     devices_per_node: int = 8
     network_attached: int = 0
     shareable: bool = False
+    device_class: str = DEVICE_CLASS_NAME
+    """Structured mode: the DeviceClass selecting the driver's devices."""
+    device_model: str = "A100"
+    device_memory: str = "80Gi"
+    partitions: int = 0
+    """Structured mode: partitions per device (0: not partitionable)."""
+
+    def profile(self, *, network: bool = False) -> DeviceProfile:
+        """Structured mode: the devices of each node's pool, or of the network-attached pool
+        (nodes then have none, as classic's network-attached mode)."""
+        if network:
+            count = self.network_attached
+        else:
+            count = 0 if self.network_attached else self.devices_per_node
+        return DeviceProfile(
+            count=count,
+            model=self.device_model,
+            memory=self.device_memory,
+            partitions=self.partitions,
+        )
 
 
 @dataclass
@@ -166,7 +195,12 @@ class ControlPlane:
             metrics=metrics,
             queueing_hints=cfg.queueing_hints,
             pre_enqueue=cfg.pre_enqueue,
+            structured=cfg.kubernetes_version.structured,
         )
+        if cfg.kubernetes_version.structured:
+            self._build_structured_drivers()
+            self.components["nodes"] = self._build_nodes(metrics)
+            return
         for spec in cfg.drivers:
             resources = Resources(
                 devices_per_node=spec.devices_per_node,
@@ -185,6 +219,20 @@ class ControlPlane:
             self.node_plugins.register(spec.name, node_plugin_factory(spec.name))
         self.components["nodes"] = self._build_nodes(metrics)
 
+    def _build_structured_drivers(self) -> None:
+        """No allocating controller: each node's plugin publishes the node's slices, the
+        controller side only the network-attached pool."""
+        for spec in self.config.drivers:
+            factory = structured_node_plugin_factory(spec.name, spec.profile(), clock=self.clock)
+            self.node_plugins.register(spec.name, factory)
+            if spec.network_attached:
+                self.components[f"driver/{spec.name}"] = NetworkPoolController(
+                    self.client(auth.driver_user(spec.name)),
+                    spec.profile(network=True),
+                    driver_name=spec.name,
+                    clock=self.clock,
+                )
+
     def _build_nodes(self, metrics: CollectorRegistry | None) -> Nodes:
         return Nodes(
             lambda node: self.client(auth.node_user(node)),
@@ -194,6 +242,11 @@ class ControlPlane:
             clock=self.clock,
             metrics=metrics,
             run_seconds=self.config.run_seconds,
+            claims=(
+                kinds.RESOURCE_CLAIMS_V1
+                if self.config.kubernetes_version.structured
+                else kinds.RESOURCE_CLAIMS
+            ),
         )
 
     async def restart_nodes(self) -> None:
@@ -209,9 +262,10 @@ class ControlPlane:
         await self.wait_ready()
 
     async def _ensure_resource_classes(self) -> None:
-        """Each driver's ResourceClass, and the binding that grants its controller's service
-        account the driver controller role (what a driver's deployment manifests hold)."""
+        """Each driver's ResourceClass (DeviceClass in structured mode), and the binding that
+        grants its controller's service account the driver controller role (what a driver's deployment manifests hold)."""
         admin = self.client()
+        structured = self.config.kubernetes_version.structured
         for spec in self.config.drivers:
             binding = {
                 "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -232,6 +286,12 @@ class ControlPlane:
             }
             with contextlib.suppress(errors.StatusError):
                 await admin.create(kinds.CLUSTER_ROLE_BINDINGS, binding)
+            if structured:
+                with contextlib.suppress(errors.StatusError):
+                    await admin.create(
+                        kinds.DEVICE_CLASSES, device_class(spec.name, spec.device_class)
+                    )
+                continue
             obj = {
                 "apiVersion": "resource.k8s.io/v1alpha2",
                 "kind": "ResourceClass",

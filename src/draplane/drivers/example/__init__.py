@@ -38,6 +38,7 @@ from draplane.drivers.example._nodeplugin import (
 from draplane.drivers.example._run import example_controller
 from draplane.drivers.example._slices import RESOURCE_SLICES, PublishResult, SlicePublisher
 from draplane.drivers.example._structuredplugin import (
+    NetworkPoolController,
     StructuredNodePlugin,
     publish_network_pool,
     structured_node_plugin_factory,
@@ -45,9 +46,9 @@ from draplane.drivers.example._structuredplugin import (
 
 __all__ = [
     "CDI_KIND",
-    "DEVICE_CLASS_NAME",
     "CLAIM_PARAMETERS",
     "CLASS_PARAMETERS",
+    "DEVICE_CLASS_NAME",
     "DRIVER_NAME",
     "NETWORK_POOL",
     "RESOURCE_SLICES",
@@ -57,6 +58,7 @@ __all__ = [
     "ExampleDriver",
     "ExampleNodePlugin",
     "Grant",
+    "NetworkPoolController",
     "ParametersError",
     "PrepareError",
     "PreparedClaim",

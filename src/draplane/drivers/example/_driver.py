@@ -3,8 +3,8 @@
 Parameters come from the objects the class and claim parametersRef name, ConfigMaps (`data`)
 or the driver's custom resources `ClassParameters` (cluster-scoped) and `ClaimParameters`
 (namespaced) of group `driver.example.com` (`spec.parameters`, CRDs in
-examples/classic/driver-parameters-crds.yaml), and reach the node side as `admin_<key>` / `user_<key>`
-env values in the resource handle. The allocation state is
+examples/classic/driver-parameters-crds.yaml), and reach the node side as `admin_<key>` /
+`user_<key>` env values in the resource handle. The allocation state is
 rebuilt from the allocated claims of this driver before the first call, so a restart continues.
 """
 

@@ -12,6 +12,7 @@ beta and on in 1.36) with a `Ready` condition and the device's CDI ids and env a
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -187,3 +188,44 @@ async def publish_network_pool(
     publisher = SlicePublisher(client, driver_name=driver_name, pool=NETWORK_POOL)
     await publisher.publish(network_slice_specs(driver_name, profile, node_selector=node_selector))
     return publisher
+
+
+class NetworkPoolController:
+    """The driver's controller side in structured mode: publishes the network-attached pool
+    once and keeps running (a component of `draplane up` / `draplane driver example`)."""
+
+    def __init__(
+        self,
+        client: Client,
+        profile: DeviceProfile,
+        *,
+        driver_name: str = DRIVER_NAME,
+        node_selector: Obj | None = None,
+        clock: Clock = REAL_CLOCK,
+    ) -> None:
+        self._client = client
+        self.profile = profile
+        self.driver_name = driver_name
+        self._node_selector = node_selector
+        self._clock = clock
+        self._published = False
+
+    def has_synced(self) -> bool:
+        return self._published
+
+    async def run(self) -> None:
+        while not self._published:
+            try:
+                await publish_network_pool(
+                    self._client,
+                    self.profile,
+                    driver_name=self.driver_name,
+                    node_selector=self._node_selector,
+                )
+                self._published = True
+            except errors.StatusError as err:
+                log.warning(
+                    "%s: publishing the network-attached pool failed: %s", self.driver_name, err
+                )
+                await self._clock.sleep(1.0)
+        await asyncio.Event().wait()
