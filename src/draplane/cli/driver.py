@@ -21,8 +21,14 @@ from draplane.cli.process import (
     run_until_signal,
     serve_metrics,
 )
-from draplane.driver import RECHECK_DELAY_SECONDS, Delays
-from draplane.drivers.example import DRIVER_NAME, Resources, example_controller
+from draplane.driver import RECHECK_DELAY_SECONDS, Delays, DriverController
+from draplane.drivers.example import (
+    DRIVER_NAME,
+    DeviceProfile,
+    NetworkPoolController,
+    Resources,
+    example_controller,
+)
 from draplane.metrics import component_registry
 
 
@@ -69,6 +75,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"driver name (default {DRIVER_NAME}); repeat to "
         "run several drivers of the same kind in one process",
     )
+    add_device_flags(example)
     example.add_argument("--workers", type=positive, default=5)
     example.add_argument(
         "--recheck-delay",
@@ -85,6 +92,48 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     example.set_defaults(func=async_main)
 
 
+def add_device_flags(parser: argparse.ArgumentParser) -> None:
+    """The devices of the example driver in structured mode (`--kubernetes-version 1.36`)."""
+    parser.add_argument(
+        "--device-model",
+        default="A100",
+        metavar="MODEL",
+        help="structured mode: the `model` attribute of every device (default A100)",
+    )
+    parser.add_argument(
+        "--device-memory",
+        type=_quantity,
+        default="80Gi",
+        metavar="QUANTITY",
+        help="structured mode: the `memory` capacity of every device (default 80Gi)",
+    )
+    parser.add_argument(
+        "--partitionable",
+        type=non_negative,
+        default=0,
+        metavar="N",
+        help="structured mode: every device also offers N partitions sharing its memory "
+        "(sharedCounters / consumesCounters; default 0: not partitionable)",
+    )
+
+
+def device_profile(args: argparse.Namespace, *, count: int) -> DeviceProfile:
+    return DeviceProfile(
+        count=count,
+        model=args.device_model,
+        memory=args.device_memory,
+        partitions=args.partitionable,
+    )
+
+
+def _quantity(value: str) -> str:
+    try:
+        DeviceProfile(count=0, memory=value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a quantity: {value!r}") from None
+    return value
+
+
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
     client = component_client(args.kubeconfig)
@@ -95,7 +144,7 @@ async def async_main(args: argparse.Namespace) -> int:
             network_attached=args.network_attached,
             shareable=args.shareable,
         )
-        controllers = [
+        controllers: list[DriverController | NetworkPoolController] = [
             example_controller(
                 client,
                 driver_name=name,
@@ -108,8 +157,20 @@ async def async_main(args: argparse.Namespace) -> int:
         ]
 
         async def run() -> None:
-            await cluster_mode(client, args)
+            if (await cluster_mode(client, args)).structured:
+                # No allocation: nodes publish their own pools; this side publishes only the
+                # network-attached one.
+                controllers[:] = [
+                    NetworkPoolController(
+                        client,
+                        device_profile(args, count=args.network_attached),
+                        driver_name=name,
+                    )
+                    for name in dict.fromkeys(args.driver_names or [DRIVER_NAME])
+                    if args.network_attached
+                ]
             await asyncio.gather(*(c.run() for c in controllers))
+            await asyncio.Event().wait()
 
         names = list(dict.fromkeys(args.driver_names or [DRIVER_NAME]))
         work, elector = leading(

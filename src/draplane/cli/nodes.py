@@ -16,15 +16,16 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from draplane.api import versions
+from draplane.api import kinds, versions
 from draplane.api.auth import NODE_PREFIX, SYSTEM_AUTHENTICATED, SYSTEM_NODES
 from draplane.apiserver.kubeconfig import kubeconfig_for_user, write_kubeconfig
-from draplane.cli.driver import positive_seconds
+from draplane.cli.driver import add_device_flags, device_profile, positive_seconds
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
     add_metrics_port_flag,
     cluster_mode,
+    non_negative,
     positive,
     rest_client,
     run_until_signal,
@@ -33,7 +34,12 @@ from draplane.cli.process import (
 from draplane.client.interface import Client
 from draplane.client.requestlog import logged
 from draplane.driver import NodePluginRegistry
-from draplane.drivers.example import DRIVER_NAME, node_plugin_factory
+from draplane.drivers.example import (
+    DRIVER_NAME,
+    DeviceProfile,
+    node_plugin_factory,
+    structured_node_plugin_factory,
+)
 from draplane.metrics import component_registry
 from draplane.node import Nodes
 
@@ -71,6 +77,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="API server data dir for per-node tokens "
         "(default: the kubeconfig's directory when it holds a tokens file)",
     )
+    parser.add_argument(
+        "--devices-per-node",
+        type=non_negative,
+        default=8,
+        help="structured mode: devices each node's example plugin publishes (default 8)",
+    )
+    add_device_flags(parser)
     add_run_seconds_flag(parser)
     add_metrics_port_flag(parser)
     versions.add_argument(parser)
@@ -89,11 +102,21 @@ def add_run_seconds_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def plugin_registry(drivers: list[str], extra_driver_names: list[str]) -> NodePluginRegistry:
-    registry = NodePluginRegistry()
+def plugin_registry(
+    drivers: list[str],
+    extra_driver_names: list[str],
+    *,
+    registry: NodePluginRegistry | None = None,
+    structured: DeviceProfile | None = None,
+) -> NodePluginRegistry:
+    """The node plugins; `structured`: the devices each publishes in structured mode."""
+    registry = registry if registry is not None else NodePluginRegistry()
     names = [name for driver in drivers for name in NODE_PLUGINS[driver]]
     for name in dict.fromkeys(names + extra_driver_names):
-        registry.register(name, node_plugin_factory(name))
+        if structured is not None:
+            registry.register(name, structured_node_plugin_factory(name, structured))
+        else:
+            registry.register(name, node_plugin_factory(name))
     return registry
 
 
@@ -108,7 +131,7 @@ async def async_main(args: argparse.Namespace) -> int:
                 client_for_node,
                 count=args.count,
                 name_prefix=args.name_prefix,
-                plugins=plugin_registry(args.drivers or ["example"], args.extra_drivers),
+                plugins=(plugins := NodePluginRegistry()),
                 metrics=metrics,
                 run_seconds=args.run_seconds,
             )
@@ -116,7 +139,16 @@ async def async_main(args: argparse.Namespace) -> int:
             try:
 
                 async def run() -> None:
-                    await cluster_mode(clients[0], args)
+                    mode = await cluster_mode(clients[0], args)
+                    profile = device_profile(args, count=args.devices_per_node)
+                    plugin_registry(
+                        args.drivers or ["example"],
+                        args.extra_drivers,
+                        registry=plugins,
+                        structured=profile if mode.structured else None,
+                    )
+                    if mode.structured:
+                        nodes.claims = kinds.RESOURCE_CLAIMS_V1
                     await nodes.run()
 
                 return await run_until_signal(run, name="nodes")

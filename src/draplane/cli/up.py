@@ -8,6 +8,7 @@ import errno
 from typing import Any
 
 from draplane.api import versions
+from draplane.cli.driver import add_device_flags
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.nodes import add_run_seconds_flag
 from draplane.cli.process import (
@@ -71,6 +72,7 @@ def register(sub: Any) -> None:
         default="",
         help="write an audit.k8s.io/v1 Event JSON line per request to this file",
     )
+    add_device_flags(parser)
     add_run_seconds_flag(parser)
     versions.add_argument(parser, server=True)
     add_restored_store_flag(parser)
@@ -98,6 +100,9 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
                 devices_per_node=args.devices_per_node,
                 network_attached=args.network_attached,
                 shareable=args.shareable,
+                device_model=args.device_model,
+                device_memory=args.device_memory,
+                partitions=args.partitionable,
             )
         ],
     )

@@ -263,7 +263,8 @@ class ControlPlane:
 
     async def _ensure_resource_classes(self) -> None:
         """Each driver's ResourceClass (DeviceClass in structured mode), and the binding that
-        grants its controller's service account the driver controller role (what a driver's deployment manifests hold)."""
+        grants its controller's service account the driver controller role (what a driver's
+        deployment manifests hold)."""
         admin = self.client()
         structured = self.config.kubernetes_version.structured
         for spec in self.config.drivers:

@@ -48,7 +48,8 @@ class Nodes:
         self._clock = clock
         self._metrics = metrics
         self._run_seconds = run_seconds
-        self._claims = claims
+        self.claims = claims
+        """The ResourceClaim kind of the API server's mode (set before `run`)."""
         self.kubelets: dict[str, Kubelet] = {}
         self._registered = 0
 
@@ -67,7 +68,7 @@ class Nodes:
         client = self._client_for_node(name)
         node = await self._register(client, name, index=index)
         kubelet = Kubelet(
-            NodeContext(client=client, node=node, plugins=self._plugins, claims=self._claims),
+            NodeContext(client=client, node=node, plugins=self._plugins, claims=self.claims),
             index=index,
             clock=self._clock,
             metrics=self._metrics,
