@@ -295,6 +295,67 @@ CASES = [
             )
         ],
     ),
+    AllocatorCase(
+        "prioritized-list-second-request-at-result-cap",
+        claims=[
+            make_structured_claim("claim-0")
+            .first_available(
+                "req-0",
+                make_subrequest("sub-0", "class-a", count=20),
+                make_subrequest("sub-1", "class-a"),
+            )
+            .first_available(
+                "req-1",
+                make_subrequest("sub-0", "class-a", count=20),
+                make_subrequest("sub-1", "class-a"),
+            )
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice(*[f"device-{i:02d}" for i in range(40)])],
+        expect=[
+            allocation(
+                *[res("req-0/sub-0", f"device-{i:02d}") for i in range(20)],
+                res("req-1/sub-1", "device-20"),
+            )
+        ],
+    ),
+    AllocatorCase(
+        "prioritized-list-earlier-request-shrinks-for-cap",
+        claims=[
+            make_structured_claim("claim-0")
+            .first_available(
+                "req-0",
+                make_subrequest("sub-0", "class-a", count=20),
+                make_subrequest("sub-1", "class-a"),
+            )
+            .request("req-1", "class-a", count=20)
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice(*[f"device-{i:02d}" for i in range(40)])],
+        expect=[
+            allocation(
+                res("req-0/sub-1", "device-00"),
+                *[res("req-1", f"device-{i:02d}") for i in range(1, 21)],
+            )
+        ],
+    ),
+    AllocatorCase(
+        "prioritized-list-all-mode-subrequest",
+        claims=[
+            make_structured_claim("claim-0")
+            .first_available(
+                "req-0",
+                make_subrequest("sub-0", "nothing", mode="All"),
+                make_subrequest("sub-1", "class-a", mode="All"),
+            )
+            .obj()
+        ],
+        classes=[CLASS_A, NOTHING],
+        slices=[node_slice("device-1", "device-2")],
+        expect=[allocation(res("req-0/sub-1", "device-1"), res("req-0/sub-1", "device-2"))],
+    ),
     # --- config
     AllocatorCase(
         "with-class-device-config",
