@@ -7,6 +7,7 @@
   (keyword arguments of `start_http_server`), and seeds it by overriding `server` with a
   fixture of the same name that takes this one.
 - `http` (admin bearer token) and `anonymous` (no token): aiohttp sessions against `server`.
+- `etcd_cluster`: one real etcd for the session, started by the first test that asks for it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from draplane.storage.etcd_process import EtcdCluster
 from draplane.testing.httpserver import HttpServer, start_http_server
 
 
@@ -67,3 +69,13 @@ async def anonymous(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
     """A session without credentials."""
     async with _session(server, {}) as session:
         yield session
+
+
+@pytest.fixture(scope="session")
+def etcd_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdCluster]:
+    """One real single-member etcd for the whole session (started on first use); tests isolate
+    their keys by prefix (`draplane.testing.etcd.etcd_store`)."""
+    cluster = EtcdCluster(str(tmp_path_factory.mktemp("etcd")), unsafe_no_fsync=True)
+    cluster.start()
+    yield cluster
+    cluster.stop()

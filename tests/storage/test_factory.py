@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 
 from draplane.api.kinds import PODS
+from draplane.storage.etcd import EtcdStorage
+from draplane.storage.etcd_flags import EtcdFlags
+from draplane.storage.etcd_local import LocalEtcdStorage
 from draplane.storage.factory import open_storage
 from draplane.storage.memory import MemoryStorage
 from draplane.storage.sqlite import SqliteStorage
@@ -39,10 +42,48 @@ async def test_sqlite_writes_the_named_file(tmp_path: Path, spec: str, expected_
     [
         pytest.param("sqlite", None, "needs a data directory", id="sqlite-without-data-dir"),
         pytest.param("sqlite://", "/tmp", "missing database file path", id="url-without-path"),
-        pytest.param("etcd://127.0.0.1:2379", None, "unsupported store", id="etcd-not-yet"),
+        pytest.param("etcd://127.0.0.1:2379", None, "unsupported store", id="etcd-url"),
+        pytest.param("etcd", None, "needs a data directory", id="local-etcd-without-data-dir"),
         pytest.param("postgres", None, "unsupported store", id="unknown"),
     ],
 )
 def test_bad_spec_is_value_error(spec: str, data_dir: str | None, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         open_storage(spec, data_dir)
+
+
+@pytest.mark.parametrize(
+    ("flags", "kind", "servers", "prefix"),
+    [
+        pytest.param(
+            EtcdFlags(servers="http://10.0.0.1:2379,http://10.0.0.2:2379", prefix="/k8s"),
+            EtcdStorage,
+            ("http://10.0.0.1:2379", "http://10.0.0.2:2379"),
+            "/k8s",
+            id="etcd-servers",
+        ),
+        pytest.param(EtcdFlags(), LocalEtcdStorage, None, "/registry", id="local-etcd"),
+    ],
+)
+def test_etcd_store_from_flags(
+    tmp_path: Path, flags: EtcdFlags, kind: type, servers: tuple[str, ...] | None, prefix: str
+) -> None:
+    store = open_storage("etcd", str(tmp_path), etcd=flags)
+
+    assert type(store) is kind
+    assert isinstance(store, EtcdStorage)
+    assert store.layout.prefix == prefix
+    if servers is not None:
+        assert store.config.servers == servers
+    else:
+        assert store.config.servers[0].startswith("http://127.0.0.1:")
+        assert (tmp_path / "etcd" / "ports.json").exists()
+
+
+@pytest.mark.parametrize(
+    "servers",
+    [pytest.param("10.0.0.1:2379", id="no-scheme"), pytest.param("http://h", id="no-port")],
+)
+def test_bad_etcd_servers_is_value_error(servers: str) -> None:
+    with pytest.raises(ValueError, match="--etcd-servers"):
+        open_storage("etcd", None, etcd=EtcdFlags(servers=servers))

@@ -34,7 +34,7 @@ def _state(objs: list[Obj]) -> list[tuple[str, str, str, dict[str, str]]]:
 async def _history(store: Storage) -> dict[int, list[Obj]]:
     """Writes pods across two namespaces (and a claim in between); returns the full pod list
     after each revision."""
-    snapshots: dict[int, list[Obj]] = {0: []}
+    snapshots: dict[int, list[Obj]] = {store.revision: []}
 
     async def mark() -> None:
         snapshots[store.revision] = (await store.list(POD))[0]
@@ -66,20 +66,24 @@ async def test_list_at_every_revision_equals_the_list_then(store: Storage) -> No
 @pytest.mark.parametrize(
     ("namespace", "revision", "want"),
     [
-        pytest.param("default", 3, [("default", "b", "1", {})], id="namespace-before-update"),
+        pytest.param("default", 3, [("default", "b", 1, {})], id="namespace-before-update"),
         pytest.param("other", 5, [], id="namespace-after-delete"),
-        pytest.param("other", 4, [("other", "a", "2", {})], id="namespace-before-delete"),
+        pytest.param("other", 4, [("other", "a", 2, {})], id="namespace-before-delete"),
     ],
 )
 async def test_list_at_one_namespace(
     store: Storage, namespace: str, revision: int, want: list[Any]
 ) -> None:
+    r0 = store.revision
     await _history(store)
 
-    assert _state(await store.list_at(POD, namespace, revision)) == want
+    got = _state(await store.list_at(POD, namespace, r0 + revision))
+    assert got == [(ns, name, str(r0 + rev), labels) for ns, name, rev, labels in want]
 
 
-async def test_list_at_trimmed_revision_is_expired(make_store: Any) -> None:
+async def test_list_at_trimmed_revision_is_expired(make_store: Any, backend: str) -> None:
+    if backend == "etcd":
+        pytest.skip("etcd keeps every revision until compacted (see test_etcd.py)")
     store = make_store(history_size=2)
     await store.start()
     try:

@@ -7,6 +7,7 @@ Every component names a resource through one of the module-level `ResourceType` 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 ALL_VERBS = (
     "create",
@@ -32,6 +33,9 @@ class ResourceType:
     subresources: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
     verbs: tuple[str, ...] = field(default=ALL_VERBS)
+    custom: Any = field(default=None, compare=False, hash=False, repr=False)
+    """A custom resource's `draplane.api.crd.CustomKind` (schema, subresources, columns);
+    None for built-in kinds."""
 
     @property
     def api_version(self) -> str:
@@ -61,6 +65,11 @@ COORDINATION_GROUP = "coordination.k8s.io"
 RBAC_GROUP = "rbac.authorization.k8s.io"
 AUTHORIZATION_GROUP = "authorization.k8s.io"
 AUTHENTICATION_GROUP = "authentication.k8s.io"
+APPS_GROUP = "apps"
+BATCH_GROUP = "batch"
+AUTOSCALING_GROUP = "autoscaling"
+DISCOVERY_GROUP = "discovery.k8s.io"
+APIEXTENSIONS_GROUP = "apiextensions.k8s.io"
 CREATE_ONLY = ("create",)
 
 NAMESPACES = ResourceType(
@@ -75,7 +84,7 @@ NAMESPACES = ResourceType(
     verbs=tuple(v for v in ALL_VERBS if v != "deletecollection"),
 )
 PODS = ResourceType(
-    CORE, "v1", "pods", "Pod", True, "pod", ("po",), ("status", "binding"), ("all",)
+    CORE, "v1", "pods", "Pod", True, "pod", ("po",), ("status", "binding", "log"), ("all",)
 )
 NODES = ResourceType(CORE, "v1", "nodes", "Node", False, "node", ("no",), ("status",))
 EVENTS = ResourceType(CORE, "v1", "events", "Event", True, "event", ("ev",))
@@ -187,6 +196,72 @@ SELF_SUBJECT_REVIEWS_V1BETA1 = ResourceType(
     "selfsubjectreview",
     verbs=CREATE_ONLY,
 )
+CUSTOM_RESOURCE_DEFINITIONS = ResourceType(
+    APIEXTENSIONS_GROUP,
+    "v1",
+    "customresourcedefinitions",
+    "CustomResourceDefinition",
+    False,
+    "customresourcedefinition",
+    ("crd", "crds"),
+    ("status",),
+    ("api-extensions",),
+)
+
+# Workloads (apps/v1, batch/v1).
+_WORKLOAD_SUBRESOURCES = ("status", "scale")
+DEPLOYMENTS = ResourceType(
+    APPS_GROUP,
+    "v1",
+    "deployments",
+    "Deployment",
+    True,
+    "deployment",
+    ("deploy",),
+    _WORKLOAD_SUBRESOURCES,
+    ("all",),
+)
+REPLICA_SETS = ResourceType(
+    APPS_GROUP,
+    "v1",
+    "replicasets",
+    "ReplicaSet",
+    True,
+    "replicaset",
+    ("rs",),
+    _WORKLOAD_SUBRESOURCES,
+    ("all",),
+)
+STATEFUL_SETS = ResourceType(
+    APPS_GROUP,
+    "v1",
+    "statefulsets",
+    "StatefulSet",
+    True,
+    "statefulset",
+    ("sts",),
+    _WORKLOAD_SUBRESOURCES,
+    ("all",),
+)
+DAEMON_SETS = ResourceType(
+    APPS_GROUP, "v1", "daemonsets", "DaemonSet", True, "daemonset", ("ds",), ("status",), ("all",)
+)
+CONTROLLER_REVISIONS = ResourceType(
+    APPS_GROUP, "v1", "controllerrevisions", "ControllerRevision", True, "controllerrevision"
+)
+JOBS = ResourceType(BATCH_GROUP, "v1", "jobs", "Job", True, "job", (), ("status",), ("all",))
+CRON_JOBS = ResourceType(
+    BATCH_GROUP, "v1", "cronjobs", "CronJob", True, "cronjob", ("cj",), ("status",), ("all",)
+)
+# Services and their backends; secrets.
+SECRETS = ResourceType(CORE, "v1", "secrets", "Secret", True, "secret")
+SERVICES = ResourceType(
+    CORE, "v1", "services", "Service", True, "service", ("svc",), ("status",), ("all",)
+)
+ENDPOINTS = ResourceType(CORE, "v1", "endpoints", "Endpoints", True, "endpoints", ("ep",))
+ENDPOINT_SLICES = ResourceType(
+    DISCOVERY_GROUP, "v1", "endpointslices", "EndpointSlice", True, "endpointslice"
+)
 
 SERVED: tuple[ResourceType, ...] = (
     NAMESPACES,
@@ -211,6 +286,18 @@ SERVED: tuple[ResourceType, ...] = (
     TOKEN_REVIEWS,
     SELF_SUBJECT_REVIEWS,
     SELF_SUBJECT_REVIEWS_V1BETA1,
+    DEPLOYMENTS,
+    REPLICA_SETS,
+    STATEFUL_SETS,
+    DAEMON_SETS,
+    CONTROLLER_REVISIONS,
+    JOBS,
+    CRON_JOBS,
+    SECRETS,
+    SERVICES,
+    ENDPOINTS,
+    ENDPOINT_SLICES,
+    CUSTOM_RESOURCE_DEFINITIONS,
 )
 
 STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs)
@@ -219,6 +306,7 @@ STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs)
 SUBRESOURCE_KINDS: dict[str, tuple[str, str, str]] = {
     "binding": (CORE, "v1", "Binding"),
     "token": (AUTHENTICATION_GROUP, "v1", "TokenRequest"),
+    "scale": (AUTOSCALING_GROUP, "v1", "Scale"),
 }
 """Subresources whose body is another kind than their parent: (group, version, kind)."""
 

@@ -2,8 +2,9 @@
 
 An object with finalizers (or a pod with a grace period, or a namespace with spec.finalizers)
 gets `deletionTimestamp` and stays; it is removed when an update leaves it with no finalizers and
-no grace period left. Propagation: Orphan adds finalizer `orphan`, Foreground adds
-`foregroundDeletion`; the garbage collector (a controller) does the cascade, as in Kubernetes.
+no grace period left; the first deletion mark bumps `metadata.generation`. Propagation: Orphan
+adds finalizer `orphan`, Foreground adds `foregroundDeletion`; the garbage collector (a
+controller) does the cascade, as in Kubernetes.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class Deleter:
         if not isinstance(options, dict):
             raise errors.bad_request("DeleteOptions must be an object")
         _check_preconditions(rt, old, options.get("preconditions") or {})
-        policy = _policy(options)
+        policy = _policy(options, strategy.default_propagation)
         grace = _grace_period(strategy, old, options.get("gracePeriodSeconds"))
         dry_run = bool(options.get("dryRun"))
         if meta.deletion_timestamp(old):
@@ -51,6 +52,9 @@ class Deleter:
         now = self._registry.clock.now()
         md["deletionTimestamp"] = format_time(now + timedelta(seconds=grace))
         md["deletionGracePeriodSeconds"] = grace
+        generation = md.get("generation")
+        if isinstance(generation, int) and generation > 0:
+            md["generation"] = generation + 1  # BeforeDelete: the deletion mark is a change
         if rt is kinds.NAMESPACES:
             new.setdefault("status", {})["phase"] = "Terminating"
         if dry_run:
@@ -128,7 +132,7 @@ def _check_preconditions(rt: ResourceType, obj: Obj, pre: Obj) -> None:
         )
 
 
-def _policy(options: Obj) -> str:
+def _policy(options: Obj, default: str) -> str:
     policy = options.get("propagationPolicy")
     orphan = options.get("orphanDependents")
     if policy and orphan is not None:
@@ -144,7 +148,7 @@ def _policy(options: Obj) -> str:
             ],
         )
     if policy is None:
-        return "Orphan" if orphan else "Background"
+        return default if orphan is None else "Orphan" if orphan else "Background"
     if policy not in ("Orphan", "Background", "Foreground"):
         raise errors.invalid_object(
             "DeleteOptions",

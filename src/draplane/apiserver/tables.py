@@ -14,7 +14,7 @@ from typing import Any
 from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.apiserver import printers
+from draplane.apiserver import crtables, networkprinters as np, printers, workloadprinters as wp
 from draplane.clock import parse_time
 
 Column = tuple[str, str, int, str]  # name, type, priority, description
@@ -154,7 +154,46 @@ _PRINTERS: dict[str, tuple[list[Column], RowFn]] = {
         [_NAME, ("SelectedNode", "string", 0, "The node selected by the scheduler"), _AGE],
         _with_age(lambda o: [_name(o), printers.field(o, "spec", "selectedNode")]),
     ),
+    kinds.CUSTOM_RESOURCE_DEFINITIONS.key: (
+        [_NAME, ("Created At", "date", 0, _AGE[3])],
+        lambda o, _now: [_name(o), printers.field(o, "metadata", "creationTimestamp")],
+    ),
 }
+
+
+def _aged(fn: Callable[[Obj, Callable[[Any], str]], list[Any]]) -> RowFn:
+    return lambda obj, now: fn(obj, lambda ts: age(ts, now))
+
+
+def _job_row(obj: Obj, now: datetime) -> list[Any]:
+    def duration(start: Any, end: Any) -> str:
+        try:
+            finish = parse_time(str(end)) if end else now
+            return human_duration((finish - parse_time(str(start))).total_seconds())
+        except (ValueError, TypeError, OverflowError):
+            return "<unknown>"
+
+    return wp.job_cells(obj, lambda ts: age(ts, now), duration)
+
+
+_PRINTERS.update(
+    {
+        kinds.DEPLOYMENTS.key: (wp.DEPLOYMENT_COLUMNS, _aged(wp.deployment_cells)),
+        kinds.REPLICA_SETS.key: (wp.REPLICA_SET_COLUMNS, _aged(wp.replica_set_cells)),
+        kinds.STATEFUL_SETS.key: (wp.STATEFUL_SET_COLUMNS, _aged(wp.stateful_set_cells)),
+        kinds.DAEMON_SETS.key: (wp.DAEMON_SET_COLUMNS, _aged(wp.daemon_set_cells)),
+        kinds.JOBS.key: (wp.JOB_COLUMNS, _job_row),
+        kinds.CRON_JOBS.key: (wp.CRON_JOB_COLUMNS, _aged(wp.cron_job_cells)),
+        kinds.CONTROLLER_REVISIONS.key: (
+            wp.CONTROLLER_REVISION_COLUMNS,
+            _aged(wp.controller_revision_cells),
+        ),
+        kinds.SECRETS.key: (np.SECRET_COLUMNS, _aged(np.secret_cells)),
+        kinds.SERVICES.key: (np.SERVICE_COLUMNS, _aged(np.service_cells)),
+        kinds.ENDPOINTS.key: (np.ENDPOINTS_COLUMNS, _aged(np.endpoints_cells)),
+        kinds.ENDPOINT_SLICES.key: (np.ENDPOINT_SLICE_COLUMNS, _aged(np.endpoint_slice_cells)),
+    }
+)
 _DEFAULT: tuple[list[Column], RowFn] = ([_NAME, _AGE], _with_age(lambda o: [_name(o)]))
 
 
@@ -162,8 +201,14 @@ def _name(obj: Obj) -> str:
     return printers.field(obj, "metadata", "name")
 
 
+def _printer(rt: ResourceType) -> tuple[list[Column], RowFn]:
+    if rt.custom is not None:
+        return crtables.columns(rt, _NAME, _AGE), lambda o, now: crtables.cells(rt, o, now, age)
+    return _PRINTERS.get(rt.key, _DEFAULT)
+
+
 def column_definitions(rt: ResourceType) -> list[Obj]:
-    columns, _ = _PRINTERS.get(rt.key, _DEFAULT)
+    columns, _ = _printer(rt)
     return [
         {
             "name": name,
@@ -198,7 +243,7 @@ def to_table(
     list_metadata: Obj | None = None,
     headers: bool = True,
 ) -> Obj:
-    _, row_fn = _PRINTERS.get(rt.key, _DEFAULT)
+    _, row_fn = _printer(rt)
     rows = [
         {"cells": row_fn(obj, now), "object": row_object(obj, include_object, table_version)}
         for obj in objs

@@ -21,6 +21,7 @@ from draplane.bench.apihost import ApiHost, Transport, sized_pod
 from draplane.bench.stats import percentile
 from draplane.bench.suite import Row, SuiteRun, SuiteWorkload
 from draplane.client.interface import Client
+from draplane.storage.etcd_local import etcd_cpu
 
 NAMESPACE = "bench-create"
 FULL_OBJECTS = 5000
@@ -123,6 +124,7 @@ async def run_api_create(run: SuiteRun) -> dict[str, Any]:
     count = run.size(FULL_OBJECTS)
     figures: dict[str, Any] = {"objects_per_mode": count, "writers": WRITERS}
     async with ApiHost(store=run.store) as host:
+        etcd_before = etcd_cpu(host.storage)
         admin = host.client("local")
         namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
         await admin.create(kinds.NAMESPACES, namespace)
@@ -138,6 +140,9 @@ async def run_api_create(run: SuiteRun) -> dict[str, Any]:
         listed = await admin.list(kinds.PODS, NAMESPACE)
         figures["created_objects"] = len(listed.get("items") or []) - 1
         figures["expected_objects"] = expected
+        etcd_after = etcd_cpu(host.storage)
+        if etcd_before is not None and etcd_after is not None:
+            figures["etcd_cpu_s_per_create"] = round((etcd_after - etcd_before) / expected, 6)
     return figures
 
 
@@ -158,6 +163,8 @@ def _rows(run: SuiteRun) -> tuple[Row, ...]:
             )
             rows.append(Row(f"create_latency_p99_ms_{label}", f"  create p99 (ms) {transport}"))
     rows.append(Row("created_objects", "objects created (incl. warm-up)"))
+    if run.store == "etcd":
+        rows.append(Row("etcd_cpu_s_per_create", "etcd server CPU s per create"))
     return tuple(rows)
 
 

@@ -20,6 +20,7 @@ from draplane.api.meta import deep_copy
 from draplane.bench.apihost import ApiHost, Transport, sized_pod
 from draplane.bench.stats import percentile
 from draplane.bench.suite import Row, SuiteRun, SuiteWorkload
+from draplane.storage.etcd_local import etcd_cpu
 
 FULL_WATCHERS = 100
 FULL_EVENTS = 500
@@ -148,12 +149,16 @@ async def run_api_watch(run: SuiteRun) -> dict[str, Any]:
     events = run.size(FULL_EVENTS)
     figures: dict[str, Any] = {"watchers": watchers, "events": events, "rate_per_s": RATE}
     async with ApiHost(store=run.store) as host:
+        etcd_before = etcd_cpu(host.storage)
         for transport in run.transports:
             figures.update(
                 await _one_transport(
                     host, transport=transport, watchers=watchers, events=events, run=run
                 )
             )
+        etcd_after = etcd_cpu(host.storage)
+        if etcd_before is not None and etcd_after is not None:
+            figures["etcd_cpu_s"] = round(etcd_after - etcd_before, 3)
     return figures
 
 

@@ -27,6 +27,7 @@ from draplane.bench.stats import (
     throughput_samples,
     throughput_series,
 )
+from draplane.storage.etcd_local import etcd_cpu
 
 if TYPE_CHECKING:
     from draplane.bench.runner import RunConfig
@@ -40,10 +41,18 @@ POD_RESOURCES = ("pods", "resourceclaims", "podschedulingcontexts")
 class Snapshot:
     monotonic: float
     cpu: float
+    etcd_cpu: float | None = None
+    """CPU seconds of the local etcd process (`--store etcd`), else None."""
 
     @staticmethod
-    def take() -> Snapshot:
-        return Snapshot(time.monotonic(), time.process_time())
+    def take(storage: object = None) -> Snapshot:
+        return Snapshot(time.monotonic(), time.process_time(), etcd_cpu(storage))
+
+
+def _etcd_cpu_figures(start: Snapshot, end: Snapshot, *, pods: int) -> dict[str, Any]:
+    if start.etcd_cpu is None or end.etcd_cpu is None:
+        return {}
+    return {"etcd_cpu_s_per_pod": round((end.etcd_cpu - start.etcd_cpu) / pods, 5)}
 
 
 def cores() -> int:
@@ -168,6 +177,7 @@ def build_result(
         **_write_figures(audit, pods=wl.measured_pods, kubelet_writes=running),
         "cpu_s_per_pod": round((end.cpu - start.cpu) / wl.measured_pods, 5),
         "cpu_scope": "whole process (all components and the bench client), measured phase",
+        **_etcd_cpu_figures(start, end, pods=wl.measured_pods),
         "peak_rss_mib": peak_rss_mib(),
         "python": platform.python_version(),
         "cores": cores(),

@@ -196,7 +196,7 @@ async def _measured_phase(
     attempts_before = counter_by_label(plane.metrics, name=ATTEMPTS_METRIC, label="result")
     durations_before = HistogramSnapshot.take(plane.metrics, name=ATTEMPT_DURATION_METRIC)
     plane.registry.audit.reset()
-    start = Snapshot.take()
+    start = Snapshot.take(plane.storage)
     try:
         async with asyncio.TaskGroup() as group:
             group.create_task(
@@ -211,7 +211,7 @@ async def _measured_phase(
         # A failed create means the wait can never finish: report the first cause plainly.
         raise failed.exceptions[0] from None
     await _settle(client, observer, config=config, phase="measured", count=count)
-    end = Snapshot.take()
+    end = Snapshot.take(plane.storage)
     result = build_result(
         config=config,
         observer=observer,

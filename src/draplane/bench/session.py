@@ -40,7 +40,9 @@ class BenchOptions:
         found = workload(self.workload, self.scale)
         if self.runs < 1:
             raise ValueError("--runs must be at least 1")
-        if self.store not in ("memory", "sqlite") and (self.runs > 1 or self.hints == "compare"):
+        if self.store not in ("memory", "sqlite", "etcd") and (
+            self.runs > 1 or self.hints == "compare"
+        ):
             raise ValueError(
                 f"store {self.store!r} keeps one run's objects: use it with --runs 1 and "
                 "--hints on|off, or use sqlite / memory (a fresh store per run)"

@@ -1,4 +1,5 @@
-"""`draplane apiserver --data-dir DIR --port PORT [--store sqlite|memory]`: the API server alone.
+"""`draplane apiserver --data-dir DIR --port PORT [--store sqlite|memory|etcd]`: the API server
+alone (`--store etcd` with kube-apiserver's `--etcd-*` flags).
 
 Serves HTTPS on 127.0.0.1:PORT until SIGINT/SIGTERM; `DIR/kubeconfig` is written once listening.
 A store that lost writes, or a full disk, ends the command with one `error:` line.
@@ -8,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import sqlite3
 from typing import Any
 
 from draplane.api import errors
 from draplane.apiserver.server import ApiServer
+from draplane.apiserver.serviceips import DEFAULT_SERVICE_CIDR
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
@@ -21,9 +24,17 @@ from draplane.cli.process import (
     port_number,
     stop_on_signals,
 )
+from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
 from draplane.storage.factory import open_storage
 from draplane.storage.files import DiskFullError
 from draplane.storage.interface import Storage, StoreError
+
+
+def _cidr(text: str) -> str:
+    try:
+        return str(ipaddress.ip_network(text, strict=False))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"invalid CIDR {text!r}: {err}") from err
 
 
 def register(subparsers: Any) -> None:
@@ -41,21 +52,30 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--store",
         default="sqlite",
-        help='storage backend: "sqlite" (default), "memory" or sqlite:///FILE',
+        help='storage backend: "sqlite" (default), "memory", sqlite:///FILE or "etcd"',
     )
     parser.add_argument(
         "--audit-log-path",
         default="",
         help="write an audit.k8s.io/v1 Event JSON line per request to this file",
     )
+    parser.add_argument(
+        "--service-cluster-ip-range",
+        default=DEFAULT_SERVICE_CIDR,
+        type=_cidr,
+        help="the CIDR Services' cluster IPs are allocated from",
+    )
     add_restored_store_flag(parser)
+    add_etcd_flags(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
 
-async def _open_store(spec: str, data_dir: str, *, restored: bool) -> Storage:
+async def _open_store(
+    spec: str, data_dir: str, *, restored: bool, etcd: EtcdFlags | None = None
+) -> Storage:
     try:
-        storage = open_storage(spec, data_dir, restored=restored)
+        storage = open_storage(spec, data_dir, restored=restored, etcd=etcd)
         await storage.start()
     except StoreError as err:
         raise CommandError(str(err)) from err
@@ -66,9 +86,15 @@ async def _open_store(spec: str, data_dir: str, *, restored: bool) -> Storage:
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
-    storage = await _open_store(args.store, args.data_dir, restored=args.restored_store)
+    storage = await _open_store(
+        args.store, args.data_dir, restored=args.restored_store, etcd=EtcdFlags.from_args(args)
+    )
     server = ApiServer(
-        args.data_dir, port=args.port, storage=storage, audit_log_path=args.audit_log_path or None
+        args.data_dir,
+        port=args.port,
+        storage=storage,
+        audit_log_path=args.audit_log_path or None,
+        service_cidr=args.service_cluster_ip_range,
     )
     try:
         try:

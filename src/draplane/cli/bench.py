@@ -54,8 +54,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--store",
         default="sqlite",
-        help='"sqlite" (fresh temporary database, default), "memory" or a '
-        "sqlite:///FILE URL (one run only)",
+        help='"sqlite" (fresh temporary database, default), "memory", a '
+        'sqlite:///FILE URL (one run only) or "etcd" (a fresh local single-member etcd)',
     )
     parser.add_argument(
         "--transport",

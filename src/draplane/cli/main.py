@@ -25,6 +25,7 @@ SUBCOMMAND_MODULES = (
     "nodes",
     "up",
     "bench",
+    "etcd_path",
 )
 
 

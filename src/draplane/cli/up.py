@@ -8,6 +8,7 @@ import errno
 from typing import Any
 
 from draplane.cli.logs import add_logging_flags, setup_logging
+from draplane.cli.nodes import add_run_seconds_flag
 from draplane.cli.process import (
     CommandError,
     add_restored_store_flag,
@@ -17,6 +18,7 @@ from draplane.cli.process import (
     run_until_signal,
 )
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
+from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
 
 
 def register(sub: Any) -> None:
@@ -36,7 +38,9 @@ def register(sub: Any) -> None:
     )
     parser.add_argument("--nodes", type=non_negative, default=4, help="number of simulated nodes")
     parser.add_argument(
-        "--store", default="sqlite", help='"sqlite" (default), "memory" or sqlite:///FILE'
+        "--store",
+        default="sqlite",
+        help='"sqlite" (default), "memory", sqlite:///FILE or "etcd" (see --etcd-servers)',
     )
     parser.add_argument(
         "--transport",
@@ -66,7 +70,9 @@ def register(sub: Any) -> None:
         default="",
         help="write an audit.k8s.io/v1 Event JSON line per request to this file",
     )
+    add_run_seconds_flag(parser)
     add_restored_store_flag(parser)
+    add_etcd_flags(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
@@ -82,6 +88,8 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         pre_enqueue=args.pre_enqueue == "on",
         audit_log_path=args.audit_log_path or None,
         restored_store=args.restored_store,
+        run_seconds=args.run_seconds,
+        etcd=EtcdFlags.from_args(args),
         drivers=[
             DriverSpec(
                 devices_per_node=args.devices_per_node,

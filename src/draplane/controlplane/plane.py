@@ -41,6 +41,7 @@ from draplane.drivers.example import Resources, example_controller, node_plugin_
 from draplane.metrics import component_registry
 from draplane.node import Nodes
 from draplane.scheduler.scheduler import Scheduler
+from draplane.storage.etcd_flags import EtcdFlags
 from draplane.storage.factory import open_storage
 from draplane.storage.files import private_dir
 
@@ -77,6 +78,10 @@ class ControlPlaneConfig:
     """The sqlite store was restored from a backup on purpose (see `SqliteStorage`)."""
     driver_delays: Delays = field(default_factory=Delays)
     """The drivers' fixed waits (recheck, mutation cache), on the plane's clock."""
+    run_seconds: float | None = None
+    """How long containers run when their pod does not say (None: until deleted)."""
+    etcd: EtcdFlags | None = None
+    """For store "etcd": the cluster to use (None or no servers: a local etcd in the data dir)."""
 
 
 class _Runnable(Protocol):
@@ -98,7 +103,7 @@ class ControlPlane:
             self.data_dir = Path(config.data_dir)
         private_dir(self.data_dir)
         self.storage = open_storage(
-            config.store, str(self.data_dir), restored=config.restored_store
+            config.store, str(self.data_dir), restored=config.restored_store, etcd=config.etcd
         )
         self.registry = Registry(self.storage, clock=clock)
         if config.audit_log_path:
@@ -186,6 +191,7 @@ class ControlPlane:
             plugins=self.node_plugins,
             clock=self.clock,
             metrics=metrics,
+            run_seconds=self.config.run_seconds,
         )
 
     async def restart_nodes(self) -> None:

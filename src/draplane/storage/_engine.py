@@ -120,6 +120,15 @@ class Engine:
             out.extend(by_name[n] for n in sorted(by_name))
         return out
 
+    def all_objects(self) -> builtins.list[tuple[str, Obj]]:
+        """(resource, object) for every stored object."""
+        return [
+            (resource, obj)
+            for resource, by_ns in self._objects.items()
+            for by_name in by_ns.values()
+            for obj in by_name.values()
+        ]
+
     def list_at(self, resource: str, namespace: str | None, revision: int) -> builtins.list[Obj]:
         """The objects as they were at `revision`: the current state with the retained events
         after it undone (410 Expired when that history is gone), sorted like `list`."""

@@ -3,8 +3,9 @@
 The store's history (watch resume, snapshot reads) and the API server's watch cache both keep
 one. Each event counts `Event.size` (its object's encoded size) plus a fixed per-entry overhead,
 so many tiny events are bounded as well. The oldest events are dropped first; the newest one is
-always kept, however large. Retained revisions are contiguous (every revision is one event), so
-the events after a revision are found by offset.
+always kept, however large. Retained revisions are usually contiguous (every revision is one
+event), so the events after a revision are found by offset; where they are not (etcd's
+revisions also count writes outside the store's prefix), by binary search.
 """
 
 from __future__ import annotations
@@ -71,10 +72,22 @@ class EventLog:
 
     def since(self, revision: int) -> Iterator[Event]:
         """The retained events with a revision greater than `revision`."""
-        if not self._events:
+        events = self._events
+        if not events:
             return iter(())
-        start = max(0, revision + 1 - self._events[0].revision)
-        return itertools.islice(self._events, start, None)
+        first = events[0].revision
+        if events[-1].revision - first == len(events) - 1:
+            start = max(0, revision + 1 - first)
+        else:
+            lo, hi = 0, len(events)
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if events[mid].revision <= revision:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            start = lo
+        return itertools.islice(events, start, None)
 
     def _trim(self) -> None:
         events = self._events

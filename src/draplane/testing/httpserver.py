@@ -20,13 +20,14 @@ from draplane.apiserver.watchcache import DEFAULT_WATCHER_BYTES, WatchCache
 from draplane.client.kubeconfig import KubeConfig, load_kubeconfig
 from draplane.client.rest import RESTClient
 from draplane.clock import REAL_CLOCK, Clock
+from draplane.storage.interface import Storage
 from draplane.storage.memory import MemoryStorage
 
 
 @dataclass
 class HttpServer:
     server: ApiServer
-    storage: MemoryStorage
+    storage: Storage
     registry: Registry
     _clients: list[RESTClient] = field(default_factory=list)
 
@@ -73,7 +74,7 @@ async def start_http_server(
     data_dir: Path,
     *,
     clock: Clock = REAL_CLOCK,
-    storage: MemoryStorage | None = None,
+    storage: Storage | None = None,
     bookmark_interval: float = 5.0,
     watch_history: int = 10_000,
     watcher_bytes: int = DEFAULT_WATCHER_BYTES,
