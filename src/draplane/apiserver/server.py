@@ -15,6 +15,7 @@ import prometheus_client
 from aiohttp import web
 
 from draplane.api.auth import ADMIN
+from draplane.api.catalog import Catalog
 from draplane.api.handler import ApiHandler
 from draplane.apiserver import authn, certs
 from draplane.apiserver.app import AppConfig, RequestMetrics, create_app
@@ -139,6 +140,7 @@ class ApiServer:
                 metrics_registry=self.metrics,
                 request_metrics=RequestMetrics(self.metrics),
                 watches=self._watches,
+                catalog=getattr(handler, "kinds", None) or Catalog(),
             )
         )
         runner = web.AppRunner(

@@ -21,7 +21,7 @@ from draplane.api.auth import UserInfo
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.names import generate_name
-from draplane.api.patch import patch_object
+from draplane.api.patch import STRATEGIC_MERGE_PATCH, patch_object
 from draplane.api.request import NO_OPTIONS, Options, Request
 from draplane.api.validation import fieldtypes
 from draplane.apiserver.admission import AdmissionAttributes
@@ -106,6 +106,7 @@ class Writer:
         strategy.prepare_for_create(obj)
         strategy.fill_status(obj)
         validation.normalize(rt, obj)
+        strategy.normalize(obj)
         generated = not md.get("name") and bool(md.get("generateName"))
         for attempt in range(_GENERATE_NAME_ATTEMPTS):
             if generated:
@@ -159,7 +160,17 @@ class Writer:
 
     async def patch(self, user: UserInfo, req: Request) -> Obj:
         rt, patch, patch_type = req.rt, req.body, req.options.patch_type
-        apply = patch_type.split(";")[0].strip() == APPLY_PATCH
+        media_type = patch_type.split(";")[0].strip()
+        if rt.custom is not None and media_type == STRATEGIC_MERGE_PATCH:
+            # Custom resources have no patch strategy (apiextensions-apiserver's patch types).
+            raise errors.StatusError(
+                415,
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media types "
+                "include: application/json-patch+json, application/merge-patch+json, "
+                "application/apply-patch+yaml",
+            )
+        apply = media_type == APPLY_PATCH
         if req.subresource == "scale":
             if apply:
                 raise errors.unsupported_media_type(patch_type)

@@ -16,6 +16,7 @@ from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.validation import (
+    apiextensions,
     apps,
     batch,
     claimstatus,
@@ -75,6 +76,7 @@ _CREATE: dict[ResourceType, CreateFn] = {
     kinds.SERVICES: network.validate_service,
     kinds.ENDPOINTS: network.validate_endpoints,
     kinds.ENDPOINT_SLICES: network.validate_endpoint_slice,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd,
 }
 _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.PODS: pod.validate_pod_update,
@@ -102,6 +104,7 @@ _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.SERVICES: network.validate_service_update,
     kinds.ENDPOINTS: network.validate_endpoints_update,
     kinds.ENDPOINT_SLICES: network.validate_endpoint_slice_update,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd_update,
 }
 _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.PODS: podstatus.validate_pod_status_update,
@@ -116,6 +119,7 @@ _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.JOBS: batch.validate_job_status_update,
     kinds.CRON_JOBS: cronjob.validate_cron_job_status_update,
     kinds.SERVICES: network.validate_service_status_update,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd_status_update,
 }
 
 

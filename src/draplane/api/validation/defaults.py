@@ -13,6 +13,7 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.quantity import parse_quantity
 from draplane.api.validation import networkdefaults
+from draplane.api.validation.apiextensions import default_crd
 from draplane.api.validation.rbac import default_binding
 
 
@@ -388,4 +389,5 @@ _DEFAULTERS = {
     kinds.SERVICES: networkdefaults.default_service,
     kinds.ENDPOINTS: networkdefaults.default_endpoints,
     kinds.ENDPOINT_SLICES: networkdefaults.default_endpoint_slice,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: default_crd,
 }

@@ -431,6 +431,8 @@ def driver_roles() -> list[Obj]:
                 # Leader election among the controller's replicas.
                 rule(("create",), (COORDINATION,), "leases"),
                 rule(("get", "update"), (COORDINATION,), "leases", names=(DRIVER_CONTROLLER_SA,)),
+                # Parameter objects (the driver's custom resources).
+                rule(R, (DRIVER,), "claimparameters", "classparameters"),
             ],
         ),
         cluster_role(DRIVER_PLUGIN_ROLE, [rule(("get",), (RESOURCE,), "resourceclaims")]),

@@ -84,6 +84,10 @@ class ResourceStrategy:
     def status_subresource(self) -> bool:
         return "status" in self.rt.subresources
 
+    def normalize(self, obj: Obj) -> None:
+        """Prune and default a write before validation (custom resources' structural schema;
+        built-in kinds default through `draplane.api.validation.default`)."""
+
     # The kind's validation is its validation module's, registered in `draplane.api.validation`
     # (the registry checked the field types already, where kube-apiserver decodes the body).
     def validate_create(self, obj: Obj) -> list[FieldError]:

@@ -92,6 +92,10 @@ def merge_for_write(
         if strategy.status_writes_annotations and "annotations" in (new.get("metadata") or {}):
             merged["metadata"]["annotations"] = new["metadata"]["annotations"]
         strategy.fill_status(merged)
+        if rt.custom is not None:
+            # Pruning and defaulting change the object in place: not the stored one's parts.
+            merged = meta.deep_copy(merged)
+            strategy.normalize(merged)
         return merged
     if subresource == "finalize" and "finalize" in rt.subresources:
         result = meta.deep_copy(old)
@@ -110,6 +114,7 @@ def merge_for_write(
     if subresource:
         raise errors.not_found(rt, f"{name}/{subresource}")
     validation.default(rt, new)
+    strategy.normalize(new)
     return merge_main_update(strategy, new, old)
 
 
