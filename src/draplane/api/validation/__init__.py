@@ -21,6 +21,8 @@ from draplane.api.validation import (
     batch,
     claimstatus,
     core,
+    deviceclaim,
+    deviceslice,
     pod,
     podstatus,
     rbac,
@@ -71,6 +73,11 @@ _CREATE: dict[ResourceType, CreateFn] = {
     kinds.JOBS: batch.validate_job,
     kinds.CRON_JOBS: batch.validate_cron_job,
     kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd,
+    kinds.DEVICE_CLASSES: deviceslice.validate_device_class,
+    kinds.RESOURCE_CLAIMS_V1: deviceclaim.validate_claim,
+    kinds.RESOURCE_CLAIM_TEMPLATES_V1: deviceclaim.validate_claim_template,
+    kinds.RESOURCE_SLICES: deviceslice.validate_resource_slice,
+    kinds.DEVICE_TAINT_RULES: deviceslice.validate_device_taint_rule,
 }
 _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.PODS: pod.validate_pod_update,
@@ -95,6 +102,11 @@ _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.JOBS: batch.validate_job_update,
     kinds.CRON_JOBS: batch.validate_cron_job_update,
     kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd_update,
+    kinds.DEVICE_CLASSES: deviceslice.validate_device_class_update,
+    kinds.RESOURCE_CLAIMS_V1: deviceclaim.validate_claim_update,
+    kinds.RESOURCE_CLAIM_TEMPLATES_V1: deviceclaim.validate_claim_template_update,
+    kinds.RESOURCE_SLICES: deviceslice.validate_resource_slice_update,
+    kinds.DEVICE_TAINT_RULES: deviceslice.validate_device_taint_rule_update,
 }
 _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.PODS: podstatus.validate_pod_status_update,
@@ -109,6 +121,7 @@ _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.JOBS: batch.validate_job_status_update,
     kinds.CRON_JOBS: batch.validate_cron_job_status_update,
     kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd_status_update,
+    kinds.RESOURCE_CLAIMS_V1: deviceclaim.validate_claim_status_update,
 }
 
 

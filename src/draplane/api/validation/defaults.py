@@ -13,6 +13,7 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.quantity import parse_quantity
 from draplane.api.validation.apiextensions import default_crd
+from draplane.api.validation.devicedefaults import DEVICE_DEFAULTERS
 from draplane.api.validation.rbac import default_binding
 
 
@@ -386,3 +387,4 @@ _DEFAULTERS = {
     kinds.CONTROLLER_REVISIONS: _default_controller_revision,
     kinds.CUSTOM_RESOURCE_DEFINITIONS: default_crd,
 }
+_DEFAULTERS.update(DEVICE_DEFAULTERS)
