@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from draplane.api import crd, kinds
+from draplane.api import crd, kinds, versions
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 
@@ -28,7 +28,17 @@ def version_priority(version: str) -> tuple[int, int, int, str]:
 
 
 class Catalog:
-    def __init__(self) -> None:
+    def __init__(self, mode: versions.Mode = versions.DEFAULT) -> None:
+        self.mode = mode
+        """The Kubernetes version served: its built-in kinds (`draplane.api.versions`)."""
+        builtin = mode.served
+        self._builtin = builtin
+        self._builtin_gvr = {(r.group, r.version, r.resource): r for r in builtin}
+        self._builtin_kind = {(r.api_version, r.kind): r for r in builtin}
+        self._builtin_key: dict[str, ResourceType] = {}
+        for r in builtin:
+            self._builtin_key.setdefault(r.key, r)
+        self._builtin_stored = tuple(r for r in builtin if "list" in r.verbs)
         self._crds: dict[str, tuple[ResourceType, ...]] = {}
         """CRD name -> the served versions' types (established CRDs only)."""
         self._by_gvr: dict[tuple[str, str, str], ResourceType] = {}
@@ -51,29 +61,30 @@ class Catalog:
 
     def served(self) -> list[ResourceType]:
         """Every served kind, built-in kinds first, in discovery order."""
-        return [*kinds.SERVED, *self.custom()]
+        return [*self._builtin, *self.custom()]
 
     def stored(self) -> list[ResourceType]:
-        return [*kinds.STORED, *self.custom()]
+        # One type per storage key: a kind's other versions share its storage.
+        return [*(r for r in self._builtin_stored if self._builtin_key[r.key] is r), *self.custom()]
 
     def lookup(self, group: str, version: str, resource: str) -> ResourceType | None:
-        return kinds.lookup(group, version, resource) or self._by_gvr.get(
+        return self._builtin_gvr.get((group, version, resource)) or self._by_gvr.get(
             (group, version, resource)
         )
 
     def for_kind(self, api_version: str, kind: str) -> ResourceType | None:
-        return kinds.for_kind(api_version, kind) or self._by_kind.get((api_version, kind))
+        return self._builtin_kind.get((api_version, kind)) or self._by_kind.get((api_version, kind))
 
     def for_key(self, key: str) -> ResourceType | None:
-        try:
-            return kinds.for_key(key)
-        except KeyError:
-            return next((r for r in self.custom() if r.key == key), None)
+        found = self._builtin_key.get(key)
+        if found is not None:
+            return found
+        return next((r for r in self.custom() if r.key == key), None)
 
     def group_versions(self) -> dict[str, list[str]]:
         """Group name -> served versions ("" is the core group), custom groups last, their
         versions in Kubernetes version priority (the first is the preferred version)."""
-        out = kinds.group_versions()
+        out = kinds.group_versions(self._builtin)
         custom: dict[str, list[str]] = {}
         for rt in self.custom():
             versions = custom.setdefault(rt.group, [])

@@ -300,6 +300,68 @@ SERVED: tuple[ResourceType, ...] = (
     CUSTOM_RESOURCE_DEFINITIONS,
 )
 
+
+# Structured parameters (resource.k8s.io/v1 and its beta versions), served in the 1.36 mode
+# (`draplane.api.versions`) instead of the v1alpha2 kinds above. v1 is the storage version; the
+# beta versions share its storage keys and are converted (`draplane.api.resourcev1.conversion`).
+def _structured(version: str) -> tuple[ResourceType, ...]:
+    return (
+        ResourceType(RESOURCE_GROUP, version, "deviceclasses", "DeviceClass", False, "deviceclass"),
+        ResourceType(
+            RESOURCE_GROUP,
+            version,
+            "resourceclaims",
+            "ResourceClaim",
+            True,
+            "resourceclaim",
+            (),
+            ("status",),
+        ),
+        ResourceType(
+            RESOURCE_GROUP,
+            version,
+            "resourceclaimtemplates",
+            "ResourceClaimTemplate",
+            True,
+            "resourceclaimtemplate",
+        ),
+        ResourceType(
+            RESOURCE_GROUP, version, "resourceslices", "ResourceSlice", False, "resourceslice"
+        ),
+    )
+
+
+DEVICE_CLASSES, RESOURCE_CLAIMS_V1, RESOURCE_CLAIM_TEMPLATES_V1, RESOURCE_SLICES = _structured("v1")
+STRUCTURED_V1BETA2 = _structured("v1beta2")
+STRUCTURED_V1BETA1 = _structured("v1beta1")
+DEVICE_TAINT_RULES = ResourceType(
+    RESOURCE_GROUP, "v1beta2", "devicetaintrules", "DeviceTaintRule", False, "devicetaintrule"
+)
+CLASSIC_DRA: tuple[ResourceType, ...] = (
+    RESOURCE_CLASSES,
+    RESOURCE_CLAIMS,
+    RESOURCE_CLAIM_TEMPLATES,
+    POD_SCHEDULING_CONTEXTS,
+)
+"""The v1alpha2 kinds of the 1.28 mode."""
+STRUCTURED_DRA: tuple[ResourceType, ...] = (
+    DEVICE_CLASSES,
+    RESOURCE_CLAIMS_V1,
+    RESOURCE_CLAIM_TEMPLATES_V1,
+    RESOURCE_SLICES,
+    *STRUCTURED_V1BETA2,
+    DEVICE_TAINT_RULES,
+    *STRUCTURED_V1BETA1,
+)
+"""The resource.k8s.io kinds of the 1.36 mode, v1 first (discovery's preferred version)."""
+_AT = SERVED.index(RESOURCE_CLASSES)
+STRUCTURED_SERVED: tuple[ResourceType, ...] = (
+    *SERVED[:_AT],
+    *STRUCTURED_DRA,
+    *(r for r in SERVED[_AT:] if r not in CLASSIC_DRA),
+)
+"""`SERVED` of the 1.36 mode: the structured kinds where the v1alpha2 ones are."""
+
 STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs)
 """The served kinds that are stored (the review kinds are create-only)."""
 
@@ -310,10 +372,13 @@ SUBRESOURCE_KINDS: dict[str, tuple[str, str, str]] = {
 }
 """Subresources whose body is another kind than their parent: (group, version, kind)."""
 
-_BY_GVR = {(r.group, r.version, r.resource): r for r in SERVED}
-_BY_KIND = {(r.api_version, r.kind): r for r in SERVED}
+_EVERY = (*SERVED, *STRUCTURED_DRA)
+"""Both modes' kinds: module lookups find either mode's kinds (their group/versions differ; a
+storage key shared by both names the 1.28 kind here, the catalog resolves it by mode)."""
+_BY_GVR = {(r.group, r.version, r.resource): r for r in _EVERY}
+_BY_KIND = {(r.api_version, r.kind): r for r in _EVERY}
 _BY_KEY: dict[str, ResourceType] = {}
-for _r in SERVED:
+for _r in _EVERY:
     _BY_KEY.setdefault(_r.key, _r)
 
 
@@ -329,10 +394,10 @@ def for_key(key: str) -> ResourceType:
     return _BY_KEY[key]
 
 
-def group_versions() -> dict[str, list[str]]:
+def group_versions(served: tuple[ResourceType, ...] = SERVED) -> dict[str, list[str]]:
     """Group name -> served versions ("" is the core group)."""
     out: dict[str, list[str]] = {}
-    for r in SERVED:
+    for r in served:
         versions = out.setdefault(r.group, [])
         if r.version not in versions:
             versions.append(r.version)

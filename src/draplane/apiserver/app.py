@@ -168,8 +168,11 @@ def _json(obj: object) -> web.Response:
     return encode(obj)
 
 
-async def _version(_: web.Request) -> web.Response:
-    return _json(discovery.version_info())
+def _version_handler(catalog: Catalog) -> Handler:
+    async def version(_: web.Request) -> web.Response:
+        return _json(discovery.version_info(catalog.mode))
+
+    return version
 
 
 async def _api(request: web.Request) -> web.Response:
@@ -200,13 +203,15 @@ def _discovery_handlers(catalog: Catalog) -> tuple[Handler, Handler, Handler]:
     return apis, group, resources
 
 
-async def _openapi_v2(request: web.Request) -> web.Response:
-    accept = request.headers.get("Accept", "")
-    if "application/json" in accept and "protobuf" not in accept:
-        return web.Response(body=openapi.v2_json_document(), content_type="application/json")
-    return web.Response(
-        body=openapi.openapi_v2_document(), headers={"Content-Type": openapi.CONTENT_TYPE}
-    )
+def _openapi_v2_handler(catalog: Catalog) -> Handler:
+    async def document(request: web.Request) -> web.Response:
+        accept = request.headers.get("Accept", "")
+        if "application/json" in accept and "protobuf" not in accept:
+            return web.Response(body=openapi.v2_json_document(), content_type="application/json")
+        body = openapi.openapi_v2_document(catalog.mode.git_version)
+        return web.Response(body=body, headers={"Content-Type": openapi.CONTENT_TYPE})
+
+    return document
 
 
 async def _openapi_v3_index(_: web.Request) -> web.Response:
@@ -271,7 +276,7 @@ def create_app(config: AppConfig) -> web.Application:
     # As kube-apiserver, version and discovery answer with and without a trailing slash (the
     # kubernetes Python client asks for /version/, /api/, /api/v1/, /apis/<group>/...).
     for path, discovery_handler in (
-        ("/version", _version),
+        ("/version", _version_handler(config.catalog)),
         ("/api", _api),
         ("/api/v1", _resources),
         ("/apis", _apis),
@@ -280,7 +285,7 @@ def create_app(config: AppConfig) -> web.Application:
     ):
         r.add_get(path, discovery_handler)
         r.add_get(path + "/", discovery_handler)
-    r.add_get("/openapi/v2", _openapi_v2)
+    r.add_get("/openapi/v2", _openapi_v2_handler(config.catalog))
     r.add_get("/openapi/v3", _openapi_v3_index)
     r.add_get("/openapi/v3/", _openapi_v3_index)
     r.add_get("/openapi/v3/{tail:.+}", _openapi_v3)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import platform
 from typing import Any
 
-from draplane.api import kinds
+from draplane.api import kinds, versions
 from draplane.api.catalog import Catalog
 from draplane.api.kinds import ResourceType
 
-KUBE_VERSION = "v1.28.0"
+KUBE_VERSION = versions.DEFAULT.git_version
 
 # Verbs of each subresource, as kube-apiserver advertises them.
 _SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
@@ -26,12 +26,12 @@ _SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
 }
 
 
-def version_info() -> dict[str, str]:
-    major, minor = KUBE_VERSION.lstrip("v").split(".")[:2]
+def version_info(mode: versions.Mode = versions.DEFAULT) -> dict[str, str]:
+    major, minor = mode.git_version.lstrip("v").split(".")[:2]
     return {
         "major": major,
         "minor": minor,
-        "gitVersion": KUBE_VERSION,
+        "gitVersion": mode.git_version,
         "gitCommit": "draplane",
         "gitTreeState": "clean",
         "buildDate": "2026-01-01T00:00:00Z",

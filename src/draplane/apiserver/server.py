@@ -14,6 +14,7 @@ from pathlib import Path
 import prometheus_client
 from aiohttp import web
 
+from draplane.api import versions
 from draplane.api.auth import ADMIN
 from draplane.api.catalog import Catalog
 from draplane.api.handler import ApiHandler
@@ -36,6 +37,7 @@ from draplane.apiserver.registry import Registry, lookup_core_object
 from draplane.apiserver.serviceips import DEFAULT_SERVICE_CIDR
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.metrics import component_registry
+from draplane.storage import mode_marker
 from draplane.storage.interface import Storage
 
 log = logging.getLogger(__name__)
@@ -56,9 +58,13 @@ class ApiServer:
         clock: Clock = REAL_CLOCK,
         audit_log_path: str | Path | None = None,
         service_cidr: str = DEFAULT_SERVICE_CIDR,
+        mode: versions.Mode = versions.DEFAULT,
     ) -> None:
         self.data_dir = Path(data_dir)
         self._service_cidr = service_cidr
+        catalog = getattr(handler, "kinds", None)
+        self.mode: versions.Mode = catalog.mode if isinstance(catalog, Catalog) else mode
+        """The Kubernetes version served (a registry passed in serves its own)."""
         self._audit_log_path = Path(audit_log_path) if audit_log_path else None
         self._requested_port = port
         self._port = 0
@@ -108,7 +114,9 @@ class ApiServer:
 
     async def _ensure_handler(self) -> ApiHandler:
         if self._handler is None:
-            registry = Registry(self.storage, clock=self._clock, service_cidr=self._service_cidr)
+            registry = Registry(
+                self.storage, clock=self._clock, service_cidr=self._service_cidr, mode=self.mode
+            )
             if self._audit_log_path is not None:
                 registry.audit_log = AuditLog(self._audit_log_path, clock=self._clock)
             await registry.start()
@@ -116,6 +124,8 @@ class ApiServer:
         return self._handler
 
     async def start(self) -> None:
+        """Serve; `ModeMismatchError` when the data dir holds the other mode's cluster."""
+        mode_marker.ensure_mode(self.data_dir, self.mode)
         paths = certs.ensure_certs(self.data_dir)
         authn.ensure_bootstrap_tokens(self.data_dir)
         issuer = TokenIssuer(sakeys.load_or_create(self.data_dir))
@@ -140,7 +150,7 @@ class ApiServer:
                 metrics_registry=self.metrics,
                 request_metrics=RequestMetrics(self.metrics),
                 watches=self._watches,
-                catalog=getattr(handler, "kinds", None) or Catalog(),
+                catalog=getattr(handler, "kinds", None) or Catalog(self.mode),
             )
         )
         runner = web.AppRunner(

@@ -13,7 +13,7 @@ import ipaddress
 import sqlite3
 from typing import Any
 
-from draplane.api import errors
+from draplane.api import errors, versions
 from draplane.apiserver.server import ApiServer
 from draplane.apiserver.serviceips import DEFAULT_SERVICE_CIDR
 from draplane.cli.logs import add_logging_flags, setup_logging
@@ -65,6 +65,7 @@ def register(subparsers: Any) -> None:
         type=_cidr,
         help="the CIDR Services' cluster IPs are allocated from",
     )
+    versions.add_argument(parser, server=True)
     add_restored_store_flag(parser)
     add_etcd_flags(parser)
     add_logging_flags(parser)
@@ -95,11 +96,12 @@ async def async_main(args: argparse.Namespace) -> int:
         storage=storage,
         audit_log_path=args.audit_log_path or None,
         service_cidr=args.service_cluster_ip_range,
+        mode=args.kubernetes_version,
     )
     try:
         try:
             await server.start()
-        except DiskFullError as err:
+        except (DiskFullError, StoreError) as err:
             raise CommandError(str(err)) from err
         except OSError as err:
             raise listen_error(args.port, err, flag="--port") from err

@@ -18,6 +18,7 @@ from typing import Any
 
 from rich.console import Console
 
+from draplane.api import versions
 from draplane.bench.progress import progress_for
 from draplane.bench.report import print_summary
 from draplane.bench.runner import BenchError
@@ -77,6 +78,7 @@ def register(subparsers: Any) -> None:
     )
     # Divides the chosen scale's counts further; for the test suite, not for figures.
     parser.add_argument("--shrink", type=int, default=1, help=argparse.SUPPRESS)
+    versions.add_argument(parser, server=True)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
@@ -147,6 +149,11 @@ async def async_main(args: argparse.Namespace) -> int:
         # their formatting and terminal time; -v 1 and up bring them back.
         logging.getLogger("draplane").setLevel(logging.WARNING)
     try:
+        if args.kubernetes_version is not versions.CLASSIC:
+            raise ValueError(
+                f"--kubernetes-version {args.kubernetes_version}: the benchmark measures "
+                f"classic DRA ({versions.CLASSIC}) only"
+            )
         options = _resolved(args)
     except ValueError as err:
         print(f"draplane bench: {err}", file=sys.stderr)

@@ -19,6 +19,7 @@ from dataclasses import replace
 
 import aiohttp
 
+from draplane.api import versions
 from draplane.api.auth import controller_user
 from draplane.api.errors import StatusError
 from draplane.api.kinds import SERVICE_ACCOUNTS
@@ -27,6 +28,7 @@ from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
     add_metrics_port_flag,
+    cluster_mode,
     rest_client,
     run_until_signal,
     serve_metrics,
@@ -58,6 +60,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_leader_election_flags(parser, default=True, resource_name="kube-controller-manager")
     add_metrics_port_flag(parser)
+    versions.add_argument(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
@@ -70,6 +73,7 @@ async def async_main(args: argparse.Namespace) -> int:
     metrics = component_registry()
 
     async def run() -> None:
+        await cluster_mode(client, args)
         if args.use_service_account_credentials == "true":
             writers.update(await service_account_clients(client))
         # With -v 6 every request is logged, the writers' too.

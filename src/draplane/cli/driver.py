@@ -9,10 +9,12 @@ import argparse
 import asyncio
 import math
 
+from draplane.api import versions
 from draplane.cli.leaderelect import add_leader_election_flags, leading
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     add_metrics_port_flag,
+    cluster_mode,
     component_client,
     non_negative,
     positive,
@@ -78,6 +80,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_leader_election_flags(example, default=True, resource_name="")
     add_metrics_port_flag(example)
+    versions.add_argument(example)
     add_logging_flags(example)
     example.set_defaults(func=async_main)
 
@@ -105,6 +108,7 @@ async def async_main(args: argparse.Namespace) -> int:
         ]
 
         async def run() -> None:
+            await cluster_mode(client, args)
             await asyncio.gather(*(c.run() for c in controllers))
 
         names = list(dict.fromkeys(args.driver_names or [DRIVER_NAME]))

@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from draplane.api import versions
 from draplane.api.auth import NODE_PREFIX, SYSTEM_AUTHENTICATED, SYSTEM_NODES
 from draplane.apiserver.kubeconfig import kubeconfig_for_user, write_kubeconfig
 from draplane.cli.driver import positive_seconds
@@ -23,6 +24,7 @@ from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
     add_metrics_port_flag,
+    cluster_mode,
     positive,
     rest_client,
     run_until_signal,
@@ -71,6 +73,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_run_seconds_flag(parser)
     add_metrics_port_flag(parser)
+    versions.add_argument(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
@@ -111,7 +114,12 @@ async def async_main(args: argparse.Namespace) -> int:
             )
             runner = await serve_metrics(metrics, port=args.metrics_port, ready=nodes.has_synced)
             try:
-                return await run_until_signal(nodes.run, name="nodes")
+
+                async def run() -> None:
+                    await cluster_mode(clients[0], args)
+                    await nodes.run()
+
+                return await run_until_signal(run, name="nodes")
             finally:
                 if runner is not None:
                     await runner.cleanup()

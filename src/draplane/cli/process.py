@@ -13,14 +13,17 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable, Iterator
 
+import aiohttp
 from aiohttp import web
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from draplane.api import errors, versions
 from draplane.client.interface import Client
 from draplane.client.kubeconfig import KubeconfigError, load_kubeconfig
 from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
+from draplane.client.servermode import resolve_mode
 
 log = logging.getLogger(__name__)
 
@@ -174,3 +177,20 @@ async def serve_metrics(
         raise listen_error(port, err, flag="--metrics-port") from err
     log.info("serving metrics on http://127.0.0.1:%d/metrics", port)
     return runner
+
+
+async def cluster_mode(client: Client, args: argparse.Namespace) -> versions.Mode:
+    """The Kubernetes version of the cluster: `--kubernetes-version`, else the API server's
+    (asked again, backing off up to 5 s, until the API server answers)."""
+    pause = 0.2
+    while True:
+        try:
+            mode = await resolve_mode(client, args.kubernetes_version)
+            break
+        except (errors.StatusError, OSError, aiohttp.ClientError) as err:
+            log.warning("cannot ask the API server for its Kubernetes version: %s", err)
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 5.0)
+    group_version = "v1" if mode.structured else "v1alpha2"
+    log.info("Kubernetes %s API (resource.k8s.io/%s)", mode, group_version)
+    return mode

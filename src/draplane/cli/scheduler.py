@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import argparse
 
-from draplane.api import errors
+from draplane.api import errors, versions
 from draplane.cli.leaderelect import add_leader_election_flags, leading
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
     add_metrics_port_flag,
+    cluster_mode,
     component_client,
     run_until_signal,
     serve_metrics,
@@ -51,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_leader_election_flags(parser, default=True, resource_name="kube-scheduler")
     add_metrics_port_flag(parser)
+    versions.add_argument(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
@@ -75,7 +77,12 @@ async def async_main(args: argparse.Namespace) -> int:
             )
         except errors.StatusError as err:
             raise CommandError(f"invalid scheduler configuration: {err}") from err
-        run, elector = leading(args, client, scheduler.run, metrics=metrics)
+
+        async def run_scheduler() -> None:
+            await cluster_mode(client, args)
+            await scheduler.run()
+
+        run, elector = leading(args, client, run_scheduler, metrics=metrics)
         runner = await serve_metrics(
             metrics,
             port=args.metrics_port,

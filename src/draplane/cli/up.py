@@ -7,6 +7,7 @@ import argparse
 import errno
 from typing import Any
 
+from draplane.api import versions
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.nodes import add_run_seconds_flag
 from draplane.cli.process import (
@@ -71,6 +72,7 @@ def register(sub: Any) -> None:
         help="write an audit.k8s.io/v1 Event JSON line per request to this file",
     )
     add_run_seconds_flag(parser)
+    versions.add_argument(parser, server=True)
     add_restored_store_flag(parser)
     add_etcd_flags(parser)
     add_logging_flags(parser)
@@ -90,6 +92,7 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         restored_store=args.restored_store,
         run_seconds=args.run_seconds,
         etcd=EtcdFlags.from_args(args),
+        kubernetes_version=args.kubernetes_version,
         drivers=[
             DriverSpec(
                 devices_per_node=args.devices_per_node,

@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol
 
 from prometheus_client import CollectorRegistry
 
-from draplane.api import auth, errors, kinds
+from draplane.api import auth, errors, kinds, versions
 from draplane.api.auth import UserInfo
 from draplane.apiserver import authn
 from draplane.apiserver.audit import AuditLog
@@ -82,6 +82,8 @@ class ControlPlaneConfig:
     """How long containers run when their pod does not say (None: until deleted)."""
     etcd: EtcdFlags | None = None
     """For store "etcd": the cluster to use (None or no servers: a local etcd in the data dir)."""
+    kubernetes_version: versions.Mode = versions.DEFAULT
+    """The API served (`draplane.api.versions`)."""
 
 
 class _Runnable(Protocol):
@@ -105,7 +107,7 @@ class ControlPlane:
         self.storage = open_storage(
             config.store, str(self.data_dir), restored=config.restored_store, etcd=config.etcd
         )
-        self.registry = Registry(self.storage, clock=clock)
+        self.registry = Registry(self.storage, clock=clock, mode=config.kubernetes_version)
         if config.audit_log_path:
             self.registry.audit_log = AuditLog(Path(config.audit_log_path), clock=clock)
         self.apiserver = ApiServer(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from draplane.api import versions
 from draplane.api.auth import ADMIN_USER, UserInfo
 from draplane.apiserver.registry import Registry
 from draplane.client.local import LocalClient
@@ -33,9 +34,14 @@ class Cluster:
         await self.storage.close()
 
 
-async def start_cluster(*, clock: Clock = REAL_CLOCK, storage: Storage | None = None) -> Cluster:
+async def start_cluster(
+    *,
+    clock: Clock = REAL_CLOCK,
+    storage: Storage | None = None,
+    mode: versions.Mode = versions.DEFAULT,
+) -> Cluster:
     store = storage if storage is not None else MemoryStorage()
     await store.start()
-    registry = Registry(store, clock=clock)
+    registry = Registry(store, clock=clock, mode=mode)
     await registry.start()
     return Cluster(store, registry, clock)

@@ -12,6 +12,7 @@ import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from draplane.api import versions
 from draplane.api.auth import ADMIN
 from draplane.apiserver import authn
 from draplane.apiserver.registry import Registry
@@ -78,13 +79,14 @@ async def start_http_server(
     bookmark_interval: float = 5.0,
     watch_history: int = 10_000,
     watcher_bytes: int = DEFAULT_WATCHER_BYTES,
+    mode: versions.Mode = versions.DEFAULT,
 ) -> HttpServer:
     """`storage` defaults to a fresh MemoryStorage (pass one with a small history, and a small
     `watch_history`, to provoke 410s); `bookmark_interval` is the watch cache's bookmark period;
     `watcher_bytes` how far a watcher may fall behind before it is closed."""
     storage = storage if storage is not None else MemoryStorage()
     await storage.start()
-    registry = Registry(storage, clock=clock)
+    registry = Registry(storage, clock=clock, mode=mode)
     registry.watch_cache = WatchCache(
         storage,
         history=watch_history,

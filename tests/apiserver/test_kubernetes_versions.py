@@ -1,0 +1,199 @@
+"""The two Kubernetes versions of one control plane (`--kubernetes-version`): each mode's
+/version, discovery and served kinds over HTTPS, the mode components read from the API server,
+and a data dir that refuses the other mode."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import orjson
+import pytest
+
+from draplane.api import errors, kinds, versions
+from draplane.client.servermode import resolve_mode, server_mode
+from draplane.storage import mode_marker
+from draplane.storage.memory import MemoryStorage
+from draplane.testing.httpserver import HttpServer, start_http_server
+
+MODES = [pytest.param(versions.CLASSIC, id="1.28"), pytest.param(versions.STRUCTURED, id="1.36")]
+
+
+@pytest.fixture(params=MODES)
+async def mode_server(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[HttpServer]:
+    srv = await start_http_server(tmp_path / "data", mode=request.param)
+    yield srv
+    await srv.stop()
+
+
+async def _get(server: HttpServer, path: str) -> tuple[int, Any]:
+    async with (
+        aiohttp.ClientSession(
+            base_url=server.url,
+            connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
+            headers={"Authorization": f"Bearer {server.token()}"},
+        ) as session,
+        session.get(path) as resp,
+    ):
+        return resp.status, orjson.loads(await resp.read())
+
+
+def _mode(server: HttpServer) -> versions.Mode:
+    return server.registry.kinds.mode
+
+
+async def test_version_follows_the_mode(mode_server: HttpServer) -> None:
+    mode = _mode(mode_server)
+
+    code, info = await _get(mode_server, "/version")
+
+    assert code == 200
+    assert (info["major"], info["minor"]) == ("1", str(mode.minor))
+    assert info["gitVersion"].startswith(f"v{mode}.")
+    assert versions.from_version_info(info) is mode
+
+
+EXPECTED_RESOURCE_VERSIONS = {
+    versions.CLASSIC: (
+        ["v1alpha2"],
+        {
+            "v1alpha2": [
+                "resourceclasses",
+                "resourceclaims",
+                "resourceclaims/status",
+                "resourceclaimtemplates",
+                "podschedulingcontexts",
+                "podschedulingcontexts/status",
+            ]
+        },
+    ),
+    versions.STRUCTURED: (
+        ["v1", "v1beta2", "v1beta1"],
+        {
+            "v1": [
+                "deviceclasses",
+                "resourceclaims",
+                "resourceclaims/status",
+                "resourceclaimtemplates",
+                "resourceslices",
+            ],
+            "v1beta2": [
+                "deviceclasses",
+                "resourceclaims",
+                "resourceclaims/status",
+                "resourceclaimtemplates",
+                "resourceslices",
+                "devicetaintrules",
+            ],
+            "v1beta1": [
+                "deviceclasses",
+                "resourceclaims",
+                "resourceclaims/status",
+                "resourceclaimtemplates",
+                "resourceslices",
+            ],
+        },
+    ),
+}
+
+
+async def test_discovery_serves_the_modes_resource_group(mode_server: HttpServer) -> None:
+    group_versions, resources = EXPECTED_RESOURCE_VERSIONS[_mode(mode_server)]
+
+    code, group = await _get(mode_server, "/apis/resource.k8s.io")
+    listed = {}
+    for version in group_versions:
+        _, doc = await _get(mode_server, f"/apis/resource.k8s.io/{version}")
+        listed[version] = [r["name"] for r in doc["resources"]]
+    other = "v1" if group_versions == ["v1alpha2"] else "v1alpha2"
+    other_code, _ = await _get(mode_server, f"/apis/resource.k8s.io/{other}")
+
+    assert code == 200
+    assert [v["version"] for v in group["versions"]] == group_versions
+    assert group["preferredVersion"]["version"] == group_versions[0]
+    assert listed == resources
+    assert other_code == 404
+
+
+async def test_the_other_modes_kinds_are_not_served(mode_server: HttpServer) -> None:
+    mode = _mode(mode_server)
+    other = kinds.RESOURCE_CLASSES if mode.structured else kinds.DEVICE_CLASSES
+    client = mode_server.client()
+    try:
+        with pytest.raises(errors.StatusError) as err:
+            await client.list(other)
+        found = await server_mode(client)
+    finally:
+        await client.close()
+
+    assert err.value.code == 404
+    assert found is mode
+
+
+async def test_the_flag_wins_over_the_servers_answer(mode_server: HttpServer) -> None:
+    client = mode_server.client()
+    try:
+        assert await resolve_mode(client, versions.STRUCTURED) is versions.STRUCTURED
+    finally:
+        await client.close()
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        pytest.param(versions.CLASSIC, versions.STRUCTURED, id="1.28-then-1.36"),
+        pytest.param(versions.STRUCTURED, versions.CLASSIC, id="1.36-then-1.28"),
+    ],
+)
+async def test_a_data_dir_refuses_the_other_mode(
+    tmp_path: Path, first: versions.Mode, then: versions.Mode
+) -> None:
+    data_dir = tmp_path / "data"
+    srv = await start_http_server(data_dir, mode=first)
+    await srv.stop()
+
+    with pytest.raises(mode_marker.ModeMismatchError) as err:
+        await start_http_server(data_dir, mode=then, storage=MemoryStorage())
+    again = await start_http_server(data_dir, mode=first)
+    await again.stop()
+
+    assert str(err.value) == (
+        f"data dir {data_dir} holds a Kubernetes {first} cluster; start it with "
+        f"--kubernetes-version {first}, or use another --data-dir for {then}"
+    )
+    assert (data_dir / mode_marker.MARKER).read_text() == f"{first}\n"
+
+
+def test_a_data_dir_from_before_the_marker_is_a_1_28_one(tmp_path: Path) -> None:
+    (tmp_path / "ca.crt").write_text("")
+
+    with pytest.raises(mode_marker.ModeMismatchError):
+        mode_marker.ensure_mode(tmp_path, versions.STRUCTURED)
+    mode_marker.ensure_mode(tmp_path, versions.CLASSIC)
+
+    assert mode_marker.recorded_mode(tmp_path) is versions.CLASSIC
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("1.28", versions.CLASSIC),
+        ("v1.28.0", versions.CLASSIC),
+        ("1.36", versions.STRUCTURED),
+        ("v1.36.3", versions.STRUCTURED),
+    ],
+)
+def test_versions_parse(value: str, expected: versions.Mode) -> None:
+    assert versions.parse(value) is expected
+
+
+@pytest.mark.parametrize("value", ["1.29", "2", "", "v1.36.x"])
+def test_unsupported_versions_name_the_choices(value: str) -> None:
+    with pytest.raises(ValueError, match=r"supported: 1\.28, 1\.36"):
+        versions.parse(value)
+
+
+def test_the_default_mode_is_1_28() -> None:
+    assert versions.DEFAULT is versions.CLASSIC
