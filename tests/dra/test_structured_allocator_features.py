@@ -1,10 +1,6 @@
-"""The structured allocator's optional features: constraints, firstAvailable, shared counters,
-taints, binding conditions, consumable capacity, config, CEL errors and feature switches.
-"""
+"""The structured allocator's claim features: constraints, firstAvailable, config, CEL errors."""
 
 from __future__ import annotations
-
-from unittest.mock import ANY
 
 import pytest
 
@@ -295,6 +291,67 @@ CASES = [
             )
         ],
     ),
+    AllocatorCase(
+        "prioritized-list-second-request-at-result-cap",
+        claims=[
+            make_structured_claim("claim-0")
+            .first_available(
+                "req-0",
+                make_subrequest("sub-0", "class-a", count=20),
+                make_subrequest("sub-1", "class-a"),
+            )
+            .first_available(
+                "req-1",
+                make_subrequest("sub-0", "class-a", count=20),
+                make_subrequest("sub-1", "class-a"),
+            )
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice(*[f"device-{i:02d}" for i in range(40)])],
+        expect=[
+            allocation(
+                *[res("req-0/sub-0", f"device-{i:02d}") for i in range(20)],
+                res("req-1/sub-1", "device-20"),
+            )
+        ],
+    ),
+    AllocatorCase(
+        "prioritized-list-earlier-request-shrinks-for-cap",
+        claims=[
+            make_structured_claim("claim-0")
+            .first_available(
+                "req-0",
+                make_subrequest("sub-0", "class-a", count=20),
+                make_subrequest("sub-1", "class-a"),
+            )
+            .request("req-1", "class-a", count=20)
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice(*[f"device-{i:02d}" for i in range(40)])],
+        expect=[
+            allocation(
+                res("req-0/sub-1", "device-00"),
+                *[res("req-1", f"device-{i:02d}") for i in range(1, 21)],
+            )
+        ],
+    ),
+    AllocatorCase(
+        "prioritized-list-all-mode-subrequest",
+        claims=[
+            make_structured_claim("claim-0")
+            .first_available(
+                "req-0",
+                make_subrequest("sub-0", "nothing", mode="All"),
+                make_subrequest("sub-1", "class-a", mode="All"),
+            )
+            .obj()
+        ],
+        classes=[CLASS_A, NOTHING],
+        slices=[node_slice("device-1", "device-2")],
+        expect=[allocation(res("req-0/sub-1", "device-1"), res("req-0/sub-1", "device-2"))],
+    ),
     # --- config
     AllocatorCase(
         "with-class-device-config",
@@ -349,308 +406,6 @@ CASES = [
                 res("req-0", "device-1"), config=[{"source": "FromClaim", **opaque({"c": "1"})}]
             )
         ],
-    ),
-    # --- shared counters
-    AllocatorCase(
-        "partitionable-devices-single-device",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
-        classes=[CLASS_A],
-        slices=[node_slice(part("device-1", "4Gi"), count=2), counters(memory="8Gi")],
-        expect=[allocation(res("req-0", "device-1"))],
-    ),
-    AllocatorCase(
-        "partitionable-devices-multiple-devices",
-        claims=[
-            make_structured_claim("claim-0")
-            .request("req-0", "class-a")
-            .request("req-1", "class-a")
-            .obj()
-        ],
-        classes=[CLASS_A],
-        slices=[
-            node_slice(
-                part("device-1", "4Gi"), part("device-2", "6Gi"), part("device-3", "4Gi"), count=2
-            ),
-            counters(memory="8Gi"),
-        ],
-        expect=[allocation(res("req-0", "device-1"), res("req-1", "device-3"))],
-    ),
-    AllocatorCase(
-        "partitionable-devices-prioritized-list",
-        claims=[
-            make_structured_claim("claim-0")
-            .request("req-0", "class-a")
-            .first_available(
-                "req-1",
-                make_subrequest("sub-0", "class-a", selectors=[at_least("6Gi")]),
-                make_subrequest("sub-1", "class-a", selectors=[at_least("4Gi")]),
-            )
-            .obj()
-        ],
-        classes=[CLASS_A],
-        slices=[
-            node_slice(
-                part("device-1", "4Gi"), part("device-2", "6Gi"), part("device-3", "4Gi"), count=2
-            ),
-            counters(memory="8Gi"),
-        ],
-        expect=[allocation(res("req-0", "device-1"), res("req-1/sub-1", "device-3"))],
-    ),
-    AllocatorCase(
-        "partitionable-devices-counters-exhausted-by-allocated-device",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
-        classes=[CLASS_A],
-        slices=[
-            node_slice(part("device-1", "6Gi"), part("device-2", "4Gi"), count=2),
-            counters(memory="8Gi"),
-        ],
-        allocated_devices=[(A, "pool-1", "device-1")],
-        expect=None,
-    ),
-    AllocatorCase(
-        "partitionable-devices-disabled",
-        features=Features(partitionable_devices=False),
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
-        classes=[CLASS_A],
-        slices=[node_slice(part("device-1", "4Gi"), count=2), counters(memory="8Gi")],
-        expect=None,
-    ),
-    AllocatorCase(
-        "partitionable-devices-unknown-counter-set",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
-        classes=[CLASS_A],
-        slices=[node_slice(make_device("device-1").consumes("no-such-set", memory="1Gi"))],
-        node_error="invalid resource pools were encountered",
-    ),
-    AllocatorCase(
-        "partitionable-shared-device-share-consumes-counters-once",
-        claims=[
-            make_structured_claim("claim-0")
-            .request("req-0", "class-a", selectors=[f'device.attributes["{A}"].shared'])
-            .obj(),
-            make_structured_claim("claim-1")
-            .request("req-0", "class-a", selectors=[f'!device.attributes["{A}"].shared'])
-            .obj(),
-        ],
-        classes=[CLASS_A],
-        slices=[
-            node_slice(
-                make_device("device-1")
-                .attr("shared", True)
-                .allow_multiple_allocations()
-                .consumes("counter-set-1", memory="4Gi"),
-                make_device("device-2")
-                .attr("shared", False)
-                .consumes("counter-set-1", memory="6Gi"),
-                count=2,
-            ),
-            counters(memory="8Gi"),
-        ],
-        allocated=[allocation(res("req-0", "device-1", shareID="s-1"))],
-        expect=None,
-    ),
-    AllocatorCase(
-        "partitionable-shared-device-allocated-again",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
-        classes=[CLASS_A],
-        slices=[
-            node_slice(
-                make_device("device-1")
-                .allow_multiple_allocations()
-                .capacity("memory", "8Gi", {"default": "1Gi"})
-                .consumes("counter-set-1", memory="8Gi"),
-                count=2,
-            ),
-            counters(memory="8Gi"),
-        ],
-        allocated=[
-            allocation(res("req-0", "device-1", shareID="s-1", consumedCapacity={"memory": "1Gi"}))
-        ],
-        expect=[
-            allocation(res("req-0", "device-1", shareID=ANY, consumedCapacity={"memory": "1Gi"}))
-        ],
-    ),
-    # --- taints
-    AllocatorCase(
-        "tainted-device",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
-        classes=[CLASS_A],
-        slices=[node_slice(NO_SCHEDULE)],
-        expect=None,
-    ),
-    AllocatorCase(
-        "tainted-device-tolerated",
-        claims=[
-            make_structured_claim("claim-0")
-            .request("req-0", "class-a", tolerations=[TOL_EXISTS])
-            .obj()
-        ],
-        classes=[CLASS_A],
-        slices=[node_slice(NO_SCHEDULE)],
-        expect=[allocation(res("req-0", "device-1", tolerations=[TOL_EXISTS]))],
-    ),
-    AllocatorCase(
-        "tainted-device-other-toleration",
-        claims=[
-            make_structured_claim("claim-0")
-            .request("req-0", "class-a", tolerations=[TOL_OTHER_KEY])
-            .obj()
-        ],
-        classes=[CLASS_A],
-        slices=[node_slice(NO_SCHEDULE)],
-        expect=None,
-    ),
-    AllocatorCase(
-        "tainted-device-no-execute-equal-value",
-        claims=[
-            make_structured_claim("claim-0")
-            .request(
-                "req-0",
-                "class-a",
-                tolerations=[
-                    {"key": "taint-key", "operator": "Equal", "value": "v2", "effect": "NoExecute"}
-                ],
-            )
-            .obj()
-        ],
-        classes=[CLASS_A],
-        slices=[
-            node_slice(
-                make_device("device-1").taint("taint-key", "NoExecute", "v1"),
-                make_device("device-2").taint("taint-key", "NoExecute", "v2"),
-            )
-        ],
-        expect=[
-            allocation(
-                res(
-                    "req-0",
-                    "device-2",
-                    tolerations=[
-                        {
-                            "key": "taint-key",
-                            "operator": "Equal",
-                            "value": "v2",
-                            "effect": "NoExecute",
-                        }
-                    ],
-                )
-            )
-        ],
-    ),
-    AllocatorCase(
-        "taint-effect-none-does-not-block",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
-        classes=[CLASS_A],
-        slices=[node_slice(make_device("device-1").taint("taint-key", "None"))],
-        expect=[allocation(res("req-0", "device-1"))],
-    ),
-    AllocatorCase(
-        "tainted-device-admin-access",
-        claims=[
-            make_structured_claim("claim-0").request("req-0", "class-a", admin_access=True).obj()
-        ],
-        classes=[CLASS_A],
-        slices=[node_slice(NO_SCHEDULE)],
-        expect=None,
-    ),
-    AllocatorCase(
-        "tainted-device-feature-disabled",
-        features=Features(device_taints=False),
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
-        classes=[CLASS_A],
-        slices=[node_slice(NO_SCHEDULE)],
-        expect=[allocation(res("req-0", "device-1"))],
-    ),
-    # --- binding conditions
-    AllocatorCase(
-        "binding-conditions-pool-tried-last",
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a", count=2).obj()],
-        classes=[CLASS_A],
-        slices=[
-            node_slice(
-                make_device("device-1").binding_conditions(["Attached"], ["Failed"]), pool="pool-0"
-            ),
-            node_slice("device-2", name="slice-2"),
-        ],
-        expect=[
-            allocation(
-                res("req-0", "device-2"),
-                res(
-                    "req-0",
-                    "device-1",
-                    pool="pool-0",
-                    bindingConditions=["Attached"],
-                    bindingFailureConditions=["Failed"],
-                ),
-            )
-        ],
-    ),
-    AllocatorCase(
-        "binding-conditions-feature-disabled",
-        features=Features(device_binding_and_status=False),
-        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
-        classes=[CLASS_A],
-        slices=[node_slice(make_device("device-1").binding_conditions(["Attached"], ["Failed"]))],
-        expect=None,
-    ),
-    # --- consumable capacity
-    AllocatorCase(
-        "consumable-capacity-shared-by-two-claims",
-        claims=[
-            make_structured_claim("claim-0")
-            .request("req-0", "class-a", capacity={"memory": "1500Mi"})
-            .obj(),
-            make_structured_claim("claim-1").request("req-0", "class-a").obj(),
-        ],
-        classes=[CLASS_A],
-        slices=[node_slice(SHARED)],
-        expect=[
-            allocation(res("req-0", "device-1", shareID=ANY, consumedCapacity={"memory": "2Gi"})),
-            allocation(res("req-0", "device-1", shareID=ANY, consumedCapacity={"memory": "1Gi"})),
-        ],
-    ),
-    AllocatorCase(
-        "consumable-capacity-exhausted",
-        claims=[
-            make_structured_claim("claim-0")
-            .request("req-0", "class-a", capacity={"memory": "2Gi"})
-            .obj()
-        ],
-        classes=[CLASS_A],
-        slices=[node_slice(SHARED)],
-        allocated=[
-            allocation(res("req-0", "device-1", shareID="s-1", consumedCapacity={"memory": "9Gi"}))
-        ],
-        expect=None,
-    ),
-    AllocatorCase(
-        "consumable-capacity-disabled",
-        features=Features(consumable_capacity=False),
-        claims=[
-            make_structured_claim("claim-0")
-            .request("req-0", "class-a", capacity={"memory": "1Gi"})
-            .obj()
-        ],
-        classes=[CLASS_A],
-        slices=[node_slice(SHARED)],
-        error="claim default/claim-0, request req-0: has capacity requests, but the "
-        "DRAConsumableCapacity feature is disabled",
-    ),
-    AllocatorCase(
-        "capacity-request-filters-dedicated-devices",
-        claims=[
-            make_structured_claim("claim-0")
-            .request("req-0", "class-a", capacity={"memory": "6Gi"})
-            .obj()
-        ],
-        classes=[CLASS_A],
-        slices=[
-            node_slice(
-                make_device("device-1").capacity("memory", "4Gi"),
-                make_device("device-2").capacity("memory", "8Gi"),
-            )
-        ],
-        expect=[allocation(res("req-0", "device-2"))],
     ),
     # --- CEL errors are not non-matches
     AllocatorCase(

@@ -71,17 +71,15 @@ _NODE_FIELDS: dict[str, FieldGetter] = {
     "spec.unschedulable": lambda o: _path("spec", "unschedulable")(o) or "false",
 }
 _NAMESPACE_FIELDS: dict[str, FieldGetter] = {"status.phase": _path("status", "phase")}
-_RESOURCE_SLICE_FIELDS: dict[str, FieldGetter] = {
-    # pkg/registry/resource/resourceslice: ResourceSliceSelectableFields
-    "spec.nodeName": _path("spec", "nodeName"),
-    "spec.driver": _path("spec", "driver"),
-}
 _KIND_FIELDS: dict[str, dict[str, FieldGetter]] = {
     kinds.PODS.key: _POD_FIELDS,
     kinds.EVENTS.key: _EVENT_FIELDS,
     kinds.NODES.key: _NODE_FIELDS,
     kinds.NAMESPACES.key: _NAMESPACE_FIELDS,
-    kinds.RESOURCE_SLICES.key: _RESOURCE_SLICE_FIELDS,
+    kinds.RESOURCE_SLICES.key: {
+        "spec.nodeName": _path("spec", "nodeName"),
+        "spec.driver": _path("spec", "driver"),
+    },
 }
 
 

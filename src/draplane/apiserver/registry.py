@@ -13,12 +13,13 @@ import dataclasses
 import logging
 from typing import Any
 
-from draplane.api import errors, kinds, meta, versions
+from draplane.api import errors, kinds, meta, resourceconversion, versions
 from draplane.api.auth import SYSTEM_NODES, UserInfo
 from draplane.api.catalog import Catalog
 from draplane.api.handler import WatchStream
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
+from draplane.api.patch import patch_object
 from draplane.api.request import Request
 from draplane.api.selectors import FieldSelector
 from draplane.apiserver import listoptions, reads
@@ -66,8 +67,8 @@ class Registry:
         *,
         clock: Clock = REAL_CLOCK,
         authorizer: Authorizer | None = None,
-        mode: versions.Mode = versions.DEFAULT,
         service_cidr: str = DEFAULT_SERVICE_CIDR,
+        mode: versions.Mode = versions.DEFAULT,
     ) -> None:
         self.storage = storage
         self.clock = clock
@@ -211,15 +212,45 @@ class Registry:
             )
         if request.subresource == "scale" and custom is not None:
             return await self.custom_resources.scale(user, request)
+        asked = request.rt
+        if request.is_write and resourceconversion.converts(asked):
+            # Written at the storage version; the answer is converted back below.
+            request = await self._to_storage_version(user, request)
         if not request.is_write:
-            return self.custom_resources.converted(request.rt, await self._read(user, request))
+            return self.custom_resources.converted(asked, await self._read(user, request))
         with self.audit.recording(request.verb, request.rt.resource, request.subresource):
             result = await self._write(user, request)
         if request.rt is kinds.CUSTOM_RESOURCE_DEFINITIONS:
             # Served (or no longer served) once the write returns: the catalog follows the
             # change stream.
             await self.wait_committed(self.storage.revision)
-        return self.custom_resources.converted(request.rt, result)
+        return self.custom_resources.converted(asked, result)
+
+    async def _to_storage_version(self, user: UserInfo, request: Request) -> Request:
+        """A write of a converted version (resource.k8s.io/v1beta1, v1beta2) as a write of v1:
+        the body converted; a patch applied to the object at the request's version and
+        written as an update of the version it was applied to."""
+        stored = resourceconversion.storage_type(request.rt)
+        body = request.body
+        if request.verb == "patch":
+            if request.options.patch_type.startswith("application/apply-patch"):
+                raise errors.unsupported_media_type(request.options.patch_type)
+            get = Request("get", stored, request.namespace, request.name)
+            old = await self._read(user, get)
+            assert isinstance(old, dict)
+            patched = patch_object(
+                resourceconversion.convert(old, request.rt.version),
+                body,
+                request.options.patch_type,
+                request.rt,
+            )
+            patched.setdefault("metadata", {})["resourceVersion"] = meta.resource_version(old)
+            return dataclasses.replace(
+                request, verb="update", rt=stored, body=resourceconversion.convert(patched, "v1")
+            )
+        if isinstance(body, dict) and body.get("apiVersion") == request.rt.api_version:
+            body = resourceconversion.convert(body, resourceconversion.STORAGE_VERSION)
+        return dataclasses.replace(request, rt=stored, body=body)
 
     async def authorize(self, user: UserInfo, request: Request) -> Result:
         """The authorizers' ALLOW (with its reason), or a 403."""

@@ -57,14 +57,14 @@ class ApiServer:
         metrics: prometheus_client.CollectorRegistry | None = None,
         clock: Clock = REAL_CLOCK,
         audit_log_path: str | Path | None = None,
-        mode: versions.Mode = versions.DEFAULT,
         service_cidr: str = DEFAULT_SERVICE_CIDR,
+        mode: versions.Mode = versions.DEFAULT,
     ) -> None:
         self.data_dir = Path(data_dir)
+        self._service_cidr = service_cidr
         catalog = getattr(handler, "kinds", None)
         self.mode: versions.Mode = catalog.mode if isinstance(catalog, Catalog) else mode
         """The Kubernetes version served (a registry passed in serves its own)."""
-        self._service_cidr = service_cidr
         self._audit_log_path = Path(audit_log_path) if audit_log_path else None
         self._requested_port = port
         self._port = 0

@@ -51,6 +51,7 @@ from draplane.controllers.resourceclaim_needs import pod_needs_claims, pod_needs
 from draplane.controllers.resourceclaim_pod import sync_pod
 from draplane.controllers.uid_cache import UIDCache
 from draplane.dra import claims as dra
+from draplane.dra.resourcev1 import RESOURCE_CLAIM_TEMPLATES_V1, RESOURCE_CLAIMS_V1
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +73,13 @@ class ResourceClaimController:
         clock: Clock = REAL_CLOCK,
         metrics: CollectorRegistry | None = None,
         rate_limiter: RateLimiter | None = None,
+        structured: bool = False,
     ) -> None:
         """`informers` must be built on a client acting as this controller (or an admin);
-        the caller starts it. `rate_limiter` None means client-go's default."""
+        the caller starts it. `rate_limiter` None means client-go's default. `structured`:
+        the 1.36 mode (resource.k8s.io/v1 claims and templates, no PodSchedulingContexts)."""
+        claim_type = RESOURCE_CLAIMS_V1 if structured else RESOURCE_CLAIMS
+        template_type = RESOURCE_CLAIM_TEMPLATES_V1 if structured else RESOURCE_CLAIM_TEMPLATES
         self._pods = informers.informer(
             PODS,
             indexers={
@@ -83,10 +88,12 @@ class ResourceClaimController:
             },
         )
         self._claims = informers.informer(
-            RESOURCE_CLAIMS, indexers={CLAIM_POD_OWNER_INDEX: claim_pod_owner_index}
+            claim_type, indexers={CLAIM_POD_OWNER_INDEX: claim_pod_owner_index}
         )
-        self._templates = informers.informer(RESOURCE_CLAIM_TEMPLATES)
-        self._scheduling_contexts = informers.informer(POD_SCHEDULING_CONTEXTS)
+        self._templates = informers.informer(template_type)
+        self._scheduling_contexts = (
+            None if structured else informers.informer(POD_SCHEDULING_CONTEXTS)
+        )
         self.recorder = recorder or EventRecorder(client, EVENT_COMPONENT, clock=clock)
         self.metrics = ResourceClaimMetrics(metrics)
         self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
@@ -97,7 +104,9 @@ class ResourceClaimController:
             pods=self._pods.lister,
             claims=self._claims.lister,
             templates=self._templates.lister,
-            scheduling_contexts=self._scheduling_contexts.lister,
+            scheduling_contexts=(
+                self._scheduling_contexts.lister if self._scheduling_contexts else None
+            ),
             claim_cache=MutationCache(
                 self._claims.lister,
                 indexers={CLAIM_POD_OWNER_INDEX: claim_pod_owner_index},
@@ -108,6 +117,8 @@ class ResourceClaimController:
             deleted_pods=UIDCache(DELETED_POD_MEMORY),
             recorder=self.recorder,
             metrics=self.metrics,
+            claim_type=claim_type,
+            template_type=template_type,
         )
         self._pods.add_handler(
             on_add=lambda pod: self._enqueue_pod(pod, deleted=False),
@@ -122,7 +133,8 @@ class ResourceClaimController:
         self._templates.add_handler(on_add=self._enqueue_template_pods)
 
     def _informers(self) -> tuple[Informer, ...]:
-        return (self._pods, self._claims, self._templates, self._scheduling_contexts)
+        contexts = () if self._scheduling_contexts is None else (self._scheduling_contexts,)
+        return (self._pods, self._claims, self._templates, *contexts)
 
     def has_synced(self) -> bool:
         return all(informer.has_synced() for informer in self._informers())

@@ -1,5 +1,9 @@
 """`sync_claim`: drop reservations of pods that are gone or done, then delete generated claims
 whose pod is done (syncClaim of kubernetes/kubernetes pkg/controller/resourceclaim).
+
+In the structured mode a claim nobody uses any more is deallocated here (1.36): its
+`status.allocation` and `status.devices` are cleared and then the delete-protection finalizer
+is removed, where 1.28 asked the driver with `deallocationRequested`.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from draplane.controllers.resourceclaim_context import (
     owning_pod,
 )
 from draplane.controllers.resourceclaim_scheduled import allocation_mode
+from draplane.dra.resourcev1 import DELETE_PROTECTION_FINALIZER
 from draplane.klog import V2
 
 log = logging.getLogger(__name__)
@@ -34,10 +39,48 @@ async def sync_claim(ctx: ClaimControllerContext, namespace: str, name: str) -> 
             raise SyncError(f"unsupported ReservedFor entry: {entry}")
         if await _still_reserved(ctx, namespace=namespace, entry=entry):
             valid.append(entry)
-    if len(valid) < len(reserved_for):
+    if ctx.structured:
+        if len(valid) < len(reserved_for) or (not valid and _deallocatable(claim)):
+            claim = await _write_structured(ctx, claim, valid)
+    elif len(valid) < len(reserved_for):
         await _write_reserved_for(ctx, claim, valid)
     if not valid:
         await _delete_if_pod_done(ctx, claim)
+
+
+def _deallocatable(claim: Obj) -> bool:
+    status = claim.get("status") or {}
+    finalizers = (claim.get("metadata") or {}).get("finalizers") or ()
+    return DELETE_PROTECTION_FINALIZER in finalizers and (
+        bool(status.get("allocation")) or bool(meta.deletion_timestamp(claim))
+    )
+
+
+async def _write_structured(ctx: ClaimControllerContext, claim: Obj, valid: list[Obj]) -> Obj:
+    """Keep the `valid` reservations; with none left, deallocate (clear `allocation` and
+    `devices`) and then drop the delete-protection finalizer."""
+    updated = meta.deep_copy(claim)
+    status = updated.setdefault("status", {})
+    if valid:
+        status["reservedFor"] = valid
+    else:
+        for field in ("reservedFor", "allocation", "devices"):
+            status.pop(field, None)
+    if status != (claim.get("status") or {}):
+        claim = await ctx.client.update(ctx.claim_type, updated, subresource="status")
+    if valid or not _deallocatable_finalizer(claim):
+        return claim
+    without = meta.deep_copy(claim)
+    without["metadata"]["finalizers"] = [
+        f for f in without["metadata"].get("finalizers") or () if f != DELETE_PROTECTION_FINALIZER
+    ]
+    claim = await ctx.client.update(ctx.claim_type, without)
+    log.log(V2, "Deallocated ResourceClaim %s/%s", meta.namespace(claim), meta.name(claim))
+    return claim
+
+
+def _deallocatable_finalizer(claim: Obj) -> bool:
+    return DELETE_PROTECTION_FINALIZER in ((claim.get("metadata") or {}).get("finalizers") or ())
 
 
 async def _still_reserved(ctx: ClaimControllerContext, *, namespace: str, entry: Obj) -> bool:
@@ -88,7 +131,7 @@ async def _delete_if_pod_done(ctx: ClaimControllerContext, claim: Obj) -> None:
     if meta.deletion_timestamp(claim):
         return  # already going; another DELETE would change nothing
     try:
-        await ctx.client.delete(RESOURCE_CLAIMS, meta.name(claim), meta.namespace(claim))
+        await ctx.client.delete(ctx.claim_type, meta.name(claim), meta.namespace(claim))
     except StatusError as err:
         if is_not_found(err):
             return

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from draplane.api import meta
+from draplane.api.kinds import RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS, ResourceType
 from draplane.api.meta import Obj
 from draplane.client.events import EventRecorder
 from draplane.client.interface import Client
@@ -19,6 +20,7 @@ from draplane.client.mutationcache import MutationCache
 from draplane.controllers.metrics import ResourceClaimMetrics
 from draplane.controllers.uid_cache import UIDCache
 from draplane.dra import claims as dra
+from draplane.dra.resourcev1 import RESOURCE_CLAIMS_V1
 
 POD_RESOURCE_CLAIM_INDEX = "pod-resource-claim-index"
 CLAIM_POD_OWNER_INDEX = "claim-pod-owner-index"
@@ -52,7 +54,8 @@ class ClaimControllerContext:
     pods: Lister
     claims: Lister
     templates: Lister
-    scheduling_contexts: Lister
+    scheduling_contexts: Lister | None
+    """None in the structured mode (no PodSchedulingContexts)."""
     claim_cache: MutationCache
     deleted_pods: UIDCache
     recorder: EventRecorder
@@ -60,6 +63,13 @@ class ClaimControllerContext:
     # UIDs of pods whose last claim create failed without a clear answer (a 5xx, a timeout):
     # the claim may exist anyway, so the next attempt asks the API server, not the informer.
     uncertain_creates: set[str] = field(default_factory=set)
+    claim_type: ResourceType = RESOURCE_CLAIMS
+    """resource.k8s.io/v1alpha2 ResourceClaims (1.28), or v1 in the structured mode."""
+    template_type: ResourceType = RESOURCE_CLAIM_TEMPLATES
+
+    @property
+    def structured(self) -> bool:
+        return self.claim_type == RESOURCE_CLAIMS_V1
 
 
 class PodOwner(NamedTuple):
@@ -98,7 +108,7 @@ def pod_template_index(pod: Obj) -> list[str]:
     namespace = meta.namespace(pod)
     out: list[str] = []
     for pod_claim in pod_claims(pod):
-        template = (pod_claim.get("source") or {}).get("resourceClaimTemplateName")
+        template = dra.pod_claim_source(pod_claim).get("resourceClaimTemplateName")
         if template:
             out.append(f"{namespace}/{template}")
     return out

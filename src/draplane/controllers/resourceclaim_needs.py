@@ -19,6 +19,7 @@ from draplane.controllers.resourceclaim_context import (
 )
 from draplane.controllers.resourceclaim_scheduled import allocation_mode
 from draplane.dra import claims as dra
+from draplane.dra.resourcev1 import can_be_reserved
 
 
 def pod_needs_claims(pod: Obj, *, deleted: bool) -> bool:
@@ -40,7 +41,7 @@ def pod_needs_work(ctx: ClaimControllerContext, pod: Obj) -> bool:
             continue
         claim = ctx.claims.get(claim_name, namespace)
         if claim is None:
-            if (pod_claim.get("source") or {}).get("resourceClaimTemplateName"):
+            if dra.pod_claim_source(pod_claim).get("resourceClaimTemplateName"):
                 return True  # must (re)create it from the template
             continue  # must be created by the user
         if must_check_owner and dra.is_for_pod(pod, claim) is not None:
@@ -51,6 +52,13 @@ def pod_needs_work(ctx: ClaimControllerContext, pod: Obj) -> bool:
 
 
 def _scheduled_pod_needs_help(ctx: ClaimControllerContext, *, pod: Obj, claim: Obj) -> bool:
+    if ctx.structured:
+        return (
+            dra.is_allocated(claim)
+            and not dra.is_reserved_for_pod(pod, claim)
+            and can_be_reserved(claim)
+        )
+    assert ctx.scheduling_contexts is not None
     if allocation_mode(claim) == WAIT_FOR_FIRST_CONSUMER and not dra.is_allocated(claim):
         scheduling_context = ctx.scheduling_contexts.get(meta.name(pod), meta.namespace(pod))
         return scheduling_context is None or (scheduling_context.get("spec") or {}).get(

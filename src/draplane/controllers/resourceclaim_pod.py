@@ -12,7 +12,7 @@ import logging
 
 from draplane.api import meta
 from draplane.api.errors import StatusError, not_found
-from draplane.api.kinds import PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
+from draplane.api.kinds import PODS, RESOURCE_CLAIMS, ResourceType
 from draplane.api.meta import Obj
 from draplane.controllers.resourceclaim_context import (
     CLAIM_POD_OWNER_INDEX,
@@ -100,7 +100,7 @@ async def _handle_claim(ctx: ClaimControllerContext, pod: Obj, pod_claim: Obj) -
                 f"until that claim or the status entry is removed",
                 claim=claim,
             )
-    source = pod_claim.get("source") or {}
+    source = dra.pod_claim_source(pod_claim)
     template_name = source.get("resourceClaimTemplateName")
     if source.get("resourceClaimName") or not template_name:
         return None  # user claims are never created by the controller
@@ -138,7 +138,7 @@ def find_pod_resource_claim(ctx: ClaimControllerContext, pod: Obj, pod_claim: Ob
 async def _learn_uncertain_creates(ctx: ClaimControllerContext, pod: Obj) -> None:
     """After a create whose outcome is unknown, find the pod's claims on the API server (the
     informer may not have them yet) so that the retry does not create a second claim."""
-    listed = await ctx.client.list(RESOURCE_CLAIMS, meta.namespace(pod))
+    listed = await ctx.client.list(ctx.claim_type, meta.namespace(pod))
     pod_uid = meta.uid(pod)
     for claim in listed.get("items") or []:
         if pod_uid in claim_pod_owner_index(claim):
@@ -152,12 +152,12 @@ async def _create_claim(
     namespace = meta.namespace(pod)
     template = ctx.templates.get(template_name, namespace)
     if template is None:
-        missing = not_found(RESOURCE_CLAIM_TEMPLATES, template_name)
+        missing = not_found(ctx.template_type, template_name)
         raise SyncError(f'resource claim template "{template_name}": {missing}')
-    claim = build_claim(pod=pod, pod_claim=pod_claim, template=template)
+    claim = build_claim(pod=pod, pod_claim=pod_claim, template=template, rt=ctx.claim_type)
     ctx.metrics.create_attempts.inc()
     try:
-        created = await ctx.client.create(RESOURCE_CLAIMS, claim, namespace)
+        created = await ctx.client.create(ctx.claim_type, claim, namespace)
     except Exception as err:
         ctx.metrics.create_failures.inc()
         if not isinstance(err, StatusError) or err.code >= 500:
@@ -175,7 +175,9 @@ async def _create_claim(
     return created
 
 
-def build_claim(*, pod: Obj, pod_claim: Obj, template: Obj) -> Obj:
+def build_claim(
+    *, pod: Obj, pod_claim: Obj, template: Obj, rt: ResourceType = RESOURCE_CLAIMS
+) -> Obj:
     """The ResourceClaim generated from `template` for one pod claim, as handleClaim builds it."""
     template_spec = template.get("spec") or {}
     template_meta = template_spec.get("metadata") or {}
@@ -200,8 +202,8 @@ def build_claim(*, pod: Obj, pod_claim: Obj, template: Obj) -> Obj:
     if template_meta.get("labels"):
         metadata["labels"] = dict(template_meta["labels"])
     return {
-        "apiVersion": RESOURCE_CLAIMS.api_version,
-        "kind": RESOURCE_CLAIMS.kind,
+        "apiVersion": rt.api_version,
+        "kind": rt.kind,
         "metadata": metadata,
         "spec": meta.deep_copy(template_spec.get("spec") or {}),
     }

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from draplane.api import meta
 from draplane.api.errors import StatusError
-from draplane.api.kinds import POD_SCHEDULING_CONTEXTS, RESOURCE_CLAIMS
+from draplane.api.kinds import POD_SCHEDULING_CONTEXTS
 from draplane.api.meta import Obj
 from draplane.controllers.resourceclaim_context import (
     WAIT_FOR_FIRST_CONSUMER,
@@ -18,6 +18,7 @@ from draplane.controllers.resourceclaim_context import (
     pod_claims,
 )
 from draplane.dra import claims as dra
+from draplane.dra.resourcev1 import can_be_reserved
 
 
 def allocation_mode(claim: Obj) -> str:
@@ -41,6 +42,12 @@ async def help_scheduled_pod(ctx: ClaimControllerContext, pod: Obj) -> None:
             return
         if must_check_owner and (problem := dra.is_for_pod(pod, claim)) is not None:
             raise SyncError(problem)
+        if ctx.structured:
+            # 1.36: no PodSchedulingContext; an allocated claim is reserved for the bound pod.
+            allocated = dra.is_allocated(claim)
+            if allocated and not dra.is_reserved_for_pod(pod, claim) and can_be_reserved(claim):
+                await reserve_for_pod(ctx, pod=pod, claim=claim)
+            continue
         if allocation_mode(claim) == WAIT_FOR_FIRST_CONSUMER and not dra.is_allocated(claim):
             await ensure_pod_scheduling_context(ctx, pod)
             return
@@ -55,6 +62,7 @@ async def help_scheduled_pod(ctx: ClaimControllerContext, pod: Obj) -> None:
 async def ensure_pod_scheduling_context(ctx: ClaimControllerContext, pod: Obj) -> None:
     name, namespace = meta.name(pod), meta.namespace(pod)
     node_name = (pod.get("spec") or {}).get("nodeName")
+    assert ctx.scheduling_contexts is not None, "classic mode only"
     existing = ctx.scheduling_contexts.get(name, namespace)
     if existing is None:
         scheduling_context: Obj = {
@@ -94,6 +102,6 @@ async def reserve_for_pod(ctx: ClaimControllerContext, *, pod: Obj, claim: Obj) 
     status = updated.setdefault("status", {})
     status["reservedFor"] = [*(status.get("reservedFor") or []), dra.pod_reference(pod)]
     try:
-        await ctx.client.update(RESOURCE_CLAIMS, updated, subresource="status")
+        await ctx.client.update(ctx.claim_type, updated, subresource="status")
     except StatusError as err:
         raise SyncError(f"reserve claim for pod: {err}") from err

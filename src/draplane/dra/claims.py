@@ -34,12 +34,19 @@ class ErrAPIUnsupported(ClaimNameError):
     """No field of the pod claim's source that this client knows is set."""
 
 
+def pod_claim_source(pod_claim: Obj) -> Obj:
+    """Where a pod claim names its claim or template: `source` (1.28) or the pod claim itself
+    (core/v1 since 1.31)."""
+    source: Obj = pod_claim.get("source") or pod_claim
+    return source
+
+
 def name(pod: Obj, pod_claim: Obj) -> tuple[str | None, bool]:
     """Resolve a pod claim to (claim name or None, must_check_owner); raises ClaimNameError.
 
     Reads the 1.28 `source` and the fields directly on the pod claim (core/v1 since 1.31, the
     shape the 1.36 mode's pods have)."""
-    source = pod_claim.get("source") or pod_claim
+    source = pod_claim_source(pod_claim)
     claim_name = source.get("resourceClaimName")
     if claim_name:
         return str(claim_name), False

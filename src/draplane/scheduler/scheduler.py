@@ -25,6 +25,11 @@ from draplane.client.events import EventRecorder
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
+from draplane.dra.resourcev1 import (
+    DEVICE_CLASSES,
+    RESOURCE_CLAIMS_V1,
+    RESOURCE_SLICES,
+)
 from draplane.klog import V2, V4
 from draplane.scheduler.algorithm import Diagnosis, FitError, SchedulingAlgorithm, SchedulingFailure
 from draplane.scheduler.cache import SchedulerCache
@@ -41,11 +46,6 @@ from draplane.scheduler.framework.interfaces import Registry
 from draplane.scheduler.framework.status import Code, Status
 from draplane.scheduler.framework.types import PodInfo, QueuedPodInfo
 from draplane.scheduler.metrics import SchedulerMetrics
-from draplane.scheduler.plugins.dynamicresources.v1kinds import (
-    DEVICE_CLASSES,
-    RESOURCE_CLAIMS_V1,
-    RESOURCE_SLICES,
-)
 from draplane.scheduler.plugins.registry import new_in_tree_registry
 from draplane.scheduler.queue.scheduling_queue import QueueOptions, SchedulingQueue
 from draplane.scheduler.runtime.framework import Framework

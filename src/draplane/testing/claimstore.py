@@ -16,12 +16,12 @@ from draplane.api.handler import WatchStream
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.request import Request
 from draplane.client.interface import Client
-from draplane.scheduler.framework import Handle, Lister, NodeInfo, PodInfo
-from draplane.scheduler.plugins.dynamicresources.v1kinds import (
+from draplane.dra.resourcev1 import (
     DEVICE_CLASSES,
     RESOURCE_CLAIMS_V1,
     RESOURCE_SLICES,
 )
+from draplane.scheduler.framework import Handle, Lister, NodeInfo, PodInfo
 from draplane.testing.apiobjects import StaticLister
 
 
@@ -62,6 +62,10 @@ class ClaimStore:
             raise errors.not_found(request.rt, request.name)
         if request.verb == "get":
             return current
+        if request.verb == "delete":
+            del self.stored[key]
+            self.writes.append(f"delete {request.name}")
+            return {"kind": "Status", "apiVersion": "v1", "status": "Success"}
         assert request.verb == "update", request.verb
         body: Obj = request.body
         if self.conflicts_left:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Self
 
 from draplane.api.meta import Obj, deep_copy
-from draplane.testing.builders import _Builder, _uid
+from draplane.testing.basebuilder import _Builder, _uid
 
 API_VERSION = "resource.k8s.io/v1"
 

@@ -11,6 +11,7 @@ import pytest
 
 from draplane.api.kinds import NODES, PODS
 from draplane.api.meta import Obj, deep_copy
+from draplane.dra.resourcev1 import DELETE_PROTECTION_FINALIZER
 from draplane.scheduler.algorithm import Diagnosis, FitError
 from draplane.scheduler.framework import (
     GVK,
@@ -27,7 +28,6 @@ from draplane.scheduler.plugins.dynamicresources import (
     new,
 )
 from draplane.scheduler.plugins.dynamicresources.structured_hints import claim_event_key
-from draplane.scheduler.plugins.dynamicresources.v1kinds import DELETE_PROTECTION_FINALIZER
 from draplane.testing.apiobjects import StaticLister
 from draplane.testing.builders import make_node, make_pod
 from draplane.testing.claimstore import ClaimStore, node_infos, pod_info, structured_handle

@@ -22,6 +22,8 @@ from draplane.api.validation import (
     claimstatus,
     core,
     cronjob,
+    deviceclaim,
+    deviceslice,
     network,
     pod,
     podstatus,
@@ -77,6 +79,11 @@ _CREATE: dict[ResourceType, CreateFn] = {
     kinds.ENDPOINTS: network.validate_endpoints,
     kinds.ENDPOINT_SLICES: network.validate_endpoint_slice,
     kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd,
+    kinds.DEVICE_CLASSES: deviceslice.validate_device_class,
+    kinds.RESOURCE_CLAIMS_V1: deviceclaim.validate_claim,
+    kinds.RESOURCE_CLAIM_TEMPLATES_V1: deviceclaim.validate_claim_template,
+    kinds.RESOURCE_SLICES: deviceslice.validate_resource_slice,
+    kinds.DEVICE_TAINT_RULES: deviceslice.validate_device_taint_rule,
 }
 _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.PODS: pod.validate_pod_update,
@@ -105,6 +112,11 @@ _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.ENDPOINTS: network.validate_endpoints_update,
     kinds.ENDPOINT_SLICES: network.validate_endpoint_slice_update,
     kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd_update,
+    kinds.DEVICE_CLASSES: deviceslice.validate_device_class_update,
+    kinds.RESOURCE_CLAIMS_V1: deviceclaim.validate_claim_update,
+    kinds.RESOURCE_CLAIM_TEMPLATES_V1: deviceclaim.validate_claim_template_update,
+    kinds.RESOURCE_SLICES: deviceslice.validate_resource_slice_update,
+    kinds.DEVICE_TAINT_RULES: deviceslice.validate_device_taint_rule_update,
 }
 _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.PODS: podstatus.validate_pod_status_update,
@@ -120,6 +132,7 @@ _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.CRON_JOBS: cronjob.validate_cron_job_status_update,
     kinds.SERVICES: network.validate_service_status_update,
     kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd_status_update,
+    kinds.RESOURCE_CLAIMS_V1: deviceclaim.validate_claim_status_update,
 }
 
 

@@ -14,6 +14,7 @@ from draplane.api.meta import Obj
 from draplane.api.quantity import parse_quantity
 from draplane.api.validation import networkdefaults
 from draplane.api.validation.apiextensions import default_crd
+from draplane.api.validation.devicedefaults import DEVICE_DEFAULTERS
 from draplane.api.validation.rbac import default_binding
 
 
@@ -391,3 +392,4 @@ _DEFAULTERS = {
     kinds.ENDPOINT_SLICES: networkdefaults.default_endpoint_slice,
     kinds.CUSTOM_RESOURCE_DEFINITIONS: default_crd,
 }
+_DEFAULTERS.update(DEVICE_DEFAULTERS)

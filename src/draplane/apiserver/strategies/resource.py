@@ -34,3 +34,16 @@ STRATEGIES = (
         delete_returns_object=True,
     ),
 )
+
+# resource.k8s.io/v1 (the 1.36 mode; the beta versions are written as v1): a claim's status
+# starts empty, every DELETE returns the object (pkg/registry/resource/*/strategy.go).
+STRATEGIES = (
+    *STRATEGIES,
+    ResourceStrategy(kinds.DEVICE_CLASSES, delete_returns_object=True),
+    ResourceStrategy(
+        kinds.RESOURCE_CLAIMS_V1, prepare_for_create=_drop_status, delete_returns_object=True
+    ),
+    ResourceStrategy(kinds.RESOURCE_CLAIM_TEMPLATES_V1, delete_returns_object=True),
+    ResourceStrategy(kinds.RESOURCE_SLICES, delete_returns_object=True),
+    ResourceStrategy(kinds.DEVICE_TAINT_RULES, delete_returns_object=True),
+)

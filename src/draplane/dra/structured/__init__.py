@@ -7,6 +7,7 @@ Pure functions over v1 object dicts: `Allocator(...).allocate(node, claims)` ret
 
 from draplane.dra.structured.allocator import (
     ALLOCATION_RESULTS_MAX_SIZE,
+    ERR_CANNOT_ALLOCATE,
     ERR_INVALID_POOLS,
     Allocator,
     available_counters,
@@ -22,6 +23,7 @@ from draplane.dra.structured.state import (
 
 __all__ = [
     "ALLOCATION_RESULTS_MAX_SIZE",
+    "ERR_CANNOT_ALLOCATE",
     "ERR_INVALID_POOLS",
     "AllocatedState",
     "AllocationError",

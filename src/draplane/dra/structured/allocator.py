@@ -41,6 +41,8 @@ ClassLookup = Mapping[str, Obj] | Callable[[str], Obj | None]
 ALLOCATION_RESULTS_MAX_SIZE = 32
 _ConstraintSpec = tuple[type[_Constraint], list[str], str]
 ERR_INVALID_POOLS = "invalid resource pools were encountered"
+# The scheduler plugin's Filter reason when allocate() returns None.
+ERR_CANNOT_ALLOCATE = "cannot allocate all claims"
 
 
 class Allocator:

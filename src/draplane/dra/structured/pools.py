@@ -80,7 +80,11 @@ def slice_targets_node(spec: Obj, node: Obj) -> bool:
 
 
 class SliceIndex:
-    """All ResourceSlices of the cluster, indexed for per-node pool gathering."""
+    """All ResourceSlices of the cluster, indexed for per-node pool gathering.
+
+    Build one whenever the set of slices changes and share it between pods: it caches each
+    node's pools and candidate devices by node object (a node update is a new object).
+    """
 
     def __init__(self, slices: Iterable[Obj]) -> None:
         self.all_slices = list(slices)

@@ -210,6 +210,7 @@ class Search:
         claim = self.claims[ci]
         memo = self.memo
         admin = rd.admin_access
+        rkey = rd.key
         for index in range(start, len(candidates)):
             c = candidates[index]
             did = c.id
@@ -218,7 +219,7 @@ class Search:
                     continue
             elif did in self.allocated.allocated_devices or self.allocating.get(did):
                 continue
-            hit = memo.get((did, rd.key))
+            hit = memo.get((did, rkey))
             if hit is None:
                 hit = is_selectable(self.alloc, memo, rd, c, claim, self.node)
             if not hit:

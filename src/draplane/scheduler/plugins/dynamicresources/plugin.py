@@ -22,6 +22,7 @@ from draplane.api import errors
 from draplane.api.kinds import POD_SCHEDULING_CONTEXTS, RESOURCE_CLAIMS, RESOURCE_CLASSES
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.nodeselector import NodeSelector
+from draplane.dra.resourcev1 import RESOURCE_SLICES
 from draplane.scheduler.framework import (
     GVK,
     SKIP,
@@ -59,7 +60,6 @@ from draplane.scheduler.plugins.dynamicresources.state import (
     unsuitable_nodes,
 )
 from draplane.scheduler.plugins.dynamicresources.structured import StructuredDynamicResources
-from draplane.scheduler.plugins.dynamicresources.v1kinds import RESOURCE_SLICES
 
 log = logging.getLogger(__name__)
 

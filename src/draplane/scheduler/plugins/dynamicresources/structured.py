@@ -21,6 +21,13 @@ from draplane import dra
 from draplane.api import errors
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.nodeselector import NodeSelector
+from draplane.dra.resourcev1 import (
+    DELETE_PROTECTION_FINALIZER,
+    DEVICE_CLASSES,
+    RESERVED_FOR_MAX_SIZE,
+    RESOURCE_CLAIMS_V1,
+    RESOURCE_SLICES,
+)
 from draplane.dra.structured import AllocationError, Allocator, FailedAllocationOnNode, SliceIndex
 from draplane.dra.structured.state import Features
 from draplane.scheduler.framework import (
@@ -48,13 +55,6 @@ from draplane.scheduler.plugins.dynamicresources.claims import (
     pod_resource_claims,
 )
 from draplane.scheduler.plugins.dynamicresources.state import NodePredicate, node_predicate
-from draplane.scheduler.plugins.dynamicresources.v1kinds import (
-    DELETE_PROTECTION_FINALIZER,
-    DEVICE_CLASSES,
-    RESERVED_FOR_MAX_SIZE,
-    RESOURCE_CLAIMS_V1,
-    RESOURCE_SLICES,
-)
 
 log = logging.getLogger(__name__)
 

@@ -7,6 +7,7 @@ mode serves, so listers keyed by either find the same informer.
 from __future__ import annotations
 
 from draplane.api.kinds import RESOURCE_GROUP, ResourceType
+from draplane.api.meta import Obj
 
 DEVICE_CLASSES = ResourceType(
     RESOURCE_GROUP, "v1", "deviceclasses", "DeviceClass", False, "deviceclass"
@@ -31,3 +32,8 @@ DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
 
 RESERVED_FOR_MAX_SIZE = 256
 """resource.k8s.io/v1 ResourceClaimReservedForMaxSize."""
+
+
+def can_be_reserved(claim: Obj) -> bool:
+    """v1 claims are always shareable, up to RESERVED_FOR_MAX_SIZE consumers."""
+    return len((claim.get("status") or {}).get("reservedFor") or ()) < RESERVED_FOR_MAX_SIZE
