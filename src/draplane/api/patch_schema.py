@@ -166,7 +166,9 @@ _BY_KEY.update(
 
 _EMPTY: Mapping[str, FieldStrategy] = MappingProxyType({})
 _SCHEMAS: dict[str, Mapping[str, FieldStrategy]] = {
-    rt.key: MappingProxyType(_BY_KEY.get(rt.key, _COMMON)) for rt in kinds.SERVED
+    rt.key: MappingProxyType(_BY_KEY.get(rt.key, _COMMON))
+    # resource.k8s.io/v1 claims and templates merge as v1alpha2's (their storage keys).
+    for rt in (*kinds.SERVED, *kinds.STRUCTURED_DRA)
 }
 
 

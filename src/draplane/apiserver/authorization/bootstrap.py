@@ -218,7 +218,22 @@ def _user_roles() -> list[Obj]:
 # --- components -------------------------------------------------------------------------------
 
 
-def _component_roles() -> list[Obj]:
+# DynamicResourceAllocation in the scheduler's role: 1.28's classic DRA, or 1.34's structured
+# parameters (the 1.36 mode).
+_SCHEDULER_CLASSIC_DRA = [
+    rule(R, (RESOURCE,), "resourceclaims", "resourceclasses"),
+    rule(RU, (RESOURCE,), "resourceclaims/status"),
+    rule(RW, (RESOURCE,), "podschedulingcontexts"),
+    rule(R, (RESOURCE,), "podschedulingcontexts/status"),
+]
+_SCHEDULER_STRUCTURED_DRA = [
+    rule(R, (RESOURCE,), "resourceclaims", "deviceclasses"),
+    rule(RU, (RESOURCE,), "resourceclaims/status"),
+    rule(R, (RESOURCE,), "resourceslices"),
+]
+
+
+def _component_roles(structured: bool = False) -> list[Obj]:
     review = [
         rule(("create",), (AUTHN,), "tokenreviews"),
         rule(("create",), (AUTHZ,), "subjectaccessreviews"),
@@ -245,11 +260,7 @@ def _component_roles() -> list[Obj]:
                 rule(R, (CORE,), "namespaces"),
                 rule(R, (STORAGE,), "csidrivers"),
                 rule(R, (STORAGE,), "csistoragecapacities"),
-                # DynamicResourceAllocation, 1.28 (classic DRA).
-                rule(R, (RESOURCE,), "resourceclaims", "resourceclasses"),
-                rule(RU, (RESOURCE,), "resourceclaims/status"),
-                rule(RW, (RESOURCE,), "podschedulingcontexts"),
-                rule(R, (RESOURCE,), "podschedulingcontexts/status"),
+                *(_SCHEDULER_STRUCTURED_DRA if structured else _SCHEDULER_CLASSIC_DRA),
             ],
         ),
         cluster_role(
@@ -437,8 +448,10 @@ def driver_roles() -> list[Obj]:
     ]
 
 
-def cluster_roles() -> list[Obj]:
-    return [*_user_roles(), *_component_roles(), *controller_roles(), *driver_roles()]
+def cluster_roles(*, structured: bool = False) -> list[Obj]:
+    """The roles of the 1.28 mode, or with `structured` those of the 1.36 mode."""
+    components = _component_roles(structured)
+    return [*_user_roles(), *components, *controller_roles(), *driver_roles()]
 
 
 def cluster_role_bindings() -> list[Obj]:
