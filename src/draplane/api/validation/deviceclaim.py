@@ -98,7 +98,7 @@ def _references(value: Any, path: str, known: set[str], errs: list[FieldError]) 
     seen: list[str] = []
     for _, ref, at in c.items(value, path, errs, REQUESTS_MAX):
         ref = as_str(ref, at, errs)
-        if ref not in known and ref.split("/", 1)[0] not in known:
+        if ref not in known:
             errs.append(invalid(at, ref, UNKNOWN_REQUEST))
         elif ref in seen:
             errs.append(duplicate(at, ref))
