@@ -14,7 +14,7 @@ def _drop_status(obj: Obj) -> None:
     obj["status"] = {}
 
 
-STRATEGIES = (
+STRATEGIES: tuple[ResourceStrategy, ...] = (
     ResourceStrategy(
         kinds.RESOURCE_CLASSES,
         delete_returns_object=True,
