@@ -257,3 +257,78 @@ async def test_the_scheduler_reads_slices_and_classes_and_writes_claim_status(
     write_slice = await _outcome(scheduler.create(kinds.RESOURCE_SLICES, _slice("s", "node-0")))
 
     assert (reads, status, write_slice) == ([200, 200], 200, 403)
+
+
+async def test_claim_status_fields_need_their_own_permissions(cluster: Cluster) -> None:
+    """allocation/reservedFor need resourceclaims/binding, status.devices
+    resourceclaims/driver (arbitrary-node:update) named by the driver."""
+    admin = cluster.client()
+    created = await admin.create(
+        kinds.RESOURCE_CLAIMS_V1, _claim(kinds.RESOURCE_CLAIMS_V1), "default"
+    )
+    status_only = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": "claim-status"},
+        "rules": [
+            {
+                "apiGroups": ["resource.k8s.io"],
+                "resources": ["resourceclaims/status"],
+                "verbs": ["update"],
+            }
+        ],
+    }
+    await admin.create(kinds.CLUSTER_ROLES, status_only)
+    await admin.create(
+        kinds.CLUSTER_ROLE_BINDINGS,
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": "claim-status"},
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": "claim-status",
+            },
+            "subjects": [
+                {"kind": "User", "name": "writer", "apiGroup": "rbac.authorization.k8s.io"}
+            ],
+        },
+    )
+    writer = cluster.client(UserInfo("writer"))
+    scheduler = cluster.client(UserInfo("system:kube-scheduler"))
+    allocation = {
+        "devices": {
+            "results": [{"request": "r", "driver": DRIVER, "pool": "node-0", "device": "d0"}]
+        }
+    }
+
+    no_binding = await _outcome(
+        writer.update(
+            kinds.RESOURCE_CLAIMS_V1,
+            {**created, "status": {"allocation": allocation}},
+            subresource="status",
+        )
+    )
+    allocated = await scheduler.update(
+        kinds.RESOURCE_CLAIMS_V1,
+        {**created, "status": {"allocation": allocation}},
+        subresource="status",
+    )
+    devices = [{"driver": DRIVER, "pool": "node-0", "device": "d0"}]
+    no_driver = await _outcome(
+        writer.update(
+            kinds.RESOURCE_CLAIMS_V1,
+            {**allocated, "status": {**allocated["status"], "devices": devices}},
+            subresource="status",
+        )
+    )
+    as_admin = await _outcome(
+        admin.update(
+            kinds.RESOURCE_CLAIMS_V1,
+            {**allocated, "status": {**allocated["status"], "devices": devices}},
+            subresource="status",
+        )
+    )
+
+    assert (no_binding, no_driver, as_admin) == (403, 403, 200)

@@ -230,6 +230,8 @@ _SCHEDULER_STRUCTURED_DRA = [
     rule(R, (RESOURCE,), "resourceclaims", "deviceclasses"),
     rule(RU, (RESOURCE,), "resourceclaims/status"),
     rule(R, (RESOURCE,), "resourceslices"),
+    # DRAResourceClaimGranularStatusAuthorization (1.36): allocation and reservedFor.
+    rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding"),
 ]
 
 
@@ -319,8 +321,9 @@ def node_rules() -> list[Obj]:
 # fmt: on
 
 
-def controller_roles() -> list[Obj]:
-    """The system:controller:<name> roles of the controllers draplane runs (1.28 rules)."""
+def controller_roles(structured: bool = False) -> list[Obj]:
+    """The system:controller:<name> roles of the controllers draplane runs (1.28 rules; with
+    `structured` the claim controller may also write `resourceclaims/binding`, as in 1.36)."""
     roles = {
         "clusterrole-aggregation-controller": [
             rule(("escalate", "get", "list", "watch", "update", "patch"), (RBAC,), "clusterroles"),
@@ -340,6 +343,11 @@ def controller_roles() -> list[Obj]:
             rule(("get", "list", "watch", "create", "delete"), (RESOURCE,), "resourceclaims"),
             rule((*R, "create", "update", "patch"), (RESOURCE,), "podschedulingcontexts"),
             rule(("update", "patch"), (RESOURCE,), "resourceclaims/status"),
+            *(
+                [rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding")]
+                if structured
+                else []
+            ),
             rule(("update", "patch"), (CORE,), "pods/status"),
             events_rule(),
         ],
@@ -451,7 +459,7 @@ def driver_roles() -> list[Obj]:
 def cluster_roles(*, structured: bool = False) -> list[Obj]:
     """The roles of the 1.28 mode, or with `structured` those of the 1.36 mode."""
     components = _component_roles(structured)
-    return [*_user_roles(), *components, *controller_roles(), *driver_roles()]
+    return [*_user_roles(), *components, *controller_roles(structured), *driver_roles()]
 
 
 def cluster_role_bindings() -> list[Obj]:
