@@ -56,14 +56,16 @@ def _by_driver(entries: Any) -> dict[str, list[Any]]:
     return out
 
 
-async def _authorize_claim_status(registry: Registry, user: UserInfo, new: Obj, old: Obj) -> None:
+async def _authorize_claim_status(
+    registry: Registry, user: UserInfo, new: Obj, old: Obj | None
+) -> None:
     """DRAResourceClaimGranularStatusAuthorization (1.36, beta on): a change of `allocation` or
     `reservedFor` also needs `update` on `resourceclaims/binding`, a change of a driver's
     `status.devices` entries `arbitrary-node:update` (or `associated-node:update` for a node's
     own user) on `resourceclaims/driver` named by the driver."""
     md = new.get("metadata") or {}
     namespace, name = str(md.get("namespace") or ""), str(md.get("name") or "")
-    status, old_status = _status(new), _status(old)
+    status, old_status = _status(new), _status(old or {})
 
     def allowed(verb: str, subresource: str, resource_name: str) -> bool:
         attrs = Attributes(
