@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry
 
+from draplane.api import kinds
 from draplane.client.events import EventRecorder
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
@@ -70,6 +71,12 @@ ClientFor = Callable[[str], Client]
 """The client a controller writes through, by controller name."""
 
 
+def _structured_stored() -> tuple[kinds.ResourceType, ...]:
+    """The stored kinds of the 1.36 mode, resource.k8s.io at its storage version only."""
+    beta = {*kinds.STRUCTURED_V1BETA1, *kinds.STRUCTURED_V1BETA2}
+    return tuple(r for r in kinds.STRUCTURED_SERVED if "list" in r.verbs and r not in beta)
+
+
 class ControllerManager:
     def __init__(
         self,
@@ -78,7 +85,9 @@ class ControllerManager:
         client_for: ClientFor | None = None,
         clock: Clock = REAL_CLOCK,
         metrics: CollectorRegistry | None = None,
+        structured: bool = False,
     ) -> None:
+        """`structured`: the 1.36 mode (the claim controller on resource.k8s.io/v1)."""
         self._informers = InformerFactory(client, clock=clock)
 
         def writer(name: str) -> Client:
@@ -91,12 +100,22 @@ class ControllerManager:
             recorder=EventRecorder(claim_client, EVENT_COMPONENT, clock=clock),
             clock=clock,
             metrics=metrics,
+            structured=structured,
         )
+        stored = _structured_stored() if structured else kinds.STORED
         self.garbage_collector = GarbageCollector(
-            writer(GARBAGE_COLLECTOR), informers=self._informers, clock=clock, metrics=metrics
+            writer(GARBAGE_COLLECTOR),
+            informers=self._informers,
+            clock=clock,
+            metrics=metrics,
+            resources=stored,
         )
         self.namespace_controller = NamespaceController(
-            writer(NAMESPACE_CONTROLLER), informers=self._informers, clock=clock, metrics=metrics
+            writer(NAMESPACE_CONTROLLER),
+            informers=self._informers,
+            clock=clock,
+            metrics=metrics,
+            resources=tuple(rt for rt in stored if rt.namespaced),
         )
         self.service_account_controller = ServiceAccountsController(
             writer(SERVICE_ACCOUNT_CONTROLLER),
