@@ -227,7 +227,9 @@ _SCHEDULER_CLASSIC_DRA = [
     rule(R, (RESOURCE,), "podschedulingcontexts/status"),
 ]
 _SCHEDULER_STRUCTURED_DRA = [
-    rule(R, (RESOURCE,), "resourceclaims", "deviceclasses"),
+    # PreBind adds the delete-protection finalizer with an update of the claim itself.
+    rule(RU, (RESOURCE,), "resourceclaims"),
+    rule(R, (RESOURCE,), "deviceclasses"),
     rule(RU, (RESOURCE,), "resourceclaims/status"),
     rule(R, (RESOURCE,), "resourceslices"),
     # DRAResourceClaimGranularStatusAuthorization (1.36): allocation and reservedFor.
