@@ -61,6 +61,7 @@ def _only_run(output: Path) -> dict[str, Any]:
         pytest.param("basic", 1.0, id="basic"),
         pytest.param("classic-template", 2.0, id="template"),
         pytest.param("classic-multi-claim", 3.0, id="multi-claim"),
+        pytest.param("structured-template", 1.0, id="structured-template"),
     ],
 )
 async def test_hints_on_schedules_every_pod_at_the_attempts_floor(

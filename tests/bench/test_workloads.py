@@ -28,6 +28,9 @@ class Shape:
             Shape("classic-multi-claim", 100, 1000, 1000, (40, 40), 4, 3.0), id="multi-claim"
         ),
         pytest.param(Shape("basic", 500, 500, 1000, (), 0, 1.0), id="basic"),
+        pytest.param(
+            Shape("structured-template", 500, 2500, 2500, (10,), 1, 1.0), id="structured-template"
+        ),
     ],
 )
 def test_full_and_small_shapes(shape: Shape) -> None:

@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Literal
 
-from draplane.api import errors, kinds
+from draplane.api import errors, kinds, versions
 from draplane.bench.figures import Snapshot, build_result
 from draplane.bench.histograms import (
     ATTEMPT_DURATION_METRIC,
@@ -85,6 +85,7 @@ async def run_once(config: RunConfig, *, progress: ProgressSink | None = None) -
             queueing_hints=config.hints,
             pre_enqueue=config.pre_enqueue,
             drivers=list(wl.drivers),
+            kubernetes_version=versions.STRUCTURED if wl.structured else versions.CLASSIC,
         )
     )
     observer: PodObserver | None = None
@@ -117,7 +118,11 @@ async def _create_fixtures(client: Client, wl: Workload) -> None:
     with contextlib.suppress(errors.StatusError):
         await client.create(kinds.NAMESPACES, namespace)
     for template in wl.templates:
-        await client.create(kinds.RESOURCE_CLAIM_TEMPLATES, claim_template(template), NAMESPACE)
+        await client.create(
+            kinds.RESOURCE_CLAIM_TEMPLATES_V1 if wl.structured else kinds.RESOURCE_CLAIM_TEMPLATES,
+            claim_template(template, structured=wl.structured),
+            NAMESPACE,
+        )
 
 
 async def _create_pods(
@@ -168,8 +173,8 @@ async def _settle(
             phase=phase, state="running", expected=count,
             timeout=config.timeouts.settle, stall_timeout=config.timeouts.settle,
         )  # fmt: skip
-    if not config.workload.templates:
-        return
+    if not config.workload.templates or config.workload.structured:
+        return  # structured parameters have no PodSchedulingContexts
     while loop.time() < deadline:
         listed = await client.list(kinds.POD_SCHEDULING_CONTEXTS, NAMESPACE, limit=1)
         if not listed.get("items"):

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from draplane.api.meta import Obj
 from draplane.controlplane import DriverSpec
+from draplane.drivers.example import DEVICE_CLASS_NAME
 
 NAMESPACE = "bench"
 PHASE_LABEL = "bench.draplane.io/phase"
@@ -38,6 +39,8 @@ class Workload:
     templates: tuple[ClaimTemplate, ...] = ()
     attempts_floor: float = 1.0
     """Scheduling attempts per pod when nothing is wasted (classic DRA: 2, 4 claims: 3)."""
+    structured: bool = False
+    """DRA with structured parameters (the 1.36 mode): `resource_class` names a DeviceClass."""
 
     @property
     def claims_per_pod(self) -> int:
@@ -81,6 +84,19 @@ WORKLOADS: dict[str, Workload] = {
         attempts_floor=3.0,
     ),
     "basic": Workload(name="basic", nodes=500, init_pods=500, measured_pods=1000),
+    # scheduler_perf dra/ SchedulingWithResourceClaimTemplate 5000pods_500nodes: 500 nodes with
+    # 10 devices each, 2500 init and 2500 measured pods with one generated claim (the cluster
+    # becomes full); the scheduler allocates, so one attempt per pod.
+    "structured-template": Workload(
+        name="structured-template",
+        nodes=500,
+        init_pods=2500,
+        measured_pods=2500,
+        drivers=(replace(_DRIVER, devices_per_node=10),),
+        templates=(ClaimTemplate("test-claim-template", DEVICE_CLASS_NAME, ("resource",)),),
+        attempts_floor=1.0,
+        structured=True,
+    ),
 }
 
 
@@ -94,8 +110,20 @@ def workload(name: str, scale: str) -> Workload:
     return found.shrunk(SMALL_DIVISOR) if scale == "small" else found
 
 
-def claim_template(template: ClaimTemplate, *, namespace: str = NAMESPACE) -> Obj:
-    """A classic ResourceClaimTemplate with delayed (WaitForFirstConsumer) allocation."""
+def claim_template(
+    template: ClaimTemplate, *, namespace: str = NAMESPACE, structured: bool = False
+) -> Obj:
+    """A classic ResourceClaimTemplate with delayed (WaitForFirstConsumer) allocation, or a
+    resource.k8s.io/v1 one requesting one device of the class (scheduler_perf's
+    templates/resourceclaimtemplate.yaml)."""
+    if structured:
+        request = {"name": "req-0", "exactly": {"deviceClassName": template.resource_class}}
+        return {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": template.name, "namespace": namespace},
+            "spec": {"spec": {"devices": {"requests": [request]}}},
+        }
     return {
         "apiVersion": "resource.k8s.io/v1alpha2",
         "kind": "ResourceClaimTemplate",

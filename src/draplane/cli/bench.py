@@ -149,10 +149,13 @@ async def async_main(args: argparse.Namespace) -> int:
         # their formatting and terminal time; -v 1 and up bring them back.
         logging.getLogger("draplane").setLevel(logging.WARNING)
     try:
-        if args.kubernetes_version is not versions.CLASSIC:
+        found = WORKLOADS.get(args.workload)
+        structured = found is not None and found.structured
+        if args.kubernetes_version is not versions.CLASSIC and not structured:
             raise ValueError(
-                f"--kubernetes-version {args.kubernetes_version}: the benchmark measures "
-                f"classic DRA ({versions.CLASSIC}) only"
+                f"--kubernetes-version {args.kubernetes_version}: workload {args.workload} "
+                f"measures classic DRA ({versions.CLASSIC}); the structured-* workloads run "
+                f"{versions.STRUCTURED}"
             )
         options = _resolved(args)
     except ValueError as err:
