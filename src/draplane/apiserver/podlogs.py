@@ -170,9 +170,11 @@ async def _lines(
             configmaps[cm] = found
     claims: dict[str, Obj | None] = {}
     for claim in containerlogs.claim_names(pod, container):
-        claims[claim] = await _get(
-            handler, LOOPBACK_USER, Request("get", kinds.RESOURCE_CLAIMS, namespace, claim)
-        )
+        # The kind of the API server's mode: v1alpha2, else resource.k8s.io/v1 (1.36).
+        for rt in (kinds.RESOURCE_CLAIMS, kinds.RESOURCE_CLAIMS_V1):
+            claims[claim] = await _get(handler, LOOPBACK_USER, Request("get", rt, namespace, claim))
+            if claims[claim] is not None:
+                break
     return containerlogs.lines(pod, container, run, configmaps=configmaps, claims=claims)
 
 

@@ -131,7 +131,11 @@ async def async_main(args: argparse.Namespace) -> int:
     try:
         print(
             f"draplane is up: API server {plane.apiserver.url}, {args.nodes} nodes, "
-            f"ResourceClass example (driver.example.com)",
+            + (
+                "DeviceClass gpu.example.com (driver.example.com)"
+                if args.kubernetes_version.structured
+                else "ResourceClass example (driver.example.com)"
+            ),
             flush=True,
         )
         print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
