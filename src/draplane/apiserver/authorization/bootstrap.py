@@ -348,7 +348,11 @@ def controller_roles(structured: bool = False) -> list[Obj]:
             rule((*R, "create", "update", "patch"), (RESOURCE,), "podschedulingcontexts"),
             rule(("update", "patch"), (RESOURCE,), "resourceclaims/status"),
             *(
-                [rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding")]
+                [
+                    rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding"),
+                    # Deallocation removes the delete-protection finalizer from the claim.
+                    rule(("update", "patch"), (RESOURCE,), "resourceclaims"),
+                ]
                 if structured
                 else []
             ),

@@ -135,6 +135,10 @@ class StructuredNodePlugin:
             await self._client.update(RESOURCE_CLAIMS_V1, updated, subresource="status")
         except errors.StatusError as err:
             log.info("claim %s: status.devices not written: %s", meta.key(claim), err)
+            if err.code == 403:
+                # This identity may not write them (a node, not the driver's service account):
+                # stop asking on every claim.
+                self.write_device_status = False
 
 
 def device_status(driver_name: str, device: PreparedDevice, *, now: str) -> Obj:
