@@ -125,3 +125,78 @@ async def test_template_claim_deployment_and_unsatisfiable(plane: ControlPlane) 
         return await running(admin, meta.name(pending))
 
     await wait_for(pending_runs, timeout=30, what="the pending pod gets a freed device")
+
+    # Admin access: every device of a node, also those the other pods hold.
+    await apply(admin, "admin-access.yaml")
+
+    async def monitor_runs() -> Obj | None:
+        got = await admin.get(kinds.PODS, "gpu-monitor", "gpu-monitoring")
+        return got if (got.get("status") or {}).get("phase") == "Running" else None
+
+    monitor = await wait_for(monitor_runs, timeout=20, what="gpu-monitor runs")
+    [status] = monitor["status"]["resourceClaimStatuses"]
+    claim = await admin.get(kinds.RESOURCE_CLAIMS_V1, status["resourceClaimName"], "gpu-monitoring")
+    results = claim["status"]["allocation"]["devices"]["results"]
+    assert len(results) == DEVICES_PER_NODE
+    assert all(r["adminAccess"] and r["pool"] == monitor["spec"]["nodeName"] for r in results)
+
+
+@pytest.fixture
+async def partitionable_plane(tmp_path: Path) -> AsyncIterator[ControlPlane]:
+    started = ControlPlane(
+        ControlPlaneConfig(
+            data_dir=str(tmp_path / "plane"),
+            port=0,
+            nodes=2,
+            store="memory",
+            kubernetes_version=versions.STRUCTURED,
+            drivers=[DriverSpec(devices_per_node=4, partitions=2)],
+        )
+    )
+    await started.start()
+    try:
+        yield started
+    finally:
+        await started.stop()
+
+
+@pytest.mark.parametrize(
+    ("example", "pod", "namespace", "requests"),
+    [
+        pytest.param(
+            "claim-with-count-and-constraint.yaml",
+            "pod-with-two-gpus",
+            "default",
+            ["gpus", "gpus"],
+            id="count-constraint",
+        ),
+        pytest.param(
+            "first-available.yaml", "pod-h100-or-a100", "default", ["gpu/a100"], id="first"
+        ),
+        pytest.param(
+            "partitionable.yaml", "pod-with-partitions", "default", ["parts", "parts"], id="parts"
+        ),
+    ],
+)
+async def test_examples_run(
+    partitionable_plane: ControlPlane, example: str, pod: str, namespace: str, requests: list[str]
+) -> None:
+    """Each example's pod runs with the devices its claim asks for (4 GPUs per node, each also
+    offered as 2 partitions)."""
+    admin = partitionable_plane.client()
+    await apply(admin, example)
+
+    async def started() -> Obj | None:
+        got = await admin.get(kinds.PODS, pod, namespace)
+        return got if (got.get("status") or {}).get("phase") == "Running" else None
+
+    running_pod = await wait_for(started, timeout=20, what=f"{pod} runs")
+    [status] = running_pod["status"].get("resourceClaimStatuses") or [
+        {"resourceClaimName": "two-gpus"}
+    ]
+    claim = await admin.get(kinds.RESOURCE_CLAIMS_V1, status["resourceClaimName"], namespace)
+    results = claim["status"]["allocation"]["devices"]["results"]
+    assert [r["request"] for r in results] == requests
+    assert {r["pool"] for r in results} == {running_pod["spec"]["nodeName"]}
+    if example == "partitionable.yaml":
+        assert all("-part-" in r["device"] for r in results)
