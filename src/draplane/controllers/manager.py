@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry
 
+from draplane.api import kinds
 from draplane.client.events import EventRecorder
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
@@ -78,7 +79,9 @@ class ControllerManager:
         client_for: ClientFor | None = None,
         clock: Clock = REAL_CLOCK,
         metrics: CollectorRegistry | None = None,
+        structured: bool = False,
     ) -> None:
+        """`structured`: the 1.36 mode (the resource claim controller on resource.k8s.io/v1)."""
         self._informers = InformerFactory(client, clock=clock)
 
         def writer(name: str) -> Client:
@@ -91,12 +94,22 @@ class ControllerManager:
             recorder=EventRecorder(claim_client, EVENT_COMPONENT, clock=clock),
             clock=clock,
             metrics=metrics,
+            structured=structured,
         )
+        stored = _structured_stored() if structured else kinds.STORED
         self.garbage_collector = GarbageCollector(
-            writer(GARBAGE_COLLECTOR), informers=self._informers, clock=clock, metrics=metrics
+            writer(GARBAGE_COLLECTOR),
+            informers=self._informers,
+            clock=clock,
+            metrics=metrics,
+            resources=stored,
         )
         self.namespace_controller = NamespaceController(
-            writer(NAMESPACE_CONTROLLER), informers=self._informers, clock=clock, metrics=metrics
+            writer(NAMESPACE_CONTROLLER),
+            informers=self._informers,
+            clock=clock,
+            metrics=metrics,
+            resources=stored,
         )
         self.service_account_controller = ServiceAccountsController(
             writer(SERVICE_ACCOUNT_CONTROLLER),
@@ -187,3 +200,9 @@ class ControllerManager:
                 group.create_task(self.replicaset_controller.run())
         finally:
             await self._informers.stop()
+
+
+def _structured_stored() -> tuple[kinds.ResourceType, ...]:
+    """The 1.36 mode's stored kinds, each resource once (v1, not its converted beta versions)."""
+    betas = {*kinds.STRUCTURED_V1BETA1, *kinds.STRUCTURED_V1BETA2}
+    return tuple(r for r in kinds.STRUCTURED_SERVED if "list" in r.verbs and r not in betas)
