@@ -68,6 +68,7 @@ AUTHENTICATION_GROUP = "authentication.k8s.io"
 APPS_GROUP = "apps"
 BATCH_GROUP = "batch"
 AUTOSCALING_GROUP = "autoscaling"
+DISCOVERY_GROUP = "discovery.k8s.io"
 APIEXTENSIONS_GROUP = "apiextensions.k8s.io"
 CREATE_ONLY = ("create",)
 
@@ -252,6 +253,15 @@ JOBS = ResourceType(BATCH_GROUP, "v1", "jobs", "Job", True, "job", (), ("status"
 CRON_JOBS = ResourceType(
     BATCH_GROUP, "v1", "cronjobs", "CronJob", True, "cronjob", ("cj",), ("status",), ("all",)
 )
+# Services and their backends; secrets.
+SECRETS = ResourceType(CORE, "v1", "secrets", "Secret", True, "secret")
+SERVICES = ResourceType(
+    CORE, "v1", "services", "Service", True, "service", ("svc",), ("status",), ("all",)
+)
+ENDPOINTS = ResourceType(CORE, "v1", "endpoints", "Endpoints", True, "endpoints", ("ep",))
+ENDPOINT_SLICES = ResourceType(
+    DISCOVERY_GROUP, "v1", "endpointslices", "EndpointSlice", True, "endpointslice"
+)
 
 SERVED: tuple[ResourceType, ...] = (
     NAMESPACES,
@@ -283,6 +293,10 @@ SERVED: tuple[ResourceType, ...] = (
     CONTROLLER_REVISIONS,
     JOBS,
     CRON_JOBS,
+    SECRETS,
+    SERVICES,
+    ENDPOINTS,
+    ENDPOINT_SLICES,
     CUSTOM_RESOURCE_DEFINITIONS,
 )
 

@@ -204,11 +204,35 @@ def _discovery_handlers(catalog: Catalog) -> tuple[Handler, Handler, Handler]:
 
 
 def _openapi_v2_handler(catalog: Catalog) -> Handler:
-    async def document(_: web.Request) -> web.Response:
+    async def document(request: web.Request) -> web.Response:
+        accept = request.headers.get("Accept", "")
+        if "application/json" in accept and "protobuf" not in accept:
+            return web.Response(body=openapi.v2_json_document(), content_type="application/json")
         body = openapi.openapi_v2_document(catalog.mode.git_version)
         return web.Response(body=body, headers={"Content-Type": openapi.CONTENT_TYPE})
 
     return document
+
+
+async def _openapi_v3_index(_: web.Request) -> web.Response:
+    return _json(openapi.v3_index())
+
+
+async def _openapi_v3(request: web.Request) -> web.Response:
+    parts = request.match_info["tail"].strip("/").split("/")
+    if len(parts) == 2 and parts[0] == "api":
+        group, version = "", parts[1]
+    elif len(parts) == 3 and parts[0] == "apis":
+        group, version = parts[1], parts[2]
+    else:
+        raise web.HTTPNotFound()
+    body = openapi.v3_document(group, version)
+    if body is None:
+        raise web.HTTPNotFound()
+    headers = {"Etag": f'"{openapi.document_hash(body)}"'}
+    if request.query.get("hash"):
+        headers["Cache-Control"] = "public, immutable"
+    return web.Response(body=body, content_type="application/json", headers=headers)
 
 
 def _metrics_handler(registry: prometheus_client.CollectorRegistry) -> Handler:
@@ -262,6 +286,9 @@ def create_app(config: AppConfig) -> web.Application:
         r.add_get(path, discovery_handler)
         r.add_get(path + "/", discovery_handler)
     r.add_get("/openapi/v2", _openapi_v2_handler(config.catalog))
+    r.add_get("/openapi/v3", _openapi_v3_index)
+    r.add_get("/openapi/v3/", _openapi_v3_index)
+    r.add_get("/openapi/v3/{tail:.+}", _openapi_v3)
     for endpoint in ("healthz", "livez", "readyz"):
         r.add_get(f"/{endpoint}", config.health.handle)
         r.add_get(f"/{endpoint}/{{check}}", config.health.handle)

@@ -42,6 +42,7 @@ from draplane.apiserver.customresources import CustomResources
 from draplane.apiserver.deletion import Deleter
 from draplane.apiserver.listing import ListSource, list_envelope
 from draplane.apiserver.nodegraph import NodeGraph
+from draplane.apiserver.serviceips import DEFAULT_SERVICE_CIDR, ServiceAllocator
 from draplane.apiserver.storageerrors import to_status
 from draplane.apiserver.strategies import scale
 from draplane.apiserver.strategies.table import strategy_for
@@ -67,6 +68,7 @@ class Registry:
         clock: Clock = REAL_CLOCK,
         authorizer: Authorizer | None = None,
         mode: versions.Mode = versions.DEFAULT,
+        service_cidr: str = DEFAULT_SERVICE_CIDR,
     ) -> None:
         self.storage = storage
         self.clock = clock
@@ -97,6 +99,8 @@ class Registry:
         """Signs the tokens of `serviceaccounts/token` (set by the API server at start)."""
         self.audit_log: AuditLog | None = None
         """Set for `--audit-log-path`: every request is logged."""
+        self.service_ips = ServiceAllocator(service_cidr, clock=clock)
+        """Cluster IPs and node ports of Services (`--service-cluster-ip-range`)."""
 
     @property
     def watch_cache(self) -> WatchCache:

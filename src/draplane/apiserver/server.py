@@ -32,7 +32,9 @@ from draplane.apiserver.kubeconfig import (
     build_kubeconfig,
     write_kubeconfig,
 )
+from draplane.apiserver.masterservice import ensure_kubernetes_service
 from draplane.apiserver.registry import Registry, lookup_core_object
+from draplane.apiserver.serviceips import DEFAULT_SERVICE_CIDR
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.metrics import component_registry
 from draplane.storage import mode_marker
@@ -56,8 +58,10 @@ class ApiServer:
         clock: Clock = REAL_CLOCK,
         audit_log_path: str | Path | None = None,
         mode: versions.Mode = versions.DEFAULT,
+        service_cidr: str = DEFAULT_SERVICE_CIDR,
     ) -> None:
         self.data_dir = Path(data_dir)
+        self._service_cidr = service_cidr
         catalog = getattr(handler, "kinds", None)
         self.mode: versions.Mode = catalog.mode if isinstance(catalog, Catalog) else mode
         """The Kubernetes version served (a registry passed in serves its own)."""
@@ -110,7 +114,9 @@ class ApiServer:
 
     async def _ensure_handler(self) -> ApiHandler:
         if self._handler is None:
-            registry = Registry(self.storage, clock=self._clock, mode=self.mode)
+            registry = Registry(
+                self.storage, clock=self._clock, service_cidr=self._service_cidr, mode=self.mode
+            )
             if self._audit_log_path is not None:
                 registry.audit_log = AuditLog(self._audit_log_path, clock=self._clock)
             await registry.start()
@@ -161,6 +167,8 @@ class ApiServer:
             raise
         self._runner = runner
         self._port = int(runner.addresses[0][1])
+        if isinstance(handler, Registry):
+            await ensure_kubernetes_service(handler, HOST, self._port)
         token = authn.ensure_user_token(self.data_dir, ADMIN)
         config = build_kubeconfig(
             server=self.url, ca_pem=paths.ca_cert.read_bytes(), user=ADMIN, token=token

@@ -14,7 +14,7 @@ from typing import Any
 from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.apiserver import crtables, printers, workloadprinters as wp
+from draplane.apiserver import crtables, networkprinters as np, printers, workloadprinters as wp
 from draplane.clock import parse_time
 
 Column = tuple[str, str, int, str]  # name, type, priority, description
@@ -188,6 +188,10 @@ _PRINTERS.update(
             wp.CONTROLLER_REVISION_COLUMNS,
             _aged(wp.controller_revision_cells),
         ),
+        kinds.SECRETS.key: (np.SECRET_COLUMNS, _aged(np.secret_cells)),
+        kinds.SERVICES.key: (np.SERVICE_COLUMNS, _aged(np.service_cells)),
+        kinds.ENDPOINTS.key: (np.ENDPOINTS_COLUMNS, _aged(np.endpoints_cells)),
+        kinds.ENDPOINT_SLICES.key: (np.ENDPOINT_SLICE_COLUMNS, _aged(np.endpoint_slice_cells)),
     }
 )
 _DEFAULT: tuple[list[Column], RowFn] = ([_NAME, _AGE], _with_age(lambda o: [_name(o)]))

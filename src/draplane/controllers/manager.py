@@ -1,7 +1,8 @@
 """`ControllerManager`: runs the resource claim controller, garbage collector, namespace
-controller, service account controller, ClusterRole aggregation controller, StatefulSet and
-DaemonSet controllers, and the Job, CronJob and TTL-after-finished controllers in one asyncio
-loop, like kube-controller-manager with `--use-service-account-credentials`.
+controller, service account controller, ClusterRole aggregation controller, the Deployment,
+ReplicaSet, StatefulSet and DaemonSet controllers, and the Job, CronJob and
+TTL-after-finished controllers in one asyncio loop, like kube-controller-manager with
+`--use-service-account-credentials`.
 
 The shared informers read as the manager's own user (`system:kube-controller-manager`, which may
 list and watch everything); each controller writes through its own client, as its service
@@ -24,9 +25,11 @@ from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from draplane.controllers.cronjob import CronJobController
 from draplane.controllers.daemonset import DaemonSetController
+from draplane.controllers.deployment import DeploymentController
 from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.job import JobController
 from draplane.controllers.namespace import NamespaceController
+from draplane.controllers.replicaset import ReplicaSetController
 from draplane.controllers.resourceclaim import ResourceClaimController
 from draplane.controllers.resourceclaim_context import EVENT_COMPONENT
 from draplane.controllers.serviceaccounts import ServiceAccountsController
@@ -45,6 +48,8 @@ DAEMONSET_CONTROLLER = "daemon-set-controller"
 JOB_CONTROLLER = "job-controller"
 CRONJOB_CONTROLLER = "cronjob-controller"
 TTL_AFTER_FINISHED_CONTROLLER = "ttl-after-finished-controller"
+DEPLOYMENT_CONTROLLER = "deployment-controller"
+REPLICASET_CONTROLLER = "replicaset-controller"
 CONTROLLERS = (
     RESOURCE_CLAIM_CONTROLLER,
     GARBAGE_COLLECTOR,
@@ -56,6 +61,8 @@ CONTROLLERS = (
     JOB_CONTROLLER,
     CRONJOB_CONTROLLER,
     TTL_AFTER_FINISHED_CONTROLLER,
+    DEPLOYMENT_CONTROLLER,
+    REPLICASET_CONTROLLER,
 )
 """The controllers' names, which are also their service accounts in kube-system."""
 
@@ -141,6 +148,22 @@ class ControllerManager:
             clock=clock,
             metrics=metrics,
         )
+        deployment_client = writer(DEPLOYMENT_CONTROLLER)
+        self.deployment_controller = DeploymentController(
+            deployment_client,
+            informers=self._informers,
+            recorder=EventRecorder(deployment_client, DEPLOYMENT_CONTROLLER, clock=clock),
+            clock=clock,
+            metrics=metrics,
+        )
+        replicaset_client = writer(REPLICASET_CONTROLLER)
+        self.replicaset_controller = ReplicaSetController(
+            replicaset_client,
+            informers=self._informers,
+            recorder=EventRecorder(replicaset_client, REPLICASET_CONTROLLER, clock=clock),
+            clock=clock,
+            metrics=metrics,
+        )
 
     def has_synced(self) -> bool:
         return self._informers.has_synced()
@@ -160,5 +183,7 @@ class ControllerManager:
                 group.create_task(self.job_controller.run())
                 group.create_task(self.cronjob_controller.run())
                 group.create_task(self.ttl_after_finished_controller.run())
+                group.create_task(self.deployment_controller.run())
+                group.create_task(self.replicaset_controller.run())
         finally:
             await self._informers.stop()

@@ -109,7 +109,11 @@ class NamespaceController:
                 remaining += 1
                 continue
             try:
-                result = await self._client.delete(rt, meta.name(item), namespace)
+                # Background, as upstream's namespaced-resources deleter: kinds whose default
+                # is Orphan (Jobs, ReplicationControllers) still take their dependents along.
+                result = await self._client.delete(
+                    rt, meta.name(item), namespace, propagation_policy="Background"
+                )
             except StatusError as err:
                 if is_not_found(err):
                     continue

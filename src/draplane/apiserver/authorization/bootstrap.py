@@ -324,6 +324,8 @@ def node_rules() -> list[Obj]:
 def controller_roles(structured: bool = False) -> list[Obj]:
     """The system:controller:<name> roles of the controllers draplane runs (1.28 rules; with
     `structured` the claim controller may also write `resourceclaims/binding`, as in 1.36)."""
+    from draplane.apiserver.authorization.workloadpolicy import workload_controller_rules
+
     roles = {
         "clusterrole-aggregation-controller": [
             rule(("escalate", "get", "list", "watch", "update", "patch"), (RBAC,), "clusterroles"),
@@ -355,7 +357,7 @@ def controller_roles(structured: bool = False) -> list[Obj]:
             rule(("create",), (CORE,), "serviceaccounts"),
             events_rule(),
         ],
-        **_workload_controller_rules(),
+        **workload_controller_rules(),
     }
     return [cluster_role(CONTROLLER_PREFIX + name, rules) for name, rules in roles.items()]
 

@@ -7,6 +7,7 @@ from draplane.apiserver.strategies import (
     ResourceStrategy,
     apiextensions,
     core,
+    network,
     rbac,
     resource,
     reviews,
@@ -22,6 +23,7 @@ STRATEGIES: dict[ResourceType, ResourceStrategy] = {
         rbac.STRATEGIES,
         reviews.STRATEGIES,
         workloads.STRATEGIES,
+        network.STRATEGIES,
         apiextensions.STRATEGIES,
     )
     for s in group
