@@ -22,12 +22,21 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/pip
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $@
 
-venv: $(DEV_STAMP)
+# The Kubernetes 1.36 Python client (ResourceV1Api) for the structured-mode tests, apart from the
+# 1.28-era `kubernetes` of the dev extras (tests run it in its own interpreter).
+KUBE_V1_CLIENT := $(VENV)/kubernetes-v1
+KUBE_V1_STAMP := $(KUBE_V1_CLIENT)/.installed
+
+$(KUBE_V1_STAMP): | $(BIN)/pip
+	$(BIN)/pip install -q --target $(KUBE_V1_CLIENT) 'kubernetes==36.0.3'
+	touch $@
+
+venv: $(DEV_STAMP) $(KUBE_V1_STAMP)
 
 run: $(RUN_STAMP)
 	$(BIN)/draplane up --data-dir ./.draplane --port $(PORT)
 
-test: $(DEV_STAMP)
+test: $(DEV_STAMP) $(KUBE_V1_STAMP)
 	$(BIN)/pytest -q --durations=15
 
 # The hostile-input suite with many random examples (the default test run has a short profile).

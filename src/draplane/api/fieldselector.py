@@ -76,6 +76,10 @@ _KIND_FIELDS: dict[str, dict[str, FieldGetter]] = {
     kinds.EVENTS.key: _EVENT_FIELDS,
     kinds.NODES.key: _NODE_FIELDS,
     kinds.NAMESPACES.key: _NAMESPACE_FIELDS,
+    kinds.RESOURCE_SLICES.key: {
+        "spec.nodeName": _path("spec", "nodeName"),
+        "spec.driver": _path("spec", "driver"),
+    },
 }
 
 

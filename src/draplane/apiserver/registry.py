@@ -67,8 +67,8 @@ class Registry:
         *,
         clock: Clock = REAL_CLOCK,
         authorizer: Authorizer | None = None,
-        service_cidr: str = DEFAULT_SERVICE_CIDR,
         mode: versions.Mode = versions.DEFAULT,
+        service_cidr: str = DEFAULT_SERVICE_CIDR,
     ) -> None:
         self.storage = storage
         self.clock = clock
@@ -129,7 +129,10 @@ class Registry:
                     _SERVER, strategy_for(kinds.NAMESPACES), "", obj, dry_run=False
                 )
         written = await policy.reconcile_policy(
-            self._policy_get, self._policy_write, self._policy_delete
+            self._policy_get,
+            self._policy_write,
+            self._policy_delete,
+            structured=self.kinds.mode.structured,
         )
         if written:
             log.info("reconciled %d bootstrap RBAC objects", written)

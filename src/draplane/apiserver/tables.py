@@ -195,6 +195,36 @@ _PRINTERS.update(
     }
 )
 _DEFAULT: tuple[list[Column], RowFn] = ([_NAME, _AGE], _with_age(lambda o: [_name(o)]))
+_STATE = (
+    "State",
+    "string",
+    0,
+    "A summary of the current state (allocated, pending, reserved, etc.).",
+)
+_STRUCTURED_PRINTERS: dict[str, tuple[list[Column], RowFn]] = {
+    # resource.k8s.io/v1 and its beta versions (the 1.36 mode; pkg/printers/internalversion).
+    "resourceclaims": (
+        [_NAME, _STATE, _AGE],
+        _with_age(lambda o: [_name(o), printers.claim_state(o)]),
+    ),
+    "resourceslices": (
+        [
+            _NAME,
+            ("Node", "string", 0, "The node providing the devices of the slice"),
+            ("Driver", "string", 0, "The driver providing the devices of the slice"),
+            ("Pool", "string", 0, "The pool of the slice"),
+            _AGE,
+        ],
+        _with_age(
+            lambda o: [
+                _name(o),
+                printers.field(o, "spec", "nodeName"),
+                printers.field(o, "spec", "driver"),
+                printers.field(o, "spec", "pool", "name"),
+            ]
+        ),
+    ),
+}
 
 
 def _name(obj: Obj) -> str:
@@ -204,6 +234,8 @@ def _name(obj: Obj) -> str:
 def _printer(rt: ResourceType) -> tuple[list[Column], RowFn]:
     if rt.custom is not None:
         return crtables.columns(rt, _NAME, _AGE), lambda o, now: crtables.cells(rt, o, now, age)
+    if rt in kinds.STRUCTURED_DRA:
+        return _STRUCTURED_PRINTERS.get(rt.resource, _DEFAULT)
     return _PRINTERS.get(rt.key, _DEFAULT)
 
 

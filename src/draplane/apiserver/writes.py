@@ -313,6 +313,8 @@ class Writer:
         await self._r.admission.validate(attrs)
         if strategy.check_write is not None and not subresource:
             await strategy.check_write(self._r, user, new, old)
+        if strategy.check_status_write is not None and subresource == "status":
+            await strategy.check_status_write(self._r, user, new, old)
         if same_content(new, old) or dry_run:
             return old if not dry_run else new
         expected = int(meta.resource_version(old))

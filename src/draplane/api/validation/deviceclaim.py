@@ -15,6 +15,7 @@ from draplane.api.validation import devicecommon as c
 from draplane.api.validation.objectmeta import (
     as_dict,
     as_str,
+    field_dict,
     immutable,
     semantic_equal,
     shown,
@@ -76,7 +77,7 @@ def _requests(devices: Obj, path: str, errs: list[FieldError]) -> set[str]:
         known.add(name)
     for _, request, at in entries:
         request = request if isinstance(request, dict) else {}
-        name = request.get("name") if isinstance(request.get("name"), str) else ""
+        name = str(request.get("name") or "")
         exactly = request.get("exactly")
         first = request.get("firstAvailable")
         if exactly is not None and first:
@@ -98,7 +99,7 @@ def _references(value: Any, path: str, known: set[str], errs: list[FieldError]) 
     seen: list[str] = []
     for _, ref, at in c.items(value, path, errs, REQUESTS_MAX):
         ref = as_str(ref, at, errs)
-        if ref not in known and ref.split("/", 1)[0] not in known:
+        if ref not in known:
             errs.append(invalid(at, ref, UNKNOWN_REQUEST))
         elif ref in seen:
             errs.append(duplicate(at, ref))
@@ -214,7 +215,7 @@ def _allocation(allocation: Any, path: str, errs: list[FieldError]) -> set[tuple
 def validate_claim_status_update(obj: Obj, old: Obj) -> list[FieldError]:
     errs = validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
     status = as_dict(obj.get("status"), "status", errs)
-    old_status = old.get("status") if isinstance(old.get("status"), dict) else {}
+    old_status = field_dict(old, "status")
     allocation, old_allocation = status.get("allocation"), old_status.get("allocation")
     allocated: set[tuple[str, str, str]] = set()
     changed = not semantic_equal(allocation, old_allocation)

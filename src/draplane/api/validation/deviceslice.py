@@ -16,6 +16,7 @@ from draplane.api.validation.objectmeta import (
     add_invalid,
     as_dict,
     as_str,
+    field_dict,
     immutable,
     too_long,
     validate_object_meta,
@@ -246,14 +247,13 @@ def validate_resource_slice(obj: Obj) -> list[FieldError]:
 
 def validate_resource_slice_update(obj: Obj, old: Obj) -> list[FieldError]:
     errs = validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    old_spec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
+    spec, old_spec = field_dict(obj, "spec"), field_dict(old, "spec")
     errs.extend(immutable("spec.driver", spec.get("driver"), old_spec.get("driver")))
     errs.extend(
         immutable(
             "spec.pool.name",
-            (spec.get("pool") or {}).get("name") if isinstance(spec.get("pool"), dict) else None,
-            (old_spec.get("pool") or {}).get("name"),
+            field_dict(spec, "pool").get("name"),
+            field_dict(old_spec, "pool").get("name"),
         )
     )
     errs.extend(immutable("spec.nodeName", spec.get("nodeName"), old_spec.get("nodeName")))

@@ -65,6 +65,18 @@ class NodeRestriction:
             self._lease(a, node)
         elif a.rt is kinds.SERVICE_ACCOUNTS and a.subresource == "token":
             await self._token(a, node)
+        elif a.rt is kinds.RESOURCE_SLICES:
+            self._slice(a, node)
+
+    def _slice(self, a: AdmissionAttributes, node: str) -> None:
+        """A node creates, updates and deletes only the slices of its own `spec.nodeName`
+        (the authorizer leaves the object to this check)."""
+        obj = a.obj if a.operation == "CREATE" else a.old
+        if _spec(obj).get("nodeName") != node:
+            verb = {"CREATE": "create", "DELETE": "delete"}.get(a.operation, "update")
+            raise forbidden(
+                a, f"can only {verb} ResourceSlice with the same NodeName as the requesting node"
+            )
 
     async def _pod(self, a: AdmissionAttributes, node: str) -> None:
         if a.subresource == "status":

@@ -218,7 +218,24 @@ def _user_roles() -> list[Obj]:
 # --- components -------------------------------------------------------------------------------
 
 
-def _component_roles() -> list[Obj]:
+# DynamicResourceAllocation in the scheduler's role: 1.28's classic DRA, or 1.34's structured
+# parameters (the 1.36 mode).
+_SCHEDULER_CLASSIC_DRA = [
+    rule(R, (RESOURCE,), "resourceclaims", "resourceclasses"),
+    rule(RU, (RESOURCE,), "resourceclaims/status"),
+    rule(RW, (RESOURCE,), "podschedulingcontexts"),
+    rule(R, (RESOURCE,), "podschedulingcontexts/status"),
+]
+_SCHEDULER_STRUCTURED_DRA = [
+    rule(R, (RESOURCE,), "resourceclaims", "deviceclasses"),
+    rule(RU, (RESOURCE,), "resourceclaims/status"),
+    rule(R, (RESOURCE,), "resourceslices"),
+    # DRAResourceClaimGranularStatusAuthorization (1.36): allocation and reservedFor.
+    rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding"),
+]
+
+
+def _component_roles(structured: bool = False) -> list[Obj]:
     review = [
         rule(("create",), (AUTHN,), "tokenreviews"),
         rule(("create",), (AUTHZ,), "subjectaccessreviews"),
@@ -245,11 +262,7 @@ def _component_roles() -> list[Obj]:
                 rule(R, (CORE,), "namespaces"),
                 rule(R, (STORAGE,), "csidrivers"),
                 rule(R, (STORAGE,), "csistoragecapacities"),
-                # DynamicResourceAllocation, 1.28 (classic DRA).
-                rule(R, (RESOURCE,), "resourceclaims", "resourceclasses"),
-                rule(RU, (RESOURCE,), "resourceclaims/status"),
-                rule(RW, (RESOURCE,), "podschedulingcontexts"),
-                rule(R, (RESOURCE,), "podschedulingcontexts/status"),
+                *(_SCHEDULER_STRUCTURED_DRA if structured else _SCHEDULER_CLASSIC_DRA),
             ],
         ),
         cluster_role(
@@ -308,8 +321,9 @@ def node_rules() -> list[Obj]:
 # fmt: on
 
 
-def controller_roles() -> list[Obj]:
-    """The system:controller:<name> roles of the controllers draplane runs (1.28 rules)."""
+def controller_roles(structured: bool = False) -> list[Obj]:
+    """The system:controller:<name> roles of the controllers draplane runs (1.28 rules; with
+    `structured` the claim controller may also write `resourceclaims/binding`, as in 1.36)."""
     from draplane.apiserver.authorization.workloadpolicy import workload_controller_rules
 
     roles = {
@@ -331,6 +345,11 @@ def controller_roles() -> list[Obj]:
             rule(("get", "list", "watch", "create", "delete"), (RESOURCE,), "resourceclaims"),
             rule((*R, "create", "update", "patch"), (RESOURCE,), "podschedulingcontexts"),
             rule(("update", "patch"), (RESOURCE,), "resourceclaims/status"),
+            *(
+                [rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding")]
+                if structured
+                else []
+            ),
             rule(("update", "patch"), (CORE,), "pods/status"),
             events_rule(),
         ],
@@ -439,8 +458,10 @@ def driver_roles() -> list[Obj]:
     ]
 
 
-def cluster_roles() -> list[Obj]:
-    return [*_user_roles(), *_component_roles(), *controller_roles(), *driver_roles()]
+def cluster_roles(*, structured: bool = False) -> list[Obj]:
+    """The roles of the 1.28 mode, or with `structured` those of the 1.36 mode."""
+    components = _component_roles(structured)
+    return [*_user_roles(), *components, *controller_roles(structured), *driver_roles()]
 
 
 def cluster_role_bindings() -> list[Obj]:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from draplane.api import kinds
 from draplane.api.auth import NODE_LEASE_NAMESPACE, SYSTEM_NODES, UserInfo
 from draplane.api.errors import StatusError
+from draplane.api.kinds import ResourceType
 from draplane.api.selectors import FieldSelector
 from draplane.apiserver.authorization import NO_OPINION, Attributes, Decision, Result, Rules
 from draplane.apiserver.nodegraph import CLAIM, CONFIGMAP, SERVICEACCOUNT, NodeGraph
@@ -134,12 +135,28 @@ class NodeAuthorizer:
             return _ALLOW
         return _ALLOW if self._node_rules(attrs) else NO_OPINION
 
+    def _slices(self, node: str, attrs: Attributes) -> Result:
+        """ResourceSlices (1.36 mode): writes of any slice here, NodeRestriction limits them to
+        the node's own; list, watch and deletecollection only of its own (`spec.nodeName`)."""
+        verb = attrs.verb
+        if attrs.subresource:
+            return _no("cannot authorize ResourceSlice subresources")
+        if verb in ("get", "create", "update", "patch", "delete"):
+            return _ALLOW
+        if verb in ("list", "watch", "deletecollection"):
+            if _selected_node(attrs, kinds.RESOURCE_SLICES) == node:
+                return _ALLOW
+            return _no(
+                "can only list/watch/deletecollection resourceslices with nodeName field selector"
+            )
+        return _no(f"cannot '{verb}' ResourceSlice")
 
-def _selected_node(attrs: Attributes) -> str | None:
+
+def _selected_node(attrs: Attributes, rt: ResourceType = kinds.PODS) -> str | None:
     if not attrs.field_selector:
         return None
     try:
-        return FieldSelector.parse(attrs.field_selector, kinds.PODS).exact("spec.nodeName")
+        return FieldSelector.parse(attrs.field_selector, rt).exact("spec.nodeName")
     except StatusError:
         return None
 
@@ -151,6 +168,7 @@ _DECIDERS: dict[tuple[str, str], Callable[[NodeAuthorizer, str, Attributes], Res
     (kinds.COORDINATION_GROUP, "leases"): NodeAuthorizer._leases,
     ("", "pods"): NodeAuthorizer._pods,
     ("", "nodes"): NodeAuthorizer._nodes,
+    (kinds.RESOURCE_GROUP, "resourceslices"): NodeAuthorizer._slices,
 }
 
 

@@ -50,10 +50,13 @@ async def load_index(storage: Storage, rbac: RBACAuthorizer) -> None:
 Delete = Callable[[ResourceType, str], Awaitable[None]]
 
 
-async def reconcile_policy(get: Get, write: Write, delete: Delete) -> int:
-    """Bring the stored bootstrap policy up to date; returns how many objects were written."""
+async def reconcile_policy(
+    get: Get, write: Write, delete: Delete, *, structured: bool = False
+) -> int:
+    """Bring the stored bootstrap policy up to date (the 1.36 mode's with `structured`);
+    returns how many objects were written."""
     written = 0
-    roles = _aggregated(cluster_roles())
+    roles = _aggregated(cluster_roles(structured=structured))
     for rt, desired in [
         *((kinds.CLUSTER_ROLES, r) for r in roles),
         *((kinds.CLUSTER_ROLE_BINDINGS, b) for b in cluster_role_bindings()),

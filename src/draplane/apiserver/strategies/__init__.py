@@ -54,6 +54,8 @@ class ResourceStrategy:
     """Orphan and Foreground propagation add their finalizers (not for Events)."""
     subresource_create: Mapping[str, SubresourceCreate] = field(default_factory=dict)
     check_write: WriteCheck | None = None
+    check_status_write: WriteCheck | None = None
+    """Runs just before a `status` update is stored (extra authorization of its fields)."""
     create_only: SubresourceCreate | None = None
     """Kinds never stored: a create is answered by this function (review APIs)."""
     prepare_for_update: Callable[[Obj, Obj], None] | None = None
