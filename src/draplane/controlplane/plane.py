@@ -146,8 +146,6 @@ class ControlPlane:
         self._build_components()
         self.apiserver.add_ready_check("components", self.has_synced)
         await self._ensure_resource_classes()
-        if self.config.kubernetes_version.structured:
-            await self._ensure_structured_rbac()
         for name, component in self.components.items():
             self._tasks.append(asyncio.create_task(self._run(name, component.run), name=name))
         await self.wait_ready()
@@ -244,52 +242,6 @@ class ControlPlane:
             }
             with contextlib.suppress(errors.StatusError):
                 await admin.create(kinds.RESOURCE_CLASSES, obj)
-
-    async def _ensure_structured_rbac(self) -> None:
-        """The 1.36 permissions the 1.28 bootstrap roles lack: the scheduler reads DeviceClasses
-        and ResourceSlices and updates claims (the delete-protection finalizer), the resource
-        claim controller updates claims to remove that finalizer."""
-        admin = self.client()
-        name = "system:draplane:structured-parameters"
-        role = {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRole",
-            "metadata": {"name": name},
-            "rules": [
-                {
-                    "apiGroups": ["resource.k8s.io"],
-                    "resources": ["deviceclasses", "resourceslices"],
-                    "verbs": ["get", "list", "watch"],
-                },
-                {
-                    "apiGroups": ["resource.k8s.io"],
-                    "resources": ["resourceclaims", "resourceclaims/status"],
-                    "verbs": ["get", "list", "watch", "update", "patch"],
-                },
-            ],
-        }
-        binding = {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRoleBinding",
-            "metadata": {"name": name},
-            "roleRef": {
-                "apiGroup": "rbac.authorization.k8s.io",
-                "kind": "ClusterRole",
-                "name": name,
-            },
-            "subjects": [
-                {"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": auth.SCHEDULER},
-                {
-                    "kind": "ServiceAccount",
-                    "name": "resource-claim-controller",
-                    "namespace": "kube-system",
-                },
-            ],
-        }
-        with contextlib.suppress(errors.StatusError):
-            await admin.create(kinds.CLUSTER_ROLES, role)
-        with contextlib.suppress(errors.StatusError):
-            await admin.create(kinds.CLUSTER_ROLE_BINDINGS, binding)
 
     async def _run(self, name: str, run: Callable[[], Coroutine[Any, Any, None]]) -> None:
         try:

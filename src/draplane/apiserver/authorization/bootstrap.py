@@ -232,6 +232,8 @@ _SCHEDULER_STRUCTURED_DRA = [
     rule(R, (RESOURCE,), "resourceslices"),
     # DRAResourceClaimGranularStatusAuthorization (1.36): allocation and reservedFor.
     rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding"),
+    # PreBind adds the delete-protection finalizer before it writes an allocation.
+    rule(("update", "patch"), (RESOURCE,), "resourceclaims"),
 ]
 
 
@@ -346,7 +348,11 @@ def controller_roles(structured: bool = False) -> list[Obj]:
             rule((*R, "create", "update", "patch"), (RESOURCE,), "podschedulingcontexts"),
             rule(("update", "patch"), (RESOURCE,), "resourceclaims/status"),
             *(
-                [rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding")]
+                [
+                    rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding"),
+                    # Removing the delete-protection finalizer of a deallocated claim.
+                    rule(("update", "patch"), (RESOURCE,), "resourceclaims"),
+                ]
                 if structured
                 else []
             ),
