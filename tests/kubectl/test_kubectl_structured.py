@@ -1,6 +1,6 @@
 """kubectl 1.32 against the 1.36 mode: `apply` of resource.k8s.io/v1 objects (create, then a
-change as a patch), `get` tables with upstream's columns, `-o yaml` with the defaults, and a
-v1beta1 object read back at v1."""
+change as a patch; an unknown field refused), `get` tables with upstream's columns, `-o yaml`
+with the defaults, a v1beta1 object read back at v1, and `explain` from /openapi/v3."""
 
 from __future__ import annotations
 
@@ -77,6 +77,14 @@ async def test_apply_get_and_yaml(structured: HttpServer, tmp_path: Path) -> Non
     the_slice = yaml.safe_load(
         await kubectl.run("get", "resourceslice", "node-0-gpu", "-o", "yaml")
     )
+    explained = await kubectl.run("explain", "resourceslice.spec.devices")
+    unknown = await kubectl.run(
+        "apply",
+        "-f",
+        "-",
+        stdin=MANIFEST.replace("deviceClassName: gpu", "deviceClass: gpu"),
+        check=False,
+    )
 
     assert first.split("\n")[:3] == [
         "deviceclass.resource.k8s.io/gpu created",
@@ -104,5 +112,8 @@ async def test_apply_get_and_yaml(structured: HttpServer, tmp_path: Path) -> Non
     assert the_slice["spec"]["devices"] == [
         {"name": "gpu-0", "attributes": {"model": {"string": "a100"}}}
     ]
+    assert "GROUP:      resource.k8s.io" in explained and "VERSION:    v1" in explained
+    assert "attributes\t<map[string]DeviceAttribute>" in explained
+    assert 'unknown field "spec.devices.requests[0].exactly.deviceClass"' in unknown
     stored = await structured.client().get(kinds.RESOURCE_CLAIMS_V1, "one-gpu", "default")
     assert stored["metadata"]["labels"] == {"team": "b"}

@@ -207,18 +207,30 @@ def _openapi_v2_handler(catalog: Catalog) -> Handler:
     async def document(request: web.Request) -> web.Response:
         accept = request.headers.get("Accept", "")
         if "application/json" in accept and "protobuf" not in accept:
-            return web.Response(body=openapi.v2_json_document(), content_type="application/json")
+            return web.Response(
+                body=openapi.v2_json_document(catalog.mode), content_type="application/json"
+            )
         body = openapi.openapi_v2_document(catalog.mode.git_version)
         return web.Response(body=body, headers={"Content-Type": openapi.CONTENT_TYPE})
 
     return document
 
 
-async def _openapi_v3_index(_: web.Request) -> web.Response:
-    return _json(openapi.v3_index())
+def _openapi_v3_index(catalog: Catalog) -> Handler:
+    async def index(_: web.Request) -> web.Response:
+        return _json(openapi.v3_index(catalog.mode))
+
+    return index
 
 
-async def _openapi_v3(request: web.Request) -> web.Response:
+def _openapi_v3(catalog: Catalog) -> Handler:
+    async def document(request: web.Request) -> web.Response:
+        return await _openapi_v3_document(request, catalog)
+
+    return document
+
+
+async def _openapi_v3_document(request: web.Request, catalog: Catalog) -> web.Response:
     parts = request.match_info["tail"].strip("/").split("/")
     if len(parts) == 2 and parts[0] == "api":
         group, version = "", parts[1]
@@ -226,7 +238,7 @@ async def _openapi_v3(request: web.Request) -> web.Response:
         group, version = parts[1], parts[2]
     else:
         raise web.HTTPNotFound()
-    body = openapi.v3_document(group, version)
+    body = openapi.v3_document(group, version, catalog.mode)
     if body is None:
         raise web.HTTPNotFound()
     headers = {"Etag": f'"{openapi.document_hash(body)}"'}
@@ -286,9 +298,9 @@ def create_app(config: AppConfig) -> web.Application:
         r.add_get(path, discovery_handler)
         r.add_get(path + "/", discovery_handler)
     r.add_get("/openapi/v2", _openapi_v2_handler(config.catalog))
-    r.add_get("/openapi/v3", _openapi_v3_index)
-    r.add_get("/openapi/v3/", _openapi_v3_index)
-    r.add_get("/openapi/v3/{tail:.+}", _openapi_v3)
+    r.add_get("/openapi/v3", _openapi_v3_index(config.catalog))
+    r.add_get("/openapi/v3/", _openapi_v3_index(config.catalog))
+    r.add_get("/openapi/v3/{tail:.+}", _openapi_v3(config.catalog))
     for endpoint in ("healthz", "livez", "readyz"):
         r.add_get(f"/{endpoint}", config.health.handle)
         r.add_get(f"/{endpoint}/{{check}}", config.health.handle)

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from draplane.api import kinds, schema
+from draplane.api import kinds, schema, versions
 from draplane.api.kinds import ResourceType
 from draplane.api.schema import model
 from draplane.api.schema.openapi import Converter
@@ -210,9 +210,11 @@ def _paths(conv: Converter, rt: ResourceType, struct_name: str) -> dict[str, Any
     return out
 
 
-def _served(group: str | None = None, version: str | None = None) -> list[tuple[ResourceType, str]]:
+def _served(
+    mode: versions.Mode, group: str | None = None, version: str | None = None
+) -> list[tuple[ResourceType, str]]:
     out = []
-    for rt in kinds.SERVED:
+    for rt in mode.served:
         if group is not None and (rt.group, rt.version) != (group, version):
             continue
         struct = schema.for_resource(rt)
@@ -226,8 +228,8 @@ def _patch_definition(v3: bool) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=64)
-def _v3_document(group: str, version: str, generation: int) -> bytes | None:
-    served = _served(group, version)
+def _v3_document(group: str, version: str, generation: int, mode: versions.Mode) -> bytes | None:
+    served = _served(mode, group, version)
     if not served:
         return None
     conv = Converter(v3=True)
@@ -242,27 +244,27 @@ def _v3_document(group: str, version: str, generation: int) -> bytes | None:
     schemas[_META + "Patch"] = _patch_definition(True)
     doc = {
         "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": KUBE_VERSION},
+        "info": {"title": "Kubernetes", "version": mode.git_version},
         "paths": paths,
         "components": {"schemas": dict(sorted(schemas.items()))},
     }
     return orjson.dumps(doc)
 
 
-def v3_document(group: str, version: str) -> bytes | None:
+def v3_document(group: str, version: str, mode: versions.Mode = versions.DEFAULT) -> bytes | None:
     """The OpenAPI 3.0 document of one group-version, or None when nothing is served there."""
-    return _v3_document(group, version, model.generation())
+    return _v3_document(group, version, model.generation(), mode)
 
 
 def document_hash(body: bytes) -> str:
     return hashlib.sha512(body).hexdigest().upper()
 
 
-def v3_index() -> dict[str, Any]:
+def v3_index(mode: versions.Mode = versions.DEFAULT) -> dict[str, Any]:
     paths: dict[str, Any] = {}
-    for group, versions in kinds.group_versions().items():
-        for version in versions:
-            body = v3_document(group, version)
+    for group, served in kinds.group_versions(mode.served).items():
+        for version in served:
+            body = v3_document(group, version, mode)
             if body is not None:
                 key = gv_path(group, version)
                 paths[key] = {"serverRelativeURL": f"/openapi/v3/{key}?hash={document_hash(body)}"}
@@ -270,11 +272,11 @@ def v3_index() -> dict[str, Any]:
 
 
 @lru_cache(maxsize=4)
-def _v2_json(generation: int) -> bytes:
+def _v2_json(generation: int, mode: versions.Mode) -> bytes:
     conv = Converter(v3=False)
     paths: dict[str, Any] = {}
     roots = list(_COMMON_SCHEMAS)
-    for rt, name in _served():
+    for rt, name in _served(mode):
         paths.update(_paths(conv, rt, name))
         roots.append(name)
         if schema.kind_struct(rt.group, rt.version, rt.kind + "List") is not None:
@@ -283,13 +285,13 @@ def _v2_json(generation: int) -> bytes:
     definitions[_META + "Patch"] = _patch_definition(False)
     doc = {
         "swagger": "2.0",
-        "info": {"title": "Kubernetes", "version": KUBE_VERSION},
+        "info": {"title": "Kubernetes", "version": mode.git_version},
         "paths": paths,
         "definitions": dict(sorted(definitions.items())),
     }
     return orjson.dumps(doc)
 
 
-def v2_json_document() -> bytes:
+def v2_json_document(mode: versions.Mode = versions.DEFAULT) -> bytes:
     """The Swagger 2.0 document of every served kind, as JSON."""
-    return _v2_json(model.generation())
+    return _v2_json(model.generation(), mode)

@@ -67,8 +67,8 @@ class Registry:
         *,
         clock: Clock = REAL_CLOCK,
         authorizer: Authorizer | None = None,
-        service_cidr: str = DEFAULT_SERVICE_CIDR,
         mode: versions.Mode = versions.DEFAULT,
+        service_cidr: str = DEFAULT_SERVICE_CIDR,
     ) -> None:
         self.storage = storage
         self.clock = clock

@@ -57,8 +57,8 @@ class ApiServer:
         metrics: prometheus_client.CollectorRegistry | None = None,
         clock: Clock = REAL_CLOCK,
         audit_log_path: str | Path | None = None,
-        service_cidr: str = DEFAULT_SERVICE_CIDR,
         mode: versions.Mode = versions.DEFAULT,
+        service_cidr: str = DEFAULT_SERVICE_CIDR,
     ) -> None:
         self.data_dir = Path(data_dir)
         self._service_cidr = service_cidr

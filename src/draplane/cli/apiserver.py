@@ -59,13 +59,13 @@ def register(subparsers: Any) -> None:
         default="",
         help="write an audit.k8s.io/v1 Event JSON line per request to this file",
     )
+    versions.add_argument(parser, server=True)
     parser.add_argument(
         "--service-cluster-ip-range",
         default=DEFAULT_SERVICE_CIDR,
         type=_cidr,
         help="the CIDR Services' cluster IPs are allocated from",
     )
-    versions.add_argument(parser, server=True)
     add_restored_store_flag(parser)
     add_etcd_flags(parser)
     add_logging_flags(parser)
@@ -95,8 +95,8 @@ async def async_main(args: argparse.Namespace) -> int:
         port=args.port,
         storage=storage,
         audit_log_path=args.audit_log_path or None,
-        service_cidr=args.service_cluster_ip_range,
         mode=args.kubernetes_version,
+        service_cidr=args.service_cluster_ip_range,
     )
     try:
         try:

@@ -73,7 +73,7 @@ async def async_main(args: argparse.Namespace) -> int:
     metrics = component_registry()
 
     async def run() -> None:
-        await cluster_mode(client, args)
+        mode = await cluster_mode(client, args)
         if args.use_service_account_credentials == "true":
             writers.update(await service_account_clients(client))
         # With -v 6 every request is logged, the writers' too.
@@ -81,6 +81,7 @@ async def async_main(args: argparse.Namespace) -> int:
             logged(client),
             client_for=(lambda name: logged(writers[name])) if writers else None,
             metrics=metrics,
+            structured=mode.structured,
         )
         managers.append(manager)
         await manager.run()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 
+from prometheus_client import CollectorRegistry
+
 from draplane.api import errors, versions
 from draplane.cli.leaderelect import add_leader_election_flags, leading
 from draplane.cli.logs import add_logging_flags, setup_logging
@@ -66,20 +68,29 @@ async def async_main(args: argparse.Namespace) -> int:
     client = component_client(args.kubeconfig)
     try:
         metrics = component_registry()
-        try:
-            scheduler = Scheduler(
-                client,
-                informers=InformerFactory(client),
-                metrics=metrics,
-                queueing_hints=args.queueing_hints,
-                pre_enqueue=args.pre_enqueue,
-                config=config,
-            )
-        except errors.StatusError as err:
-            raise CommandError(f"invalid scheduler configuration: {err}") from err
+
+        def build(structured: bool, registry: CollectorRegistry) -> Scheduler:
+            try:
+                return Scheduler(
+                    client,
+                    informers=InformerFactory(client),
+                    metrics=registry,
+                    queueing_hints=args.queueing_hints,
+                    pre_enqueue=args.pre_enqueue,
+                    config=config,
+                    structured=structured,
+                )
+            except errors.StatusError as err:
+                raise CommandError(f"invalid scheduler configuration: {err}") from err
+
+        # Built once before the mode is known (on a throwaway registry) so that a bad
+        # configuration fails at once; the scheduler that runs is built for the cluster's mode.
+        scheduler = build(False, CollectorRegistry())
 
         async def run_scheduler() -> None:
-            await cluster_mode(client, args)
+            nonlocal scheduler
+            mode = await cluster_mode(client, args)
+            scheduler = build(mode.structured, metrics)
             await scheduler.run()
 
         run, elector = leading(args, client, run_scheduler, metrics=metrics)

@@ -71,12 +71,6 @@ ClientFor = Callable[[str], Client]
 """The client a controller writes through, by controller name."""
 
 
-def _structured_stored() -> tuple[kinds.ResourceType, ...]:
-    """The stored kinds of the 1.36 mode, resource.k8s.io at its storage version only."""
-    beta = {*kinds.STRUCTURED_V1BETA1, *kinds.STRUCTURED_V1BETA2}
-    return tuple(r for r in kinds.STRUCTURED_SERVED if "list" in r.verbs and r not in beta)
-
-
 class ControllerManager:
     def __init__(
         self,
@@ -87,7 +81,7 @@ class ControllerManager:
         metrics: CollectorRegistry | None = None,
         structured: bool = False,
     ) -> None:
-        """`structured`: the 1.36 mode (the claim controller on resource.k8s.io/v1)."""
+        """`structured`: the 1.36 mode (the resource claim controller on resource.k8s.io/v1)."""
         self._informers = InformerFactory(client, clock=clock)
 
         def writer(name: str) -> Client:
@@ -115,7 +109,7 @@ class ControllerManager:
             informers=self._informers,
             clock=clock,
             metrics=metrics,
-            resources=tuple(rt for rt in stored if rt.namespaced),
+            resources=stored,
         )
         self.service_account_controller = ServiceAccountsController(
             writer(SERVICE_ACCOUNT_CONTROLLER),
@@ -206,3 +200,9 @@ class ControllerManager:
                 group.create_task(self.replicaset_controller.run())
         finally:
             await self._informers.stop()
+
+
+def _structured_stored() -> tuple[kinds.ResourceType, ...]:
+    """The 1.36 mode's stored kinds, each resource once (v1, not its converted beta versions)."""
+    betas = {*kinds.STRUCTURED_V1BETA1, *kinds.STRUCTURED_V1BETA2}
+    return tuple(r for r in kinds.STRUCTURED_SERVED if "list" in r.verbs and r not in betas)

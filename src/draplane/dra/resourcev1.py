@@ -1,31 +1,25 @@
-"""The resource.k8s.io/v1 kinds the structured mode of DynamicResources reads.
-
-Equal (frozen dataclasses) to the `draplane.api.kinds` constants of the same names that the 1.36
-mode serves, so listers keyed by either find the same informer.
-"""
+"""resource.k8s.io/v1 constants and predicates the structured mode's scheduler plugin and claim
+controller share (the kinds themselves are `draplane.api.kinds`'s, re-exported)."""
 
 from __future__ import annotations
 
-from draplane.api.kinds import RESOURCE_GROUP, ResourceType
+from draplane.api.kinds import (
+    DEVICE_CLASSES,
+    RESOURCE_CLAIM_TEMPLATES_V1,
+    RESOURCE_CLAIMS_V1,
+    RESOURCE_SLICES,
+)
 from draplane.api.meta import Obj
 
-DEVICE_CLASSES = ResourceType(
-    RESOURCE_GROUP, "v1", "deviceclasses", "DeviceClass", False, "deviceclass"
-)
-RESOURCE_CLAIMS_V1 = ResourceType(
-    RESOURCE_GROUP, "v1", "resourceclaims", "ResourceClaim", True, "resourceclaim", (), ("status",)
-)
-RESOURCE_CLAIM_TEMPLATES_V1 = ResourceType(
-    RESOURCE_GROUP,
-    "v1",
-    "resourceclaimtemplates",
-    "ResourceClaimTemplate",
-    True,
-    "resourceclaimtemplate",
-)
-RESOURCE_SLICES = ResourceType(
-    RESOURCE_GROUP, "v1", "resourceslices", "ResourceSlice", False, "resourceslice"
-)
+__all__ = [
+    "DELETE_PROTECTION_FINALIZER",
+    "DEVICE_CLASSES",
+    "RESERVED_FOR_MAX_SIZE",
+    "RESOURCE_CLAIMS_V1",
+    "RESOURCE_CLAIM_TEMPLATES_V1",
+    "RESOURCE_SLICES",
+    "can_be_reserved",
+]
 
 DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
 """The finalizer the scheduler adds before it writes an allocation (resourceapi.Finalizer)."""

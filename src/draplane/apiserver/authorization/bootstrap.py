@@ -227,13 +227,13 @@ _SCHEDULER_CLASSIC_DRA = [
     rule(R, (RESOURCE,), "podschedulingcontexts/status"),
 ]
 _SCHEDULER_STRUCTURED_DRA = [
-    # PreBind adds the delete-protection finalizer with an update of the claim itself.
-    rule(RU, (RESOURCE,), "resourceclaims"),
-    rule(R, (RESOURCE,), "deviceclasses"),
+    rule(R, (RESOURCE,), "resourceclaims", "deviceclasses"),
     rule(RU, (RESOURCE,), "resourceclaims/status"),
     rule(R, (RESOURCE,), "resourceslices"),
     # DRAResourceClaimGranularStatusAuthorization (1.36): allocation and reservedFor.
     rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding"),
+    # PreBind adds the delete-protection finalizer before it writes an allocation.
+    rule(("update", "patch"), (RESOURCE,), "resourceclaims"),
 ]
 
 
@@ -350,7 +350,7 @@ def controller_roles(structured: bool = False) -> list[Obj]:
             *(
                 [
                     rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding"),
-                    # Deallocation removes the delete-protection finalizer from the claim.
+                    # Removing the delete-protection finalizer of a deallocated claim.
                     rule(("update", "patch"), (RESOURCE,), "resourceclaims"),
                 ]
                 if structured
@@ -458,8 +458,6 @@ def driver_roles() -> list[Obj]:
                 rule(("get", "update"), (COORDINATION,), "leases", names=(DRIVER_CONTROLLER_SA,)),
                 # Parameter objects (the driver's custom resources).
                 rule(R, (DRIVER,), "claimparameters", "classparameters"),
-                # Structured parameters: the network-attached pool's ResourceSlices.
-                rule(RW, (RESOURCE,), "resourceslices"),
             ],
         ),
         cluster_role(DRIVER_PLUGIN_ROLE, [rule(("get",), (RESOURCE,), "resourceclaims")]),

@@ -1,0 +1,159 @@
+"""Structured parameters end to end in the 1.36 mode: the in-process control plane (API server,
+claim controller, scheduler; no drivers or kubelets) with Nodes, a DeviceClass and ResourceSlices
+created through the API. Pods with template claims each get their own device until the pool is
+exhausted, then stay Pending with upstream's message; pods racing for one device never share it;
+deleting pods lets the claim controller deallocate their claims and the Pending pods schedule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from draplane.api import versions
+from draplane.api.kinds import (
+    DEVICE_CLASSES,
+    NODES,
+    PODS,
+    RESOURCE_CLAIM_TEMPLATES_V1,
+    RESOURCE_CLAIMS_V1,
+    RESOURCE_SLICES,
+)
+from draplane.api.meta import Obj
+from draplane.client.interface import Client
+from draplane.controlplane import ControlPlane, ControlPlaneConfig
+from draplane.scheduler.scheduler import Scheduler
+from draplane.testing.apistate import wait_for
+from draplane.testing.builders import make_node, make_pod
+from draplane.testing.clock import FakeClock
+from draplane.testing.structured import (
+    make_device_class,
+    make_resource_slice,
+    make_structured_claim,
+    make_structured_claim_template,
+)
+
+DRIVER = "driver.example.com"
+
+
+@pytest.fixture
+async def plane() -> AsyncIterator[ControlPlane]:
+    config = ControlPlaneConfig(
+        port=0, nodes=0, drivers=[], store="memory", kubernetes_version=versions.STRUCTURED
+    )
+    plane = ControlPlane(config, clock=FakeClock())
+    await plane.start()
+    yield plane
+    await plane.stop()
+
+
+async def _cluster(client: Client, devices: dict[str, int]) -> None:
+    await client.create(DEVICE_CLASSES, _strip(make_device_class("gpu", DRIVER).obj()))
+    for node, count in devices.items():
+        await client.create(NODES, _strip(make_node(node).obj()))
+        devs = [f"dev-{i}" for i in range(count)]
+        slice_ = make_resource_slice(f"{node}-slice", DRIVER, node).node(node).device(*devs).obj()
+        await client.create(RESOURCE_SLICES, _strip(slice_))
+    claim = make_structured_claim().request("gpu", "gpu")
+    template = make_structured_claim_template("gpu", claim=claim).obj()
+    await client.create(RESOURCE_CLAIM_TEMPLATES_V1, _strip(template), "default")
+
+
+def _strip(obj: Obj) -> Obj:
+    """Builders set uids; the API server assigns its own."""
+    obj["metadata"].pop("uid", None)
+    return obj
+
+
+def _pod(name: str) -> Obj:
+    # The 1.36 mode still validates pods with the 1.28 `source` (docs/fidelity.md).
+    return _strip(make_pod(name).claim_template("gpu", "gpu").obj())
+
+
+async def _pods(client: Client) -> dict[str, Obj]:
+    listed = await client.list(PODS, "default")
+    return {p["metadata"]["name"]: p for p in listed["items"]}
+
+
+async def _devices(client: Client) -> dict[str, tuple[str, str]]:
+    """Claim name -> (node pool, device) of every allocated claim."""
+    listed = await client.list(RESOURCE_CLAIMS_V1, "default")
+    out: dict[str, tuple[str, str]] = {}
+    for claim in listed["items"]:
+        allocation = (claim.get("status") or {}).get("allocation")
+        if allocation:
+            (result,) = allocation["devices"]["results"]
+            out[claim["metadata"]["name"]] = (result["pool"], result["device"])
+    return out
+
+
+def _unschedulable_message(pod: Obj) -> str:
+    for condition in (pod.get("status") or {}).get("conditions") or ():
+        if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
+            return str(condition.get("message") or "")
+    return ""
+
+
+async def _settle(plane: ControlPlane, want: int, total: int) -> dict[str, Obj]:
+    """Wait until `want` pods are bound and the rest carry an unschedulable condition,
+    stepping the fake clock past backoffs."""
+    client = plane.client()
+    scheduler = plane.components["scheduler"]
+    assert isinstance(scheduler, Scheduler)
+    clock = plane.clock
+    assert isinstance(clock, FakeClock)
+
+    async def settled() -> dict[str, Obj] | None:
+        pods = await _pods(client)
+        bound = [p for p in pods.values() if p["spec"].get("nodeName")]
+        pending = [p for p in pods.values() if _unschedulable_message(p)]
+        if len(bound) == want and len(bound) + len(pending) == total:
+            return pods
+        clock.step(1.0)
+        return None
+
+    result: dict[str, Obj] = await wait_for(settled, timeout=20, what=f"{want} pods bound")
+    return result
+
+
+async def test_pods_get_own_devices_until_exhausted_then_deletion_frees(
+    plane: ControlPlane,
+) -> None:
+    client = plane.client()
+    await _cluster(client, {"node-a": 2, "node-b": 1})
+    for i in range(5):
+        await client.create(PODS, _pod(f"p{i}"), "default")
+    pods = await _settle(plane, want=3, total=5)
+    devices = await _devices(client)
+    assert sorted(devices.values()) == [
+        ("node-a", "dev-0"),
+        ("node-a", "dev-1"),
+        ("node-b", "dev-0"),
+    ]
+    for pod in pods.values():
+        if not pod["spec"].get("nodeName"):
+            # Upstream adds the DefaultPreemption part, which draplane does not run.
+            assert _unschedulable_message(pod) == (
+                "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable."
+            )
+    bound = sorted(n for n, p in pods.items() if p["spec"].get("nodeName"))
+    for name in bound[:2]:
+        await client.delete(PODS, name, "default", grace_period_seconds=0)
+    pods = await _settle(plane, want=3, total=3)
+    assert len(set((await _devices(client)).values())) == len(await _devices(client)) == 3
+
+
+async def test_racing_pods_never_share_a_device(plane: ControlPlane) -> None:
+    client = plane.client()
+    await _cluster(client, {"node-a": 1})
+    for name in ("racer-0", "racer-1"):
+        await client.create(PODS, _pod(name), "default")
+    pods = await _settle(plane, want=1, total=2)
+    assert list((await _devices(client)).values()) == [("node-a", "dev-0")]
+    claims = (await client.list(RESOURCE_CLAIMS_V1, "default"))["items"]
+    reserved: list[Any] = [
+        e["name"] for c in claims for e in (c.get("status") or {}).get("reservedFor") or ()
+    ]
+    assert reserved == [n for n, p in pods.items() if p["spec"].get("nodeName")]
