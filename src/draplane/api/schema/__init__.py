@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from draplane.api.kinds import ResourceType
 from draplane.api.schema import affinity, container, core, meta, pod, rbac, resource, reviews
+from draplane.api.schema import apiextensions
 from draplane.api.schema.meta import serve
 from draplane.api.schema.model import (
     Arr,
@@ -76,7 +77,7 @@ __all__ = [
     "unregister_kind",
 ]
 
-_DEFINITIONS = (affinity, container, core, meta, pod, rbac, resource, reviews)
+_DEFINITIONS = (affinity, container, core, meta, pod, rbac, resource, reviews, apiextensions)
 
 GENERIC = Struct(
     "io.draplane.Object",
