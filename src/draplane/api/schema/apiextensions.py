@@ -61,7 +61,7 @@ COLUMN = struct(
 SELECTABLE_FIELD = struct(
     APIEXT + "SelectableField",
     "A field usable in field selectors.",
-    f("jsonPath", "string", "Simple JSON path of a string, integer or boolean field.", required=True),
+    f("jsonPath", "string", "JSON path of a string, integer or boolean field.", required=True),
 )
 VERSION = struct(
     APIEXT + "CustomResourceDefinitionVersion",
