@@ -209,11 +209,17 @@ async def _openapi_v2(request: web.Request) -> web.Response:
     )
 
 
-async def _openapi_v3_index(_: web.Request) -> web.Response:
-    return _json(openapi.v3_index())
+def _openapi_v3_handlers(catalog: Catalog) -> tuple[Handler, Handler]:
+    async def index(_: web.Request) -> web.Response:
+        return _json(openapi.v3_index(catalog))
+
+    async def document(request: web.Request) -> web.Response:
+        return await _openapi_v3(request, catalog)
+
+    return index, document
 
 
-async def _openapi_v3(request: web.Request) -> web.Response:
+async def _openapi_v3(request: web.Request, catalog: Catalog) -> web.Response:
     parts = request.match_info["tail"].strip("/").split("/")
     if len(parts) == 2 and parts[0] == "api":
         group, version = "", parts[1]
@@ -221,7 +227,7 @@ async def _openapi_v3(request: web.Request) -> web.Response:
         group, version = parts[1], parts[2]
     else:
         raise web.HTTPNotFound()
-    body = openapi.v3_document(group, version)
+    body = openapi.v3_document(group, version, catalog)
     if body is None:
         raise web.HTTPNotFound()
     headers = {"Etag": f'"{openapi.document_hash(body)}"'}
@@ -281,9 +287,10 @@ def create_app(config: AppConfig) -> web.Application:
         r.add_get(path, discovery_handler)
         r.add_get(path + "/", discovery_handler)
     r.add_get("/openapi/v2", _openapi_v2)
-    r.add_get("/openapi/v3", _openapi_v3_index)
-    r.add_get("/openapi/v3/", _openapi_v3_index)
-    r.add_get("/openapi/v3/{tail:.+}", _openapi_v3)
+    v3_index, v3_document = _openapi_v3_handlers(config.catalog)
+    r.add_get("/openapi/v3", v3_index)
+    r.add_get("/openapi/v3/", v3_index)
+    r.add_get("/openapi/v3/{tail:.+}", v3_document)
     for endpoint in ("healthz", "livez", "readyz"):
         r.add_get(f"/{endpoint}", config.health.handle)
         r.add_get(f"/{endpoint}/{{check}}", config.health.handle)

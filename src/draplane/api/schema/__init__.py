@@ -39,7 +39,17 @@ without a registered schema keeps every field (only its metadata is checked).
 from __future__ import annotations
 
 from draplane.api.kinds import ResourceType
-from draplane.api.schema import affinity, container, core, meta, pod, rbac, resource, reviews
+from draplane.api.schema import (
+    affinity,
+    apiextensions,
+    container,
+    core,
+    meta,
+    pod,
+    rbac,
+    resource,
+    reviews,
+)
 from draplane.api.schema.meta import serve
 from draplane.api.schema.model import (
     Arr,
@@ -76,7 +86,7 @@ __all__ = [
     "unregister_kind",
 ]
 
-_DEFINITIONS = (affinity, container, core, meta, pod, rbac, resource, reviews)
+_DEFINITIONS = (affinity, container, core, meta, pod, rbac, resource, reviews, apiextensions)
 
 GENERIC = Struct(
     "io.draplane.Object",
