@@ -213,8 +213,6 @@ class Registry:
                 "MethodNotAllowed",
                 "create not allowed while custom resource definition is terminating",
             )
-        if request.subresource == "scale" and custom is not None:
-            return await self.custom_resources.scale(user, request)
         asked = request.rt
         if request.is_write and resourceconversion.converts(asked):
             # Written at the storage version; the answer is converted back below.
@@ -283,8 +281,12 @@ class Registry:
         rt, o = req.rt, req.options
         if req.verb == "get":
             await self.lists.wait_fresh(listoptions.parse_resource_version(o.resource_version))
-            obj = await self._get(rt, req.namespace, req.name)
-            return scale.scale_of(obj) if req.subresource == "scale" else obj
+            if req.subresource == "scale":
+                paths = strategy_for(rt).scale
+                if paths is None:
+                    raise errors.not_found(rt, f"{req.name}/scale")
+                return scale.scale_of(await self._get(rt, req.namespace, req.name), paths)
+            return await self._get(rt, req.namespace, req.name)
         if req.verb == "list":
             return await reads.list_objects(
                 self.lists,

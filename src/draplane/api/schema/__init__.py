@@ -41,6 +41,7 @@ from __future__ import annotations
 from draplane.api.kinds import ResourceType
 from draplane.api.schema import (
     affinity,
+    apiextensions,
     container,
     core,
     meta,
@@ -86,7 +87,18 @@ __all__ = [
     "unregister_kind",
 ]
 
-_DEFINITIONS = (affinity, container, core, meta, pod, rbac, resource, reviews, resourcev1)
+_DEFINITIONS = (
+    affinity,
+    container,
+    core,
+    meta,
+    pod,
+    rbac,
+    resource,
+    reviews,
+    apiextensions,
+    resourcev1,
+)
 
 GENERIC = Struct(
     "io.draplane.Object",
