@@ -200,3 +200,35 @@ async def test_examples_run(
     assert {r["pool"] for r in results} == {running_pod["spec"]["nodeName"]}
     if example == "partitionable.yaml":
         assert all("-part-" in r["device"] for r in results)
+
+
+async def test_network_attached_pool_serves_every_node(tmp_path: Path) -> None:
+    """`--network-attached N` in the 1.36 mode: the driver's controller side publishes one
+    `allNodes` pool (nodes publish none), and a pod gets a device of it on whatever node."""
+    plane = ControlPlane(
+        ControlPlaneConfig(
+            data_dir=str(tmp_path / "plane"),
+            port=0,
+            nodes=2,
+            store="memory",
+            kubernetes_version=versions.STRUCTURED,
+            drivers=[DriverSpec(network_attached=3)],
+        )
+    )
+    await plane.start()
+    try:
+        admin = plane.client()
+        pools = {
+            s["spec"]["pool"]["name"]: s["spec"]
+            for s in (await admin.list(kinds.RESOURCE_SLICES))["items"]
+        }
+        assert pools["network-attached"]["allNodes"] is True
+        assert len(pools["network-attached"]["devices"]) == 3
+        assert [pools[n].get("devices") for n in ("node-0", "node-1")] == [[], []]
+        await apply(admin, "pod-with-template-claim.yaml")
+        pod = await wait_for(lambda: running(admin, "pod-with-a100"), timeout=20, what="runs")
+        claim = await claim_of(admin, pod)
+        assert devices(claim) == [("network-attached", "gpu-0")]
+        assert "nodeSelector" not in claim["status"]["allocation"]
+    finally:
+        await plane.stop()

@@ -389,6 +389,8 @@ def driver_roles() -> list[Obj]:
                 rule(("get", "update"), (COORDINATION,), "leases", names=(DRIVER_CONTROLLER_SA,)),
                 # Parameter objects (the driver's custom resources).
                 rule(R, (DRIVER,), "claimparameters", "classparameters"),
+                # Structured parameters: the network-attached pool's ResourceSlices.
+                rule(RW, (RESOURCE,), "resourceslices"),
             ],
         ),
         cluster_role(DRIVER_PLUGIN_ROLE, [rule(("get",), (RESOURCE,), "resourceclaims")]),
