@@ -69,6 +69,8 @@ async def test_api_and_apis_answer_legacy_json_even_for_aggregated_accept(
         "rbac.authorization.k8s.io",
         "authorization.k8s.io",
         "authentication.k8s.io",
+        "apps",
+        "batch",
     }
     assert by_name["resource.k8s.io"]["preferredVersion"] == {
         "groupVersion": "resource.k8s.io/v1alpha2",

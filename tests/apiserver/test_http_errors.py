@@ -292,8 +292,6 @@ async def test_invalid_lists_every_cause_with_its_field(http: aiohttp.ClientSess
 @pytest.mark.parametrize(
     ("method", "tail", "what"),
     [
-        pytest.param("GET", "log", "container logs (kubectl logs)", id="log"),
-        pytest.param("GET", "log?container=ctr&follow=true", "container logs", id="log-follow"),
         pytest.param("POST", "exec?command=sh&stdin=true", "exec (kubectl exec)", id="exec"),
         pytest.param("POST", "attach", "attach (kubectl attach)", id="attach"),
         pytest.param("POST", "portforward?ports=80", "port forwarding", id="portforward"),

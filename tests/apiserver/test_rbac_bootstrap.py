@@ -81,6 +81,22 @@ def test_bindings() -> None:
         "system:controller:service-account-controller": [
             ("ServiceAccount", "kube-system/service-account-controller")
         ],
+        "system:controller:cronjob-controller": [
+            ("ServiceAccount", "kube-system/cronjob-controller")
+        ],
+        "system:controller:daemon-set-controller": [
+            ("ServiceAccount", "kube-system/daemon-set-controller")
+        ],
+        "system:controller:deployment-controller": [
+            ("ServiceAccount", "kube-system/deployment-controller")
+        ],
+        "system:controller:job-controller": [("ServiceAccount", "kube-system/job-controller")],
+        "system:controller:replicaset-controller": [
+            ("ServiceAccount", "kube-system/replicaset-controller")
+        ],
+        "system:controller:statefulset-controller": [
+            ("ServiceAccount", "kube-system/statefulset-controller")
+        ],
         "system:dra:driver.example.com:controller": [
             ("ServiceAccount", "kube-system/driver.example.com-controller")
         ],
@@ -116,6 +132,7 @@ class Can:
     namespace: str = "ns"
     allowed: bool = True
     groups: tuple[str, ...] = ("system:authenticated",)
+    name: str = ""
 
     def attrs(self) -> Attributes:
         user = UserInfo(self.user, "", self.groups)
@@ -129,6 +146,7 @@ class Can:
             resource=resource,
             subresource="/".join(sub),
             namespace=self.namespace,
+            name=self.name,
         )
 
 
@@ -142,6 +160,7 @@ NS_SA = "system:serviceaccount:kube-system:namespace-controller"
 SA_SA = "system:serviceaccount:kube-system:service-account-controller"
 ANONYMOUS = ("system:unauthenticated",)
 R = "resource.k8s.io"
+LEASES = "coordination.k8s.io/leases"
 CANS = [
     Can("system:anonymous", "get", "//version", groups=ANONYMOUS),
     Can("system:anonymous", "get", "//healthz", groups=ANONYMOUS),
@@ -199,10 +218,19 @@ CANS = [
     Can("editor", "create", f"{RBAC}/rolebindings", allowed=False),
     Can("admin-user", "create", f"{RBAC}/rolebindings"),
     Can("admin-user", "get", f"{R}/resourceclaims"),
+    # Leader election: each component creates and renews its own Lease only.
+    Can(SCHEDULER, "update", LEASES, "kube-system", name="kube-scheduler"),
+    Can(SCHEDULER, "update", LEASES, "kube-system", name="kube-controller-manager", allowed=False),
+    Can(KCM, "get", LEASES, "kube-system", name="kube-controller-manager"),
+    Can(DRIVER_SA, "create", LEASES, "kube-system"),
+    Can(DRIVER_SA, "update", LEASES, "kube-system", name="driver.example.com-controller"),
+    Can(DRIVER_SA, "update", LEASES, "kube-system", name="kube-scheduler", allowed=False),
 ]
 
 
-@pytest.mark.parametrize("can", [pytest.param(c, id=f"{c.user}-{c.verb}-{c.what}") for c in CANS])
+@pytest.mark.parametrize(
+    "can", [pytest.param(c, id=f"{c.user}-{c.verb}-{c.what}-{c.name}") for c in CANS]
+)
 def test_bootstrap_decisions(can: Can) -> None:
     rbac = _policy(
         make_role_binding("view", "ns").role("ClusterRole", "view").user("viewer").obj(),

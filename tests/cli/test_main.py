@@ -175,6 +175,30 @@ def files(tmp_path: Path, data_dir: Path, busy_port: int) -> dict[str, str]:
         ),
         pytest.param(["driver"], 2, "required: DRIVER", id="driver-without-driver"),
         pytest.param(
+            ["nodes", "--kubeconfig", "MISSING", "--count", "1", "--run-seconds", "0"],
+            2,
+            "must be more than 0 seconds",
+            id="nodes-run-seconds-zero",
+        ),
+        pytest.param(
+            ["scheduler", "--kubeconfig", "MISSING", "--leader-elect-lease-duration", "soon"],
+            2,
+            "invalid duration 'soon'",
+            id="scheduler-lease-duration-not-a-duration",
+        ),
+        pytest.param(
+            ["controller-manager", "--kubeconfig", "MISSING", "--leader-elect=maybe"],
+            2,
+            "must be true or false",
+            id="controller-manager-leader-elect-not-a-bool",
+        ),
+        pytest.param(
+            ["scheduler", "--kubeconfig", "KUBECONFIG", "--leader-elect-renew-deadline", "20s"],
+            1,
+            "leader election needs leaseDuration > renewDeadline > 1.2 * retryPeriod > 0",
+            id="scheduler-renew-deadline-past-lease-duration",
+        ),
+        pytest.param(
             ["apiserver", "--data-dir", "EMPTY", "--store", "bogus"],
             1,
             "apiserver: error: cannot open store 'bogus': unsupported store",

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.slow
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TIMEOUT = 30.0
+DRIVER = "driver.example.com"
 
 PlaneFactory = Callable[..., Awaitable[ControlPlane]]
 
@@ -153,8 +154,12 @@ def template(name: str, mode: str = "WaitForFirstConsumer") -> str:
 async def test_claim_and_class_parameters(start_plane: PlaneFactory, tmp_path: Path) -> None:
     plane = await start_plane()
     client = plane.client()
-    await apply(kubectl_for(plane, tmp_path), (EXAMPLES / "parameters.yaml").read_text())
+    kubectl = kubectl_for(plane, tmp_path)
+    await apply(kubectl, (EXAMPLES / "parameters.yaml").read_text())
     pod = await running(client, "pod-with-parameters")
+    # As upstream's e2e test checks the container's environment in its log.
+    log = (await kubectl.run("logs", "pod-with-parameters")).splitlines()
+    assert {"user_size=large", "admin_mode=fast"} <= set(log)
     [claim] = await pod_claims(client, pod)
     assert claim["spec"]["resourceClassName"] == "example-with-parameters"
     handle = yaml.safe_load(claim["status"]["allocation"]["resourceHandles"][0]["data"])
@@ -162,6 +167,8 @@ async def test_claim_and_class_parameters(start_plane: PlaneFactory, tmp_path: P
     assert_allocated_for(claim, [pod], pod["spec"]["nodeName"])
     [event] = await event_written(client, pod, "ClaimsPrepared")
     assert meta.name(claim) in event["message"]
+    device = handle["Devices"][0]
+    assert f"draplane: claim {meta.name(claim)}: device {device} of driver {DRIVER}" in log
 
 
 @pytest.mark.parametrize("mode", ["WaitForFirstConsumer", "Immediate"])

@@ -1,6 +1,6 @@
 """The real kubectl binaries: `--subresource=status` on get and patch, strategic merge patch of a
 ResourceClaim, `replace` (a PUT of the whole object, as `kubectl edit` saves), and `delete
-namespace` carried out end to end by the namespace controller; `logs`, `exec` and `port-forward`
+namespace` carried out end to end by the namespace controller; `exec` and `port-forward`
 answered with why a simulated node serves none of them."""
 
 from __future__ import annotations
@@ -102,7 +102,6 @@ async def test_delete_namespace_removes_its_content_then_the_namespace(
 @pytest.mark.parametrize(
     ("args", "what"),
     [
-        pytest.param(("logs", "web"), "container logs (kubectl logs)", id="logs"),
         pytest.param(("exec", "web", "--", "true"), "exec (kubectl exec)", id="exec"),
         pytest.param(("port-forward", "pod/web", "0:80"), "port forwarding", id="port-forward"),
     ],

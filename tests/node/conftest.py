@@ -32,12 +32,13 @@ class Env:
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     nodes: Nodes | None = None
 
-    async def start_nodes(self, count: int = 2) -> Nodes:
+    async def start_nodes(self, count: int = 2, *, run_seconds: float | None = None) -> Nodes:
         nodes = Nodes(
             lambda name: self.cluster.client(node_user(name)),
             count=count,
             plugins=self.plugins,
             clock=self.clock,
+            run_seconds=run_seconds,
         )
         self.tasks.append(asyncio.create_task(nodes.run()))
         await wait_for(_synced(nodes), what="nodes synced")

@@ -65,6 +65,7 @@ async def test_pod_with_claim_runs_on_its_node(env: Env) -> None:
     running = await wait_for(lambda: phase_is(env, "Running"), what="Running")
     status = running["status"]
     assert {c["type"]: c["status"] for c in status["conditions"]} == {
+        "PodReadyToStartContainers": "True",
         "Initialized": "True",
         "Ready": "True",
         "ContainersReady": "True",
@@ -126,7 +127,17 @@ async def test_claim_not_ready_waits_with_warning_then_runs(env: Env, case: NotR
     assert events[0]["message"] == case.message.replace("<uid>", meta.uid(pod)).replace(
         "<claim-uid>", meta.uid(claim)
     )
-    assert (await env.pod())["status"]["phase"] == "Pending"
+    pending = await wait_for(lambda: phase_is(env, "Pending"), what="Pending status")
+    [waiting] = pending["status"]["containerStatuses"]
+    assert waiting["state"] == {"waiting": {"reason": "ContainerCreating"}}
+    assert (waiting["ready"], waiting["started"], waiting["containerID"]) == (False, False, "")
+    assert {c["type"]: c["status"] for c in pending["status"]["conditions"]} == {
+        "PodReadyToStartContainers": "False",
+        "Initialized": "True",
+        "Ready": "False",
+        "ContainersReady": "False",
+        "PodScheduled": "True",
+    }
     # The driver and scheduler catch up; the node notices on its next retry.
     if (claim.get("status") or {}).get("allocation"):
         # An allocation is immutable: a wrong one is removed first, as deallocation does.
@@ -145,7 +156,7 @@ async def test_run_seconds_completes_and_unprepares(env: Env) -> None:
     pod = await seed_ready_pod(
         env,
         node="node-0",
-        pod=pod_with_claim.annotation(RUN_SECONDS_ANNOTATION, "30").obj(),
+        pod=pod_with_claim.annotation(RUN_SECONDS_ANNOTATION, "30").restart_policy("Never").obj(),
     )
     await env.bind(pod, "node-0")
     await wait_for(lambda: phase_is(env, "Running"), what="Running")

@@ -61,6 +61,9 @@ COORDINATION_GROUP = "coordination.k8s.io"
 RBAC_GROUP = "rbac.authorization.k8s.io"
 AUTHORIZATION_GROUP = "authorization.k8s.io"
 AUTHENTICATION_GROUP = "authentication.k8s.io"
+APPS_GROUP = "apps"
+BATCH_GROUP = "batch"
+AUTOSCALING_GROUP = "autoscaling"
 CREATE_ONLY = ("create",)
 
 NAMESPACES = ResourceType(
@@ -75,7 +78,7 @@ NAMESPACES = ResourceType(
     verbs=tuple(v for v in ALL_VERBS if v != "deletecollection"),
 )
 PODS = ResourceType(
-    CORE, "v1", "pods", "Pod", True, "pod", ("po",), ("status", "binding"), ("all",)
+    CORE, "v1", "pods", "Pod", True, "pod", ("po",), ("status", "binding", "log"), ("all",)
 )
 NODES = ResourceType(CORE, "v1", "nodes", "Node", False, "node", ("no",), ("status",))
 EVENTS = ResourceType(CORE, "v1", "events", "Event", True, "event", ("ev",))
@@ -188,6 +191,52 @@ SELF_SUBJECT_REVIEWS_V1BETA1 = ResourceType(
     verbs=CREATE_ONLY,
 )
 
+# Workloads (apps/v1, batch/v1).
+_WORKLOAD_SUBRESOURCES = ("status", "scale")
+DEPLOYMENTS = ResourceType(
+    APPS_GROUP,
+    "v1",
+    "deployments",
+    "Deployment",
+    True,
+    "deployment",
+    ("deploy",),
+    _WORKLOAD_SUBRESOURCES,
+    ("all",),
+)
+REPLICA_SETS = ResourceType(
+    APPS_GROUP,
+    "v1",
+    "replicasets",
+    "ReplicaSet",
+    True,
+    "replicaset",
+    ("rs",),
+    _WORKLOAD_SUBRESOURCES,
+    ("all",),
+)
+STATEFUL_SETS = ResourceType(
+    APPS_GROUP,
+    "v1",
+    "statefulsets",
+    "StatefulSet",
+    True,
+    "statefulset",
+    ("sts",),
+    _WORKLOAD_SUBRESOURCES,
+    ("all",),
+)
+DAEMON_SETS = ResourceType(
+    APPS_GROUP, "v1", "daemonsets", "DaemonSet", True, "daemonset", ("ds",), ("status",), ("all",)
+)
+CONTROLLER_REVISIONS = ResourceType(
+    APPS_GROUP, "v1", "controllerrevisions", "ControllerRevision", True, "controllerrevision"
+)
+JOBS = ResourceType(BATCH_GROUP, "v1", "jobs", "Job", True, "job", (), ("status",), ("all",))
+CRON_JOBS = ResourceType(
+    BATCH_GROUP, "v1", "cronjobs", "CronJob", True, "cronjob", ("cj",), ("status",), ("all",)
+)
+
 SERVED: tuple[ResourceType, ...] = (
     NAMESPACES,
     PODS,
@@ -211,6 +260,13 @@ SERVED: tuple[ResourceType, ...] = (
     TOKEN_REVIEWS,
     SELF_SUBJECT_REVIEWS,
     SELF_SUBJECT_REVIEWS_V1BETA1,
+    DEPLOYMENTS,
+    REPLICA_SETS,
+    STATEFUL_SETS,
+    DAEMON_SETS,
+    CONTROLLER_REVISIONS,
+    JOBS,
+    CRON_JOBS,
 )
 
 STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs)
@@ -219,6 +275,7 @@ STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs)
 SUBRESOURCE_KINDS: dict[str, tuple[str, str, str]] = {
     "binding": (CORE, "v1", "Binding"),
     "token": (AUTHENTICATION_GROUP, "v1", "TokenRequest"),
+    "scale": (AUTOSCALING_GROUP, "v1", "Scale"),
 }
 """Subresources whose body is another kind than their parent: (group, version, kind)."""
 

@@ -135,6 +135,35 @@ _BY_KEY: dict[str, dict[str, FieldStrategy]] = {
     },
 }
 
+
+def _template(prefix: str) -> dict[str, FieldStrategy]:
+    """A PodTemplateSpec at `prefix`: its metadata and pod spec."""
+    return {**_prefixed(f"{prefix}.metadata", _OBJECT_META), **_pod_spec(f"{prefix}.spec")}
+
+
+_WORKLOAD = {**_COMMON, **_template("spec.template"), "status.conditions": _keyed("type")}
+_BY_KEY.update(
+    {
+        kinds.DEPLOYMENTS.key: _WORKLOAD,
+        kinds.REPLICA_SETS.key: _WORKLOAD,
+        kinds.STATEFUL_SETS.key: {
+            **_WORKLOAD,
+            **_prefixed("spec.volumeClaimTemplates[].metadata", _OBJECT_META),
+        },
+        kinds.DAEMON_SETS.key: _WORKLOAD,
+        kinds.JOBS.key: {
+            **_COMMON,
+            **_template("spec.template"),
+            "status.conditions": FieldStrategy(("merge",), "type", "atomic"),
+        },
+        kinds.CRON_JOBS.key: {
+            **_COMMON,
+            **_prefixed("spec.jobTemplate.metadata", _OBJECT_META),
+            **_template("spec.jobTemplate.spec.template"),
+        },
+    }
+)
+
 _EMPTY: Mapping[str, FieldStrategy] = MappingProxyType({})
 _SCHEMAS: dict[str, Mapping[str, FieldStrategy]] = {
     rt.key: MappingProxyType(_BY_KEY.get(rt.key, _COMMON)) for rt in kinds.SERVED

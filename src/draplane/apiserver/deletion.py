@@ -33,7 +33,7 @@ class Deleter:
         if not isinstance(options, dict):
             raise errors.bad_request("DeleteOptions must be an object")
         _check_preconditions(rt, old, options.get("preconditions") or {})
-        policy = _policy(options)
+        policy = _policy(options, strategy.default_propagation)
         grace = _grace_period(strategy, old, options.get("gracePeriodSeconds"))
         dry_run = bool(options.get("dryRun"))
         if meta.deletion_timestamp(old):
@@ -128,7 +128,7 @@ def _check_preconditions(rt: ResourceType, obj: Obj, pre: Obj) -> None:
         )
 
 
-def _policy(options: Obj) -> str:
+def _policy(options: Obj, default: str) -> str:
     policy = options.get("propagationPolicy")
     orphan = options.get("orphanDependents")
     if policy and orphan is not None:
@@ -144,7 +144,7 @@ def _policy(options: Obj) -> str:
             ],
         )
     if policy is None:
-        return "Orphan" if orphan else "Background"
+        return default if orphan is None else "Orphan" if orphan else "Background"
     if policy not in ("Orphan", "Background", "Foreground"):
         raise errors.invalid_object(
             "DeleteOptions",

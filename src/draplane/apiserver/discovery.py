@@ -20,6 +20,7 @@ _SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
     "binding": ("create",),
     "finalize": ("update",),
     "token": ("create",),
+    "scale": ("get", "patch", "update"),
 }
 
 

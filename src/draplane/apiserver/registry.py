@@ -39,6 +39,7 @@ from draplane.apiserver.deletion import Deleter
 from draplane.apiserver.listing import ListSource, list_envelope
 from draplane.apiserver.nodegraph import NodeGraph
 from draplane.apiserver.storageerrors import to_status
+from draplane.apiserver.strategies import scale
 from draplane.apiserver.strategies.table import strategy_for
 from draplane.apiserver.watchcache import WatchCache
 from draplane.apiserver.writes import Writer
@@ -211,7 +212,8 @@ class Registry:
         rt, o = req.rt, req.options
         if req.verb == "get":
             await self.lists.wait_fresh(listoptions.parse_resource_version(o.resource_version))
-            return await self._get(rt, req.namespace, req.name)
+            obj = await self._get(rt, req.namespace, req.name)
+            return scale.scale_of(obj) if req.subresource == "scale" else obj
         if req.verb == "list":
             return await reads.list_objects(
                 self.lists,

@@ -4,7 +4,8 @@ Paths follow kube-apiserver: `/api/v1/...` for the core group, `/apis/<group>/<v
 otherwise; `namespaces/<ns>/<resource>[/<name>[/<subresource>]]` for namespaced kinds,
 `<resource>[/<name>[/<subresource>]]` for cluster-scoped kinds and all-namespace lists. The
 legacy `/watch/` prefix turns a GET into a watch. The pod subresources a kubelet serves
-(log, exec, attach, portforward, proxy) are a 400 Status saying the node is simulated. Anything
+(exec, attach, portforward, proxy) are a 400 Status saying the node is simulated; `log` is
+served (`podlogs`). Anything
 else is a 404 Status.
 """
 
@@ -32,12 +33,12 @@ _SUBRESOURCE_METHODS = {
     "binding": frozenset({"POST"}),
     "token": frozenset({"POST"}),
     "finalize": frozenset({"PUT"}),
+    "scale": frozenset({"GET", "PUT", "PATCH"}),
 }
 
 # Pod subresources kube-apiserver forwards to the pod's kubelet: simulated nodes run no kubelet
 # server and no containers, so each is refused with a message saying so.
 _KUBELET_SUBRESOURCES = {
-    "log": "container logs (kubectl logs)",
     "exec": "exec (kubectl exec)",
     "attach": "attach (kubectl attach)",
     "portforward": "port forwarding (kubectl port-forward)",

@@ -21,7 +21,7 @@ from draplane.api.auth import UserInfo
 from draplane.api.handler import ApiHandler, WatchEvent
 from draplane.api.meta import Obj
 from draplane.api.request import Options, Request
-from draplane.apiserver import httpwatch, listoptions, negotiation, queryparams, tables
+from draplane.apiserver import httpwatch, listoptions, negotiation, podlogs, queryparams, tables
 from draplane.apiserver.negotiation import ResponseForm
 from draplane.apiserver.requestinfo import RESOURCE_KEY, VERB_KEY, RequestInfo
 from draplane.clock import Clock
@@ -166,6 +166,17 @@ class RestHandlers:
         form = negotiation.response_form(request.headers.get("Accept", ""))
         if info.watch or queryparams.query_bool(query, "watch"):
             return await self._watch(request, info, user, form)
+        if info.rt is kinds.PODS and info.subresource == "log":
+            request[VERB_KEY] = "GET"
+            return await podlogs.serve(
+                request,
+                handler=self._ctx.handler,
+                clock=self._ctx.clock,
+                watches=self._ctx.watches,
+                user=user,
+                namespace=info.namespace,
+                name=info.name,
+            )
         if info.name:
             request[VERB_KEY] = "GET"
             req = Request(

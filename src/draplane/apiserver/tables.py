@@ -14,7 +14,7 @@ from typing import Any
 from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.apiserver import printers
+from draplane.apiserver import printers, workloadprinters as wp
 from draplane.clock import parse_time
 
 Column = tuple[str, str, int, str]  # name, type, priority, description
@@ -155,6 +155,37 @@ _PRINTERS: dict[str, tuple[list[Column], RowFn]] = {
         _with_age(lambda o: [_name(o), printers.field(o, "spec", "selectedNode")]),
     ),
 }
+
+
+def _aged(fn: Callable[[Obj, Callable[[Any], str]], list[Any]]) -> RowFn:
+    return lambda obj, now: fn(obj, lambda ts: age(ts, now))
+
+
+def _job_row(obj: Obj, now: datetime) -> list[Any]:
+    def duration(start: Any, end: Any) -> str:
+        try:
+            finish = parse_time(str(end)) if end else now
+            return human_duration((finish - parse_time(str(start))).total_seconds())
+        except (ValueError, TypeError, OverflowError):
+            return "<unknown>"
+
+    return wp.job_cells(obj, lambda ts: age(ts, now), duration)
+
+
+_PRINTERS.update(
+    {
+        kinds.DEPLOYMENTS.key: (wp.DEPLOYMENT_COLUMNS, _aged(wp.deployment_cells)),
+        kinds.REPLICA_SETS.key: (wp.REPLICA_SET_COLUMNS, _aged(wp.replica_set_cells)),
+        kinds.STATEFUL_SETS.key: (wp.STATEFUL_SET_COLUMNS, _aged(wp.stateful_set_cells)),
+        kinds.DAEMON_SETS.key: (wp.DAEMON_SET_COLUMNS, _aged(wp.daemon_set_cells)),
+        kinds.JOBS.key: (wp.JOB_COLUMNS, _job_row),
+        kinds.CRON_JOBS.key: (wp.CRON_JOB_COLUMNS, _aged(wp.cron_job_cells)),
+        kinds.CONTROLLER_REVISIONS.key: (
+            wp.CONTROLLER_REVISION_COLUMNS,
+            _aged(wp.controller_revision_cells),
+        ),
+    }
+)
 _DEFAULT: tuple[list[Column], RowFn] = ([_NAME, _AGE], _with_age(lambda o: [_name(o)]))
 
 

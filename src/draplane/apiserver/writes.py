@@ -9,6 +9,7 @@ stored revision are retried inside the server unless the client pinned a resourc
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -22,7 +23,7 @@ from draplane.api.names import generate_name
 from draplane.api.patch import patch_object
 from draplane.api.request import Request
 from draplane.apiserver.admission import AdmissionAttributes
-from draplane.apiserver.strategies import ResourceStrategy, same_content
+from draplane.apiserver.strategies import ResourceStrategy, same_content, scale
 from draplane.apiserver.strategies.merge import check_type, merge_for_write, set_namespace
 from draplane.apiserver.strategies.table import strategy_for
 from draplane.clock import format_time
@@ -112,6 +113,8 @@ class Writer:
     # --- update and patch --------------------------------------------------------------
 
     async def update(self, user: UserInfo, req: Request) -> Obj:
+        if req.subresource == "scale":
+            return await self._scale(user, req)
         obj = req.body
         if not isinstance(obj, dict):
             raise errors.bad_request("the request body must be an object")
@@ -140,6 +143,10 @@ class Writer:
     async def patch(self, user: UserInfo, req: Request) -> Obj:
         rt, patch, patch_type = req.rt, req.body, req.options.patch_type
         apply = patch_type.split(";")[0].strip() == APPLY_PATCH
+        if req.subresource == "scale":
+            if apply:
+                raise errors.unsupported_media_type(patch_type)
+            return await self._scale(user, req)
         if apply:
             if not isinstance(patch, dict):
                 raise errors.bad_request("apply patch body must be an object")
@@ -170,6 +177,26 @@ class Writer:
         return await self.guaranteed_update(
             user, req, mutate, retry=not pinned, dry_run=req.options.dry_run
         )
+
+    async def _scale(self, user: UserInfo, req: Request) -> Obj:
+        """PUT or PATCH of `scale`: the Scale of the stored object is replaced or patched, then
+        its spec.replicas is written to the object as a main-resource update."""
+        rt = req.rt
+
+        def mutate(old: Obj) -> Obj:
+            body = req.body
+            if req.verb == "patch":
+                body = patch_object(scale.scale_of(old), body, req.options.patch_type, rt)
+            return scale.apply_scale(rt, old, body)
+
+        stored = await self.guaranteed_update(
+            user,
+            dataclasses.replace(req, subresource=""),
+            mutate,
+            retry=not scale.pinned(req.body),
+            dry_run=req.options.dry_run,
+        )
+        return scale.scale_of(stored)
 
     def _apply(self, old: Obj | None, req: Request) -> Obj:
         return server_side_apply(

@@ -5,6 +5,8 @@ The shared informers read as the kubeconfig's user (`system:kube-controller-mana
 `--use-service-account-credentials` (the default, as kubeadm runs it) each controller writes as
 its service account `kube-system/<controller>`, whose token the manager requests at start
 (creating the service account if needed), so each holds only its `system:controller:` role.
+With `--leader-elect` (the default, as kube-controller-manager's) the controllers run only while
+the manager holds Lease kube-system/kube-controller-manager.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import aiohttp
 from draplane.api.auth import controller_user
 from draplane.api.errors import StatusError
 from draplane.api.kinds import SERVICE_ACCOUNTS
+from draplane.cli.leaderelect import add_leader_election_flags, leading
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
@@ -53,6 +56,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="true",
         help="each controller writes as its own service account (default true)",
     )
+    add_leader_election_flags(parser, default=True, resource_name="kube-controller-manager")
     add_metrics_port_flag(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
@@ -78,11 +82,16 @@ async def async_main(args: argparse.Namespace) -> int:
         await manager.run()
 
     try:
+        work, elector = leading(args, client, run, metrics=metrics)
         runner = await serve_metrics(
-            metrics, port=args.metrics_port, ready=lambda: any(m.has_synced() for m in managers)
+            metrics,
+            port=args.metrics_port,
+            ready=lambda: (
+                any(m.has_synced() for m in managers) or not (elector is None or elector.is_leader)
+            ),
         )
         try:
-            return await run_until_signal(run, name="controller-manager")
+            return await run_until_signal(work, name="controller-manager")
         finally:
             if runner is not None:
                 await runner.cleanup()

@@ -1,5 +1,7 @@
 """`draplane driver example`: the control-plane side of the example DRA driver (allocation,
-PodSchedulingContext answers), acting as the kubeconfig's user."""
+PodSchedulingContext answers), acting as the kubeconfig's user. With `--leader-elect` (the
+default: two replicas allocating at once could hand out one device twice) it runs only while it
+holds Lease kube-system/<first driver name>-controller."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import argparse
 import asyncio
 import math
 
+from draplane.cli.leaderelect import add_leader_election_flags, leading
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     add_metrics_port_flag,
@@ -73,6 +76,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="how often pending scheduling answers are recomputed "
         f"(default {RECHECK_DELAY_SECONDS:g})",
     )
+    add_leader_election_flags(example, default=True, resource_name="")
     add_metrics_port_flag(example)
     add_logging_flags(example)
     example.set_defaults(func=async_main)
@@ -99,17 +103,24 @@ async def async_main(args: argparse.Namespace) -> int:
             )
             for name in dict.fromkeys(args.driver_names or [DRIVER_NAME])
         ]
-        runner = await serve_metrics(
-            registry,
-            port=args.metrics_port,
-            ready=lambda: all(c.has_synced() for c in controllers),
-        )
 
         async def run() -> None:
             await asyncio.gather(*(c.run() for c in controllers))
 
+        names = list(dict.fromkeys(args.driver_names or [DRIVER_NAME]))
+        work, elector = leading(
+            args, client, run, metrics=registry, resource_name=f"{names[0]}-controller"
+        )
+        runner = await serve_metrics(
+            registry,
+            port=args.metrics_port,
+            ready=lambda: (
+                all(c.has_synced() for c in controllers)
+                or not (elector is None or elector.is_leader)
+            ),
+        )
         try:
-            return await run_until_signal(run, name="driver example")
+            return await run_until_signal(work, name="driver example")
         finally:
             if runner is not None:
                 await runner.cleanup()

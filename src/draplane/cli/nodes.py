@@ -18,6 +18,7 @@ from pathlib import Path
 
 from draplane.api.auth import NODE_PREFIX, SYSTEM_AUTHENTICATED, SYSTEM_NODES
 from draplane.apiserver.kubeconfig import kubeconfig_for_user, write_kubeconfig
+from draplane.cli.driver import positive_seconds
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
@@ -68,9 +69,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="API server data dir for per-node tokens "
         "(default: the kubeconfig's directory when it holds a tokens file)",
     )
+    add_run_seconds_flag(parser)
     add_metrics_port_flag(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
+
+
+def add_run_seconds_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--run-seconds",
+        type=positive_seconds,
+        default=None,
+        metavar="N",
+        help="containers exit (code 0) after N seconds unless their pod's "
+        "draplane.dev/run-seconds annotation says otherwise (default: they run until deleted)",
+    )
 
 
 def plugin_registry(drivers: list[str], extra_driver_names: list[str]) -> NodePluginRegistry:
@@ -94,6 +107,7 @@ async def async_main(args: argparse.Namespace) -> int:
                 name_prefix=args.name_prefix,
                 plugins=plugin_registry(args.drivers or ["example"], args.extra_drivers),
                 metrics=metrics,
+                run_seconds=args.run_seconds,
             )
             runner = await serve_metrics(metrics, port=args.metrics_port, ready=nodes.has_synced)
             try:

@@ -1,11 +1,14 @@
 """`draplane scheduler`: the scheduler with the DynamicResources plugin against an API server,
-acting as the kubeconfig's user (normally system:kube-scheduler)."""
+acting as the kubeconfig's user (normally system:kube-scheduler). With `--leader-elect` (the
+default, as kube-scheduler's) it schedules only while it holds Lease kube-system/kube-scheduler.
+"""
 
 from __future__ import annotations
 
 import argparse
 
 from draplane.api import errors
+from draplane.cli.leaderelect import add_leader_election_flags, leading
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
@@ -46,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="on|off",
         help="hold pods whose claims do not exist yet out of scheduling (default on)",
     )
+    add_leader_election_flags(parser, default=True, resource_name="kube-scheduler")
     add_metrics_port_flag(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
@@ -71,9 +75,15 @@ async def async_main(args: argparse.Namespace) -> int:
             )
         except errors.StatusError as err:
             raise CommandError(f"invalid scheduler configuration: {err}") from err
-        runner = await serve_metrics(metrics, port=args.metrics_port, ready=scheduler.has_synced)
+        run, elector = leading(args, client, scheduler.run, metrics=metrics)
+        runner = await serve_metrics(
+            metrics,
+            port=args.metrics_port,
+            # A standby is healthy; the leader once its caches synced.
+            ready=lambda: scheduler.has_synced() or not (elector is None or elector.is_leader),
+        )
         try:
-            return await run_until_signal(scheduler.run, name="scheduler")
+            return await run_until_signal(run, name="scheduler")
         finally:
             if runner is not None:
                 await runner.cleanup()

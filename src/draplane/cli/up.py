@@ -8,6 +8,7 @@ import errno
 from typing import Any
 
 from draplane.cli.logs import add_logging_flags, setup_logging
+from draplane.cli.nodes import add_run_seconds_flag
 from draplane.cli.process import (
     CommandError,
     add_restored_store_flag,
@@ -69,6 +70,7 @@ def register(sub: Any) -> None:
         default="",
         help="write an audit.k8s.io/v1 Event JSON line per request to this file",
     )
+    add_run_seconds_flag(parser)
     add_restored_store_flag(parser)
     add_etcd_flags(parser)
     add_logging_flags(parser)
@@ -87,6 +89,7 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         audit_log_path=args.audit_log_path or None,
         restored_store=args.restored_store,
         etcd=EtcdFlags.from_args(args),
+        run_seconds=args.run_seconds,
         drivers=[
             DriverSpec(
                 devices_per_node=args.devices_per_node,

@@ -2,7 +2,11 @@
 
 Candidates try to take or renew a Lease every `retry_period`; a lease held by another identity is
 taken over only when its record has not changed for `lease_duration` on our own clock (no clock
-skew between replicas matters). A leader that cannot renew within `renew_deadline` steps down.
+skew between replicas matters). A leader that cannot renew within `renew_deadline` (an attempt
+that hangs counts as failed once the deadline passes) steps down, before its lease can expire
+for the others: its work is cancelled and `run` raises `LeaderElectionLost`, on which
+components exit as Kubernetes components do. `leader_election_master_status{name}` is 1 while
+leading.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import socket
 import uuid
 from collections.abc import Awaitable, Callable
 
+from prometheus_client import CollectorRegistry, Gauge
+
 from draplane.api.errors import StatusError, is_not_found
 from draplane.api.kinds import LEASES
 from draplane.api.meta import Obj, deep_copy
@@ -20,6 +26,10 @@ from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock, format_micro_time
 
 log = logging.getLogger(__name__)
+
+
+class LeaderElectionLost(Exception):
+    """The leader could not renew its lease before the renew deadline."""
 
 
 def default_identity() -> str:
@@ -40,6 +50,7 @@ class LeaderElector:
         retry_period: float = 2.0,
         release_on_cancel: bool = True,
         clock: Clock = REAL_CLOCK,
+        metrics: CollectorRegistry | None = None,
     ) -> None:
         if not lease_duration > renew_deadline > 1.2 * retry_period > 0:
             raise ValueError(
@@ -58,6 +69,21 @@ class LeaderElector:
         # The record we last saw and when (our monotonic clock) it last changed.
         self._observed: tuple[str, str] | None = None
         self._observed_at = 0.0
+        self._status: Gauge | None = None
+        if metrics is not None:
+            self._status = Gauge(
+                "leader_election_master_status",
+                "Gauge of if the reporting system is master of the relevant lease, 0 indicates "
+                "backup, 1 indicates master. 'name' is the string used to identify the lease.",
+                ["name"],
+                registry=metrics,
+            )
+            self._status.labels(lease_name).set(0)
+
+    def _set_leader(self, leading: bool) -> None:
+        self._is_leader = leading
+        if self._status is not None:
+            self._status.labels(self.lease_name).set(1 if leading else 0)
 
     @property
     def is_leader(self) -> bool:
@@ -65,7 +91,8 @@ class LeaderElector:
 
     async def run(self, on_started_leading: Callable[[], Awaitable[None]]) -> None:
         """Wait to be leader, then run `on_started_leading` while renewing. Returns when the
-        lease is lost (the callback is cancelled) or the callback returns; raises what it raises."""
+        callback returns, raises what it raises, and raises `LeaderElectionLost` when the
+        lease could not be renewed (the callback is cancelled first)."""
         await self._acquire()
         leading = asyncio.ensure_future(on_started_leading())
         renewing = asyncio.ensure_future(self._renew_until_lost())
@@ -75,31 +102,54 @@ class LeaderElector:
             renewing.cancel()
             leading.cancel()
             await asyncio.gather(renewing, leading, return_exceptions=True)
-            self._is_leader = False
+            self._set_leader(False)
             if self._release_on_cancel:
-                await self._release()
+                await self._within(self._release(), self._retry_period)
         if leading.done() and not leading.cancelled():
             failure = leading.exception()
             if failure is not None:
                 raise failure
         if renewing.done() and not renewing.cancelled():
-            log.warning("leader election lost: %s is no longer leader", self.identity)
+            log.error("leaderelection lost: %s is no longer leader", self.identity)
+            raise LeaderElectionLost(
+                f"leaderelection lost: {self.identity} could not renew lease "
+                f"{self.namespace}/{self.lease_name} within {self._renew_deadline:g}s"
+            )
 
     async def _acquire(self) -> None:
         while not await self._try_acquire_or_renew():
             await self._clock.sleep(self._retry_period)
-        self._is_leader = True
-        log.info("%s became leader of %s/%s", self.identity, self.namespace, self.lease_name)
+        self._set_leader(True)
+        log.info(
+            "successfully acquired lease %s/%s as %s",
+            self.namespace,
+            self.lease_name,
+            self.identity,
+        )
 
     async def _renew_until_lost(self) -> None:
         last_renew = self._clock.monotonic()
         while True:
             await self._clock.sleep(self._retry_period)
-            if await self._try_acquire_or_renew():
+            left = last_renew + self._renew_deadline - self._clock.monotonic()
+            if await self._within(self._try_acquire_or_renew(), left):
                 last_renew = self._clock.monotonic()
             elif self._clock.monotonic() - last_renew >= self._renew_deadline:
-                self._is_leader = False
+                self._set_leader(False)
                 return
+
+    async def _within(self, attempt: Awaitable[bool], seconds: float) -> bool:
+        """The attempt's result, or False when it takes longer than `seconds` on our clock."""
+        task = asyncio.ensure_future(attempt)
+        timer = asyncio.ensure_future(self._clock.sleep(max(seconds, 0.0)))
+        try:
+            await asyncio.wait((task, timer), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            timer.cancel()
+            if not task.done():
+                task.cancel()
+            await asyncio.gather(task, timer, return_exceptions=True)
+        return task.done() and not task.cancelled() and task.exception() is None and task.result()
 
     async def _try_acquire_or_renew(self) -> bool:
         now = format_micro_time(self._clock.now())
@@ -163,13 +213,13 @@ class LeaderElector:
         self._observed = (str(spec.get("holderIdentity") or ""), str(spec.get("renewTime") or ""))
         self._observed_at = self._clock.monotonic()
 
-    async def _release(self) -> None:
+    async def _release(self) -> bool:
         """Give the lease up so another candidate need not wait for it to expire."""
         try:
             lease = await self._client.get(LEASES, self.lease_name, self.namespace)
             spec: Obj = lease.get("spec") or {}
             if spec.get("holderIdentity") != self.identity:
-                return
+                return False
             updated = deep_copy(lease)
             updated["spec"]["holderIdentity"] = ""
             updated["spec"]["leaseDurationSeconds"] = 1
@@ -177,3 +227,5 @@ class LeaderElector:
             await self._client.update(LEASES, updated)
         except Exception as err:
             log.info("failed to release lease %s: %s", self.lease_name, err)
+            return False
+        return True

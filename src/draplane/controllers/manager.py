@@ -1,6 +1,7 @@
 """`ControllerManager`: runs the resource claim controller, garbage collector, namespace
-controller, service account controller and ClusterRole aggregation controller in one asyncio
-loop, like kube-controller-manager with `--use-service-account-credentials`.
+controller, service account controller, ClusterRole aggregation controller, StatefulSet and
+DaemonSet controllers in one asyncio loop, like kube-controller-manager with
+`--use-service-account-credentials`.
 
 The shared informers read as the manager's own user (`system:kube-controller-manager`, which may
 list and watch everything); each controller writes through its own client, as its service
@@ -21,11 +22,13 @@ from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.clusterroleaggregation import ClusterRoleAggregationController
+from draplane.controllers.daemonset import DaemonSetController
 from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.namespace import NamespaceController
 from draplane.controllers.resourceclaim import ResourceClaimController
 from draplane.controllers.resourceclaim_context import EVENT_COMPONENT
 from draplane.controllers.serviceaccounts import ServiceAccountsController
+from draplane.controllers.statefulset import StatefulSetController
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +37,16 @@ GARBAGE_COLLECTOR = "generic-garbage-collector"
 NAMESPACE_CONTROLLER = "namespace-controller"
 SERVICE_ACCOUNT_CONTROLLER = "service-account-controller"
 CLUSTERROLE_AGGREGATION_CONTROLLER = "clusterrole-aggregation-controller"
+STATEFULSET_CONTROLLER = "statefulset-controller"
+DAEMONSET_CONTROLLER = "daemon-set-controller"
 CONTROLLERS = (
     RESOURCE_CLAIM_CONTROLLER,
     GARBAGE_COLLECTOR,
     NAMESPACE_CONTROLLER,
     SERVICE_ACCOUNT_CONTROLLER,
     CLUSTERROLE_AGGREGATION_CONTROLLER,
+    STATEFULSET_CONTROLLER,
+    DAEMONSET_CONTROLLER,
 )
 """The controllers' names, which are also their service accounts in kube-system."""
 
@@ -87,6 +94,22 @@ class ControllerManager:
             clock=clock,
             metrics=metrics,
         )
+        sts_client = writer(STATEFULSET_CONTROLLER)
+        self.statefulset_controller = StatefulSetController(
+            sts_client,
+            informers=self._informers,
+            recorder=EventRecorder(sts_client, STATEFULSET_CONTROLLER, clock=clock),
+            clock=clock,
+            metrics=metrics,
+        )
+        ds_client = writer(DAEMONSET_CONTROLLER)
+        self.daemonset_controller = DaemonSetController(
+            ds_client,
+            informers=self._informers,
+            recorder=EventRecorder(ds_client, "daemonset-controller", clock=clock),
+            clock=clock,
+            metrics=metrics,
+        )
 
     def has_synced(self) -> bool:
         return self._informers.has_synced()
@@ -101,5 +124,7 @@ class ControllerManager:
                 group.create_task(self.namespace_controller.run())
                 group.create_task(self.service_account_controller.run())
                 group.create_task(self.clusterrole_aggregation_controller.run())
+                group.create_task(self.statefulset_controller.run())
+                group.create_task(self.daemonset_controller.run())
         finally:
             await self._informers.stop()

@@ -80,6 +80,8 @@ class ControlPlaneConfig:
     """The drivers' fixed waits (recheck, mutation cache), on the plane's clock."""
     etcd: EtcdFlags | None = None
     """For store "etcd": the cluster to use (None or no servers: a local etcd in the data dir)."""
+    run_seconds: float | None = None
+    """How long containers run when their pod does not say (None: until deleted)."""
 
 
 class _Runnable(Protocol):
@@ -189,6 +191,7 @@ class ControlPlane:
             plugins=self.node_plugins,
             clock=self.clock,
             metrics=metrics,
+            run_seconds=self.config.run_seconds,
         )
 
     async def restart_nodes(self) -> None:

@@ -1,18 +1,20 @@
 """`Kubelet`: runs the pods bound to one simulated node.
 
 A pod informer with field selector `spec.nodeName=<node>` feeds a work queue of `PodKey`s. A
-sync prepares the pod's claims once (remembered per pod UID), marks the pod Running, completes it
-after `draplane.dev/run-seconds`, and on deletion stops it: unprepares its claims, reports the
-terminal phase (which releases its claims' reservations) and finishes the delete with grace
-period 0. A restarted node re-learns its running pods by preparing them again, which
-the node plugins answer idempotently, without writing status or events again.
+sync prepares the pod's claims once (remembered per pod UID), then writes the status
+`_podstatus` computes for the clock's time (containers start, exit after their run time,
+restart as `restartPolicy` says) and queues the pod again for its next change. On deletion it
+stops the pod within its grace period: unprepares its claims, reports the terminal phase (which
+releases its claims' reservations) and finishes the delete with grace period 0. A restarted
+node re-learns its running pods by preparing them again, which the node plugins answer
+idempotently, and computes the same status, so it writes neither status nor events again.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import timedelta
 from typing import NamedTuple
 
 from prometheus_client import CollectorRegistry
@@ -23,9 +25,9 @@ from draplane.client.events import EventRecorder
 from draplane.client.informer import DeletedFinalStateUnknown, Informer
 from draplane.client.ratelimit import ItemExponentialFailureRateLimiter
 from draplane.client.workqueue import RateLimitingQueue
-from draplane.clock import Clock, format_time, parse_time
+from draplane.clock import Clock, parse_time
 from draplane.klog import V2, V4
-from draplane.node import _objects
+from draplane.node import _objects, _podconditions, _podstatus
 from draplane.node._claims import (
     ClaimNotReady,
     NodeContext,
@@ -37,9 +39,8 @@ from draplane.node._claims import (
 
 log = logging.getLogger(__name__)
 
-RUN_SECONDS_ANNOTATION = "draplane.dev/run-seconds"
 CLAIMS_PREPARED = "ClaimsPrepared"
-DONE_PHASES = ("Succeeded", "Failed")
+TERMINAL_PHASES = _podconditions.TERMINAL_PHASES
 
 
 class PodKey(NamedTuple):
@@ -49,8 +50,9 @@ class PodKey(NamedTuple):
 
 @dataclass
 class _PodRun:
+    """What this node prepared for a pod it runs."""
+
     key: PodKey
-    started: datetime
     claims: list[PreparedClaim] = field(default_factory=list)
 
 
@@ -62,8 +64,11 @@ class Kubelet:
         index: int,
         clock: Clock,
         metrics: CollectorRegistry | None = None,
+        run_seconds: float | None = None,
     ) -> None:
         self.ctx = ctx
+        self._run_seconds = run_seconds
+        self._host_ip = _objects.node_ip(index)
         self._index = index
         self._clock = clock
         self._ips = 0
@@ -116,86 +121,107 @@ class Kubelet:
                 await unprepare_claims(self.ctx, self._runs.pop(uid).claims)
             return
         if meta.deletion_timestamp(pod):
-            await self._finish_deletion(pod)
+            await self._finish_deletion(pod, key)
             return
-        run = self._runs.get(meta.uid(pod))
-        if (pod.get("status") or {}).get("phase") in DONE_PHASES:
+        status = pod.get("status") or {}
+        if status.get("phase") in TERMINAL_PHASES:
+            run = self._runs.pop(meta.uid(pod), None)
             if run is not None:
-                await unprepare_claims(self.ctx, self._runs.pop(meta.uid(pod)).claims)
+                await unprepare_claims(self.ctx, run.claims)
             return
-        if run is None:
-            run = await self._start(pod, key)
-        await self._check_completion(pod, run)
-
-    async def _start(self, pod: Obj, key: PodKey) -> _PodRun:
-        claims = await prepare_claims(self.ctx, pod)
-        status = pod.get("status") or {}
-        if status.get("phase") == "Running" and status.get("startTime"):
-            run = _PodRun(key, parse_time(str(status["startTime"])), claims)
-            self._runs[meta.uid(pod)] = run
-            return run
+        if meta.uid(pod) not in self._runs:
+            await self._prepare(pod, key)
         now = self._clock.now()
-        self._ips += 1
-        updated = meta.deep_copy(pod)
-        updated["status"] = _objects.running_status(
-            pod,
-            now=format_time(now),
-            host_ip=_objects.node_ip(self._index),
-            ip=_objects.pod_ip(self._index, self._ips),
-        )
-        await self.ctx.client.update(kinds.PODS, updated, subresource="status")
-        log.log(V2, "node %s: started pod %s", self.ctx.node_name, meta.key(pod))
-        run = _PodRun(key, now, claims)
-        self._runs[meta.uid(pod)] = run
-        if claims:
-            self.recorder.event(pod, "Normal", CLAIMS_PREPARED, _prepared_message(claims))
-        return run
+        started = pod
+        if not _podstatus.is_started(status):
+            self._ips += 1
+            started = {
+                **pod,
+                "status": _podstatus.start_status(
+                    pod,
+                    now=now,
+                    host_ip=self._host_ip,
+                    pod_ip=_objects.pod_ip(self._index, self._ips),
+                ),
+            }
+        how = _podstatus.behaviour(pod, default_run_seconds=self._run_seconds)
+        new_status, wake = _podstatus.advance(started, how, now=now)
+        run = self._runs.get(meta.uid(pod))
+        claims = run.claims if run is not None else []
+        if new_status["phase"] in TERMINAL_PHASES:
+            # Release the claims before reporting completion: the claim controller then frees
+            # them.
+            self._runs.pop(meta.uid(pod), None)
+            await unprepare_claims(self.ctx, claims)
+        await self._write_status(pod, new_status)
+        if started is not pod:
+            log.log(V2, "node %s: started pod %s", self.ctx.node_name, meta.key(pod))
+            if claims:
+                self.recorder.event(pod, "Normal", CLAIMS_PREPARED, _prepared_message(claims))
+        if wake is not None:
+            # The clock is read again: it may have moved while the status was written.
+            self.queue.add_after(key, max((wake - self._clock.now()).total_seconds(), 0.0))
 
-    async def _check_completion(self, pod: Obj, run: _PodRun) -> None:
+    async def _prepare(self, pod: Obj, key: PodKey) -> None:
+        """Prepare the pod's claims once per pod UID; a pod that must wait for them reports
+        its containers as ContainerCreating."""
         try:
-            run_seconds = float(meta.annotations(pod)[RUN_SECONDS_ANNOTATION])
-        except (KeyError, ValueError):
+            claims = await prepare_claims(self.ctx, pod)
+        except ClaimNotReady:
+            if not (pod.get("status") or {}).get("containerStatuses"):
+                now = self._clock.now()
+                await self._write_status(
+                    pod, _podstatus.pending_status(pod, now=now, host_ip=self._host_ip)
+                )
+            raise
+        self._runs[meta.uid(pod)] = _PodRun(key, claims)
+
+    async def _write_status(self, pod: Obj, status: Obj) -> None:
+        if status == (pod.get("status") or {}):
             return
-        remaining = run_seconds - (self._clock.now() - run.started).total_seconds()
-        if remaining > 0:
-            self.queue.add_after(run.key, remaining)
-            return
-        # Release the claims before reporting completion: the claim controller then frees them.
-        await unprepare_claims(self.ctx, run.claims)
-        run.claims = []
         updated = meta.deep_copy(pod)
-        updated["status"] = _objects.succeeded_status(pod, now=format_time(self._clock.now()))
+        updated["status"] = status
         await self.ctx.client.update(kinds.PODS, updated, subresource="status")
-        log.log(V2, "node %s: pod %s completed", self.ctx.node_name, meta.key(pod))
-        self._runs.pop(meta.uid(pod), None)
 
-    async def _finish_deletion(self, pod: Obj) -> None:
-        """Stop the pod, report its terminal phase, then DELETE it with grace period 0.
+    async def _finish_deletion(self, pod: Obj, key: PodKey) -> None:
+        """Stop the pod's containers within its grace period, report its terminal phase,
+        then DELETE it with grace period 0 and a UID precondition.
 
-        The terminal phase comes first, as kubelet writes it (its status manager): it is
-        what tells the claim controller that the pod's claims are free. A pod that keeps
-        other finalizers (a foreground deletion waits for its claims) would otherwise hold its
-        reservations, and so its claims and itself, forever."""
-        run = self._runs.pop(meta.uid(pod), None)
-        claims = run.claims if run is not None else await find_claims(self.ctx, pod)
-        await unprepare_claims(self.ctx, claims)
+        The stop signal went out when the deletion began (deletionTimestamp minus the grace
+        period); the containers exit `draplane.dev/stop-seconds` later, or are killed at the
+        deletionTimestamp. The terminal phase comes first, as kubelet writes it (its status
+        manager): it is what tells the claim controller that the pod's claims are free. A pod
+        that keeps other finalizers (a foreground deletion waits for its claims) would
+        otherwise hold its reservations, and so its claims and itself, forever."""
         status = pod.get("status") or {}
-        if status.get("phase") not in DONE_PHASES:
-            updated = meta.deep_copy(pod)
-            updated["status"] = _objects.terminated_status(
-                pod,
-                now=format_time(self._clock.now()),
-                started=run is not None or status.get("phase") == "Running",
-            )
-            await self.ctx.client.update(kinds.PODS, updated, subresource="status")
+        md = pod.get("metadata") or {}
+        if status.get("phase") not in TERMINAL_PHASES:
+            now = self._clock.now()
+            deadline = parse_time(str(md["deletionTimestamp"]))
+            grace = float(md.get("deletionGracePeriodSeconds") or 0)
+            stop_seconds = _podstatus.behaviour(pod).stop_seconds
+            stop_at = min(deadline - timedelta(seconds=grace - stop_seconds), deadline)
+            if not _podstatus.is_started(status):
+                stop_at = now
+            if stop_at > now:
+                self.queue.add_after(key, (stop_at - now).total_seconds())
+                return
+            run = self._runs.pop(meta.uid(pod), None)
+            claims = run.claims if run is not None else await find_claims(self.ctx, pod)
+            await unprepare_claims(self.ctx, claims)
+            stopped = _podstatus.stopped_status(pod, at=stop_at, killed=stop_seconds > grace)
+            await self._write_status(pod, stopped)
             log.log(
                 V2,
                 "node %s: stopped pod %s (%s)",
                 self.ctx.node_name,
                 meta.key(pod),
-                updated["status"]["phase"],
+                stopped["phase"],
             )
-        if (pod.get("metadata") or {}).get("deletionGracePeriodSeconds") == 0:
+        else:
+            run = self._runs.pop(meta.uid(pod), None)
+            await unprepare_claims(self.ctx, run.claims if run is not None else [])
+        if md.get("deletionGracePeriodSeconds") == 0:
             return  # already finalized on our side; other finalizers hold the object
         try:
             await self.ctx.client.delete(

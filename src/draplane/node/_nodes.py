@@ -36,12 +36,16 @@ class Nodes:
         plugins: NodePluginRegistry,
         clock: Clock = REAL_CLOCK,
         metrics: CollectorRegistry | None = None,
+        run_seconds: float | None = None,
     ) -> None:
+        """`run_seconds`: how long containers run when their pod does not say
+        (`draplane.dev/run-seconds`); None: until the pod is deleted."""
         self.names = [f"{name_prefix}{i}" for i in range(count)]
         self._client_for_node = client_for_node
         self._plugins = plugins
         self._clock = clock
         self._metrics = metrics
+        self._run_seconds = run_seconds
         self.kubelets: dict[str, Kubelet] = {}
         self._registered = 0
 
@@ -64,6 +68,7 @@ class Nodes:
             index=index,
             clock=self._clock,
             metrics=self._metrics,
+            run_seconds=self._run_seconds,
         )
         self.kubelets[name] = kubelet
         try:

@@ -1,12 +1,10 @@
-"""The objects a simulated node writes: its Node, its Lease, and its pods' status.
+"""The objects a simulated node writes: its Node and its Lease (pod status: `_podstatus`).
 
 Pure functions of their inputs (time comes in as a string), so they are easy to test and the
 kubelet code stays about decisions rather than dict shapes.
 """
 
 from __future__ import annotations
-
-import hashlib
 
 from draplane.api import meta
 from draplane.api.auth import NODE_LEASE_NAMESPACE
@@ -93,106 +91,3 @@ def lease_object(node: Obj, *, renew_time: str) -> Obj:
             "renewTime": renew_time,
         },
     }
-
-
-def _container_id(pod: Obj, container: str) -> str:
-    digest = hashlib.sha256(f"{meta.uid(pod)}/{container}".encode()).hexdigest()
-    return "containerd://" + digest
-
-
-def _conditions(*, ready: bool, now: str, reason: str = "") -> list[Obj]:
-    out: list[Obj] = []
-    for type_ in ("Initialized", "Ready", "ContainersReady", "PodScheduled"):
-        value = ready or type_ in ("Initialized", "PodScheduled")
-        cond: Obj = {
-            "type": type_,
-            "status": "True" if value else "False",
-            "lastProbeTime": None,
-            "lastTransitionTime": now,
-        }
-        if not value and reason:
-            cond["reason"] = reason
-        out.append(cond)
-    return out
-
-
-def running_status(pod: Obj, *, now: str, host_ip: str, ip: str) -> Obj:
-    """The pod's status once its containers run; resourceClaimStatuses are carried over."""
-    status = meta.deep_copy(pod.get("status") or {})
-    status.update(
-        phase="Running",
-        conditions=_conditions(ready=True, now=now),
-        hostIP=host_ip,
-        hostIPs=[{"ip": host_ip}],
-        podIP=ip,
-        podIPs=[{"ip": ip}],
-        startTime=now,
-        containerStatuses=[
-            {
-                "name": c.get("name", ""),
-                "image": c.get("image", ""),
-                "imageID": c.get("image", ""),
-                "containerID": _container_id(pod, c.get("name", "")),
-                "ready": True,
-                "started": True,
-                "restartCount": 0,
-                "state": {"running": {"startedAt": now}},
-                "lastState": {},
-            }
-            for c in (pod.get("spec") or {}).get("containers") or []
-        ],
-    )
-    return status
-
-
-def succeeded_status(pod: Obj, *, now: str) -> Obj:
-    """Every container exited 0."""
-    return terminated_status(pod, now=now, started=True)
-
-
-def terminated_status(pod: Obj, *, now: str, started: bool) -> Obj:
-    """The terminal status of a pod whose containers stopped: they exited 0 (Succeeded) if
-    they had started, else kubelet's ContainerStatusUnknown termination, exit code 137
-    (Failed)."""
-    status = meta.deep_copy(pod.get("status") or {})
-    started_at = status.get("startTime") or now
-    terminated: Obj = (
-        {"exitCode": 0, "reason": "Completed", "startedAt": started_at}
-        if started
-        else {
-            "exitCode": 137,
-            "reason": "ContainerStatusUnknown",
-            "message": "The container could not be located when the pod was terminated",
-        }
-    )
-    status.update(
-        phase="Succeeded" if started else "Failed",
-        conditions=_conditions(
-            ready=False, now=now, reason="PodCompleted" if started else "PodFailed"
-        ),
-        containerStatuses=[
-            {
-                "name": c.get("name", ""),
-                "image": c.get("image", ""),
-                "imageID": c.get("image", "") if started else "",
-                "containerID": _container_id(pod, c.get("name", "")) if started else "",
-                "ready": False,
-                "started": False,
-                "restartCount": 0,
-                "state": {
-                    "terminated": {
-                        **terminated,
-                        "finishedAt": now,
-                        **(
-                            {"containerID": _container_id(pod, c.get("name", ""))}
-                            if started
-                            else {}
-                        ),
-                    }
-                },
-                "lastState": {},
-            }
-            for c in (pod.get("spec") or {}).get("containers") or []
-        ],
-    )
-    return status

@@ -6,97 +6,10 @@ Setters are named after the fields they set; `obj()` returns a fresh dict each c
 
 from __future__ import annotations
 
-import itertools
 from typing import Any, Self
 
 from draplane.api.meta import Obj, deep_copy
-
-_uids = itertools.count(1)
-
-
-def _uid(prefix: str) -> str:
-    return f"{prefix}-uid-{next(_uids):06d}"
-
-
-class _Builder:
-    def __init__(self, obj: Obj) -> None:
-        self._obj = obj
-
-    def obj(self) -> Obj:
-        return deep_copy(self._obj)
-
-    @property
-    def _md(self) -> Obj:
-        md: Obj = self._obj.setdefault("metadata", {})
-        return md
-
-    def name(self, value: str) -> Self:
-        self._md["name"] = value
-        return self
-
-    def generate_name(self, value: str) -> Self:
-        self._md.pop("name", None)
-        self._md["generateName"] = value
-        return self
-
-    def namespace(self, value: str) -> Self:
-        self._md["namespace"] = value
-        return self
-
-    def uid(self, value: str) -> Self:
-        self._md["uid"] = value
-        return self
-
-    def resource_version(self, value: str) -> Self:
-        self._md["resourceVersion"] = value
-        return self
-
-    def label(self, key: str, value: str) -> Self:
-        self._md.setdefault("labels", {})[key] = value
-        return self
-
-    def annotation(self, key: str, value: str) -> Self:
-        self._md.setdefault("annotations", {})[key] = value
-        return self
-
-    def finalizer(self, value: str) -> Self:
-        self._md.setdefault("finalizers", []).append(value)
-        return self
-
-    def deletion_timestamp(self, value: str = "2026-01-01T00:00:00Z") -> Self:
-        self._md["deletionTimestamp"] = value
-        return self
-
-    def owner(
-        self,
-        kind: str,
-        name: str,
-        uid: str,
-        *,
-        controller: bool = True,
-        api_version: str = "v1",
-        block_owner_deletion: bool | None = None,
-    ) -> Self:
-        ref: Obj = {"apiVersion": api_version, "kind": kind, "name": name, "uid": uid}
-        if controller:
-            ref["controller"] = True
-        if block_owner_deletion is not None:
-            ref["blockOwnerDeletion"] = block_owner_deletion
-        self._md.setdefault("ownerReferences", []).append(ref)
-        return self
-
-    def owned_by_pod(self, pod: Obj) -> Self:
-        md = pod["metadata"]
-        return self.owner("Pod", md["name"], md["uid"], block_owner_deletion=True)
-
-    def set(self, path: str, value: Any) -> Self:
-        """Set a dotted path (`spec.nodeName`), creating maps on the way."""
-        parts = path.split(".")
-        target = self._obj
-        for part in parts[:-1]:
-            target = target.setdefault(part, {})
-        target[parts[-1]] = value
-        return self
+from draplane.testing.basebuilder import _Builder as _Builder, _uid as _uid
 
 
 class PodBuilder(_Builder):
@@ -163,6 +76,30 @@ class PodBuilder(_Builder):
         if reason:
             cond["reason"] = reason
         self._obj.setdefault("status", {}).setdefault("conditions", []).append(cond)
+        return self
+
+    def restart_policy(self, value: str) -> Self:
+        self._obj["spec"]["restartPolicy"] = value
+        return self
+
+    def container(self, name: str, image: str = "registry.k8s.io/pause:3.9", **fields: Any) -> Self:
+        """Add a container (`env=[...]`, `envFrom=[...]`, `resources=...` as in the API)."""
+        self._obj["spec"]["containers"].append({"name": name, "image": image, **fields})
+        return self
+
+    def env(self, name: str, value: str, container: int = 0) -> Self:
+        self._obj["spec"]["containers"][container].setdefault("env", []).append(
+            {"name": name, "value": value}
+        )
+        return self
+
+    def init_container(
+        self, name: str, image: str = "registry.k8s.io/pause:3.9", **fields: Any
+    ) -> Self:
+        """Add an init container (`restartPolicy="Always"` makes it a sidecar)."""
+        self._obj["spec"].setdefault("initContainers", []).append(
+            {"name": name, "image": image, **fields}
+        )
         return self
 
 
@@ -387,3 +324,17 @@ def make_scheduling_context(pod: Obj) -> SchedulingContextBuilder:
 
 def from_scheduling_context(psc: Obj) -> SchedulingContextBuilder:
     return SchedulingContextBuilder(deep_copy(psc))
+
+
+# The workload kinds' builders live in their own module; importable from here too.
+from draplane.testing.workloadbuilders import (  # noqa: E402
+    WorkloadBuilder as WorkloadBuilder,
+    from_workload as from_workload,
+    make_controller_revision as make_controller_revision,
+    make_cron_job as make_cron_job,
+    make_daemon_set as make_daemon_set,
+    make_deployment as make_deployment,
+    make_job as make_job,
+    make_replica_set as make_replica_set,
+    make_stateful_set as make_stateful_set,
+)

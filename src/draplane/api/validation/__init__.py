@@ -15,10 +15,11 @@ from draplane.api import errors, kinds
 from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.api.validation import claimstatus, core, pod, podstatus, rbac, resource
+from draplane.api.validation import apps, batch, claimstatus, core, pod, podstatus, rbac, resource
 from draplane.api.validation.defaults import default
-from draplane.api.validation.fieldtypes import type_errors
+from draplane.api.validation.fieldtypes import KIND_FIELDS, type_errors
 from draplane.api.validation.objectmeta import type_invalid
+from draplane.api.validation.workloadtypes import WORKLOAD_FIELDS
 
 __all__ = [
     "create_rules",
@@ -31,6 +32,8 @@ __all__ = [
     "validate_status_update",
     "validate_update",
 ]
+
+KIND_FIELDS.update(WORKLOAD_FIELDS)
 
 CreateFn = Callable[[Obj], list[FieldError]]
 UpdateFn = Callable[[Obj, Obj], list[FieldError]]
@@ -50,6 +53,13 @@ _CREATE: dict[ResourceType, CreateFn] = {
     kinds.CLUSTER_ROLES: rbac.validate_cluster_role,
     kinds.ROLE_BINDINGS: rbac.validate_role_binding,
     kinds.CLUSTER_ROLE_BINDINGS: rbac.validate_cluster_role_binding,
+    kinds.DEPLOYMENTS: apps.validate_deployment,
+    kinds.REPLICA_SETS: apps.validate_replica_set,
+    kinds.STATEFUL_SETS: apps.validate_stateful_set,
+    kinds.DAEMON_SETS: apps.validate_daemon_set,
+    kinds.CONTROLLER_REVISIONS: apps.validate_controller_revision,
+    kinds.JOBS: batch.validate_job,
+    kinds.CRON_JOBS: batch.validate_cron_job,
 }
 _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.PODS: pod.validate_pod_update,
@@ -66,6 +76,13 @@ _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.CLUSTER_ROLES: rbac.validate_cluster_role_update,
     kinds.ROLE_BINDINGS: rbac.validate_role_binding_update,
     kinds.CLUSTER_ROLE_BINDINGS: rbac.validate_cluster_role_binding_update,
+    kinds.DEPLOYMENTS: apps.validate_deployment_update,
+    kinds.REPLICA_SETS: apps.validate_replica_set_update,
+    kinds.STATEFUL_SETS: apps.validate_stateful_set_update,
+    kinds.DAEMON_SETS: apps.validate_daemon_set_update,
+    kinds.CONTROLLER_REVISIONS: apps.validate_controller_revision_update,
+    kinds.JOBS: batch.validate_job_update,
+    kinds.CRON_JOBS: batch.validate_cron_job_update,
 }
 _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.PODS: podstatus.validate_pod_status_update,
@@ -73,6 +90,12 @@ _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.NAMESPACES: core.validate_namespace_status_update,
     kinds.RESOURCE_CLAIMS: claimstatus.validate_claim_status_update,
     kinds.POD_SCHEDULING_CONTEXTS: resource.validate_scheduling_context_status_update,
+    kinds.DEPLOYMENTS: apps.validate_deployment_status_update,
+    kinds.REPLICA_SETS: apps.validate_replica_set_status_update,
+    kinds.STATEFUL_SETS: apps.validate_stateful_set_status_update,
+    kinds.DAEMON_SETS: apps.validate_daemon_set_status_update,
+    kinds.JOBS: batch.validate_job_status_update,
+    kinds.CRON_JOBS: batch.validate_cron_job_status_update,
 }
 
 

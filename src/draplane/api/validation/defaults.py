@@ -72,10 +72,8 @@ _POD_SPEC_DEFAULTS: dict[str, Any] = {
 }
 
 
-def _default_pod(obj: Obj) -> None:
-    spec = _dict(obj, "spec")
-    if spec is None:
-        return
+def default_pod_spec(spec: Obj) -> None:
+    """SetDefaults_PodSpec and the containers' defaults (pods and pod templates)."""
     for key, value in _POD_SPEC_DEFAULTS.items():
         if spec.get(key) is None:
             spec[key] = value
@@ -85,6 +83,13 @@ def _default_pod(obj: Obj) -> None:
             for c in containers:
                 if isinstance(c, dict):
                     _default_container(c)
+
+
+def _default_pod(obj: Obj) -> None:
+    spec = _dict(obj, "spec")
+    if spec is None:
+        return
+    default_pod_spec(spec)
     status = obj.get("status")
     if status is None:
         status = obj["status"] = {}
@@ -197,6 +202,169 @@ def _default_event(obj: Obj) -> None:
         obj["count"] = 1
 
 
+# Workloads (pkg/apis/apps/v1/defaults.go, pkg/apis/batch/v1/defaults.go) ----------------------
+
+
+def _default_pod_template(template: Any) -> None:
+    """A PodTemplateSpec: `metadata.creationTimestamp: null` on the wire, pod spec defaults."""
+    if not isinstance(template, dict):
+        return
+    _structs(template, "metadata", "spec")
+    md = _dict(template, "metadata")
+    if md is not None and "creationTimestamp" not in md:
+        md["creationTimestamp"] = None
+    spec = _dict(template, "spec")
+    if spec is not None:
+        default_pod_spec(spec)
+
+
+def _workload(obj: Obj) -> Obj | None:
+    """The spec of a workload (with its template defaulted); `status: {}` is always sent."""
+    _structs(obj, "spec", "status")
+    spec = _dict(obj, "spec")
+    if spec is not None:
+        _default_pod_template(spec.get("template"))
+    return spec
+
+
+def _setdefault(obj: Obj, key: str, value: Any) -> None:
+    if obj.get(key) is None:
+        obj[key] = value
+
+
+def _rolling(strategy: Obj, **values: Any) -> None:
+    _structs(strategy, "rollingUpdate")
+    rolling = _dict(strategy, "rollingUpdate")
+    if rolling is not None:
+        for key, value in values.items():
+            _setdefault(rolling, key, value)
+
+
+def _default_deployment(obj: Obj) -> None:
+    spec = _workload(obj)
+    if spec is None:
+        return
+    _setdefault(spec, "replicas", 1)
+    _structs(spec, "strategy")
+    strategy = _dict(spec, "strategy")
+    if strategy is not None:
+        if not strategy.get("type"):
+            strategy["type"] = "RollingUpdate"
+        if strategy["type"] == "RollingUpdate":
+            _rolling(strategy, maxUnavailable="25%", maxSurge="25%")
+    _setdefault(spec, "revisionHistoryLimit", 10)
+    _setdefault(spec, "progressDeadlineSeconds", 600)
+
+
+def _default_replica_set(obj: Obj) -> None:
+    spec = _workload(obj)
+    if spec is not None:
+        _setdefault(spec, "replicas", 1)
+
+
+def _default_stateful_set(obj: Obj) -> None:
+    spec = _workload(obj)
+    if spec is None:
+        return
+    if not spec.get("podManagementPolicy"):
+        spec["podManagementPolicy"] = "OrderedReady"
+    _structs(spec, "updateStrategy")
+    strategy = _dict(spec, "updateStrategy")
+    if strategy is not None:
+        if not strategy.get("type"):
+            strategy["type"] = "RollingUpdate"
+        if strategy["type"] == "RollingUpdate":
+            _rolling(strategy, partition=0)
+    _structs(spec, "persistentVolumeClaimRetentionPolicy")
+    retention = _dict(spec, "persistentVolumeClaimRetentionPolicy")
+    if retention is not None:
+        for key in ("whenDeleted", "whenScaled"):
+            if not retention.get(key):
+                retention[key] = "Retain"
+    _setdefault(spec, "replicas", 1)
+    _setdefault(spec, "revisionHistoryLimit", 10)
+
+
+def _default_daemon_set(obj: Obj) -> None:
+    spec = _workload(obj)
+    if spec is None:
+        return
+    _structs(spec, "updateStrategy")
+    strategy = _dict(spec, "updateStrategy")
+    if strategy is not None:
+        if not strategy.get("type"):
+            strategy["type"] = "RollingUpdate"
+        if strategy["type"] == "RollingUpdate":
+            _rolling(strategy, maxUnavailable=1, maxSurge=0)
+    _setdefault(spec, "revisionHistoryLimit", 10)
+
+
+def default_job_spec(spec: Obj) -> None:
+    """SetDefaults_Job's spec part (1.34: podReplacementPolicy and manualSelector too)."""
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+    _setdefault(spec, "parallelism", 1)
+    per_index = spec.get("backoffLimitPerIndex") is not None
+    _setdefault(spec, "backoffLimit", 2**31 - 1 if per_index else 6)
+    _setdefault(spec, "completionMode", "NonIndexed")
+    _setdefault(spec, "suspend", False)
+    policy = _dict(spec, "podFailurePolicy")
+    if policy is not None:
+        for rule in policy.get("rules") or []:
+            for pattern in (rule.get("onPodConditions") or []) if isinstance(rule, dict) else []:
+                if isinstance(pattern, dict) and not pattern.get("status"):
+                    pattern["status"] = "True"
+    _setdefault(
+        spec, "podReplacementPolicy", "Failed" if policy is not None else "TerminatingOrFailed"
+    )
+    _setdefault(spec, "manualSelector", False)
+
+
+def _default_job(obj: Obj) -> None:
+    spec = _workload(obj)
+    if spec is None:
+        return
+    default_job_spec(spec)
+    copy_template_labels(obj)
+
+
+def copy_template_labels(obj: Obj) -> None:
+    """A Job without labels takes its template's labels."""
+    md = _dict(obj, "metadata")
+    spec = _dict(obj, "spec")
+    template = _dict(spec, "template") if spec is not None else None
+    template_md = _dict(template, "metadata") if template is not None else None
+    labels = template_md.get("labels") if template_md is not None else None
+    if md is not None and isinstance(labels, dict) and not md.get("labels"):
+        md["labels"] = dict(labels)
+
+
+def _default_cron_job(obj: Obj) -> None:
+    _structs(obj, "spec", "status")
+    spec = _dict(obj, "spec")
+    if spec is None:
+        return
+    if not spec.get("concurrencyPolicy"):
+        spec["concurrencyPolicy"] = "Allow"
+    _setdefault(spec, "suspend", False)
+    _setdefault(spec, "successfulJobsHistoryLimit", 3)
+    _setdefault(spec, "failedJobsHistoryLimit", 1)
+    _structs(spec, "jobTemplate")
+    job_template = _dict(spec, "jobTemplate")
+    if job_template is not None:
+        _structs(job_template, "metadata", "spec")
+        md = _dict(job_template, "metadata")
+        if md is not None and "creationTimestamp" not in md:
+            md["creationTimestamp"] = None
+        job_spec = _dict(job_template, "spec")
+        if job_spec is not None:
+            _default_pod_template(job_spec.get("template"))
+
+
+def _default_controller_revision(obj: Obj) -> None:
+    _setdefault(obj, "revision", 0)
+
+
 _DEFAULTERS = {
     kinds.RESOURCE_CLAIMS: _default_claim,
     kinds.RESOURCE_CLAIM_TEMPLATES: _default_template,
@@ -208,4 +376,11 @@ _DEFAULTERS = {
     kinds.EVENTS: _default_event,
     kinds.ROLE_BINDINGS: default_binding,
     kinds.CLUSTER_ROLE_BINDINGS: default_binding,
+    kinds.DEPLOYMENTS: _default_deployment,
+    kinds.REPLICA_SETS: _default_replica_set,
+    kinds.STATEFUL_SETS: _default_stateful_set,
+    kinds.DAEMON_SETS: _default_daemon_set,
+    kinds.JOBS: _default_job,
+    kinds.CRON_JOBS: _default_cron_job,
+    kinds.CONTROLLER_REVISIONS: _default_controller_revision,
 }

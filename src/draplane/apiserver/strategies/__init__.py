@@ -56,6 +56,12 @@ class ResourceStrategy:
     check_write: WriteCheck | None = None
     create_only: SubresourceCreate | None = None
     """Kinds never stored: a create is answered by this function (review APIs)."""
+    prepare_for_update: Callable[[Obj, Obj], None] | None = None
+    """Adjusts a main-resource update (new, old) after the server fields are merged."""
+    generation_on_annotations: bool = False
+    """Annotation changes bump `metadata.generation` too (Deployments)."""
+    default_propagation: str = "Background"
+    """The propagation policy of a DELETE that names none (Orphan for batch/v1 Jobs)."""
 
     @property
     def status_subresource(self) -> bool:

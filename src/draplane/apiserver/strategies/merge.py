@@ -105,7 +105,12 @@ def merge_main_update(strategy: ResourceStrategy, new: Obj, old: Obj) -> Obj:
             new["status"] = old["status"]
         else:
             new.pop("status", None)
-    if _spec_changed(strategy, new, old):
+    if strategy.prepare_for_update is not None:
+        strategy.prepare_for_update(new, old)
+    if _spec_changed(strategy, new, old) or (
+        strategy.generation_on_annotations
+        and (md.get("annotations") or {}) != (old_md.get("annotations") or {})
+    ):
         md["generation"] = int(old_md.get("generation") or 1) + 1
     return new
 

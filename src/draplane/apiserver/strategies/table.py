@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 from draplane.api.kinds import ResourceType
-from draplane.apiserver.strategies import ResourceStrategy, core, rbac, resource, reviews
+from draplane.apiserver.strategies import (
+    ResourceStrategy,
+    core,
+    rbac,
+    resource,
+    reviews,
+    workloads,
+)
 
 STRATEGIES: dict[ResourceType, ResourceStrategy] = {
     s.rt: s
-    for group in (core.STRATEGIES, resource.STRATEGIES, rbac.STRATEGIES, reviews.STRATEGIES)
+    for group in (
+        core.STRATEGIES,
+        resource.STRATEGIES,
+        rbac.STRATEGIES,
+        reviews.STRATEGIES,
+        workloads.STRATEGIES,
+    )
     for s in group
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from draplane.api.tolerations import pod_tolerations, tolerated
 from draplane.scheduler.framework import (
     GVK,
     SUCCESS,
@@ -16,7 +17,6 @@ from draplane.scheduler.framework import (
     Status,
 )
 from draplane.scheduler.plugins import names
-from draplane.scheduler.plugins.tolerations import pod_tolerations, tolerated
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 _TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}

@@ -1,4 +1,5 @@
-"""Taint/toleration matching shared by NodeUnschedulable and TaintToleration (v1 semantics)."""
+"""Taint/toleration matching (v1 semantics): the scheduler's NodeUnschedulable and TaintToleration
+and the DaemonSet controller's node eligibility use the same functions."""
 
 from __future__ import annotations
 
@@ -29,3 +30,16 @@ def tolerated(tolerations: Iterable[Obj], taint: Obj) -> bool:
 def pod_tolerations(pod: Obj) -> list[Obj]:
     value: list[Obj] = (pod.get("spec") or {}).get("tolerations") or []
     return value
+
+
+def find_untolerated(
+    taints: Iterable[Obj], tolerations: Iterable[Obj], effects: Iterable[str]
+) -> Obj | None:
+    """The first taint with one of `effects` that no toleration tolerates
+    (FindMatchingUntoleratedTaint)."""
+    wanted = set(effects)
+    listed = list(tolerations)
+    for taint in taints:
+        if taint.get("effect") in wanted and not tolerated(listed, taint):
+            return taint
+    return None
