@@ -32,6 +32,12 @@ def register(subparsers: Any) -> None:
         default=None,
         help="group of a new user (repeatable; default from the user name)",
     )
+    parser.add_argument(
+        "--server",
+        default="",
+        help="API server URL, or a comma list of replicas' URLs to fail over along "
+        "(default: the one in DIR/kubeconfig)",
+    )
     parser.set_defaults(func=async_main)
 
 
@@ -40,7 +46,9 @@ async def async_main(args: argparse.Namespace) -> int:
         raise CommandError("--user must name a user")
     groups = tuple(args.group) if args.group else None
     try:
-        config = kubeconfig_for_user(Path(args.data_dir), args.user, groups=groups)
+        config = kubeconfig_for_user(
+            Path(args.data_dir), args.user, groups=groups, server=args.server
+        )
     except FileNotFoundError as err:
         raise CommandError(
             f"no API server has started with data dir {args.data_dir} (no kubeconfig or CA there)"
