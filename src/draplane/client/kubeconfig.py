@@ -73,7 +73,7 @@ class KubeConfig:
 
     def ssl_context(self) -> ssl.SSLContext | bool:
         """What aiohttp's `ssl=` wants: a context for https, True for plain http."""
-        if not self.server.startswith("https"):
+        if not any(url.startswith("https") for url in self.endpoints):
             return True
         if self.insecure:
             ctx = ssl.create_default_context()
