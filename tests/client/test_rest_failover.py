@@ -51,20 +51,28 @@ def refused_url() -> str:
     return f"https://127.0.0.1:{free_port()}"
 
 
-@pytest.mark.parametrize("first", ["refused", "unavailable"])
+@pytest.mark.parametrize(
+    ("first", "write_resent"),
+    [pytest.param("refused", True, id="refused"), pytest.param("unavailable", False, id="503")],
+)
 async def test_requests_and_watches_fail_over_to_the_next_server(
-    server: HttpServer, unavailable_url: str, first: str
+    server: HttpServer, unavailable_url: str, first: str, write_resent: bool
 ) -> None:
     dead = refused_url() if first == "refused" else unavailable_url
     config = server.kubeconfig().with_servers(f"{dead},{server.url}")
-    client, watcher = RESTClient(config), RESTClient(config)
+    client, reader, watcher = RESTClient(config), RESTClient(config), RESTClient(config)
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "failover"}}
     try:
         assert client.server == dead
-        cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "failover"}}
+        if not write_resent:  # the server may have applied it: raised, the next one goes on
+            with pytest.raises(errors.StatusError) as err:
+                await client.create(kinds.CONFIGMAPS, cm, "default")
+            assert err.value.code == 503
         created = await client.create(kinds.CONFIGMAPS, cm, "default")
         assert client.server == server.url
-        got = await client.get(kinds.CONFIGMAPS, "failover", "default")
+        got = await reader.get(kinds.CONFIGMAPS, "failover", "default")
         assert meta.uid(got) == meta.uid(created)
+        assert reader.server == server.url
         watch = await watcher.watch(kinds.CONFIGMAPS, "default", resource_version="0")
         try:
             event = await anext(aiter(watch))
@@ -73,8 +81,8 @@ async def test_requests_and_watches_fail_over_to_the_next_server(
         assert (event.type, meta.name(event.object)) == ("ADDED", "failover")
         assert watcher.server == server.url
     finally:
-        await client.close()
-        await watcher.close()
+        for c in (client, reader, watcher):
+            await c.close()
 
 
 async def test_every_server_failing_raises_the_last_error(unavailable_url: str) -> None:

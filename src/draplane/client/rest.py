@@ -6,11 +6,11 @@ body is not a Status). Watches are read line by line from the chunked response, 
 size work.
 
 Failover: a config with several servers (`KubeConfig.endpoints`, API server replicas on one
-store) sends to the current one and moves on to the next on a connection error or a 503, for
-every request and for starting a watch; a watch that ends because its server went away is
-started again by its informer from the last resourceVersion, which every replica serves alike.
-A write whose connection broke after it was sent is not resent (it may have been applied): its
-error is raised and the next request goes to the next server.
+store) sends to the current one and moves on to the next on a refused connection, and for reads
+and watches also on a broken connection or a 503; a watch that ends because its server went
+away is started again by its informer from the last resourceVersion, which every replica serves
+alike. A write that got a 503 or whose connection broke after it was sent is not resent (etcd
+may have applied it): its error is raised and the next request goes to the next server.
 """
 
 from __future__ import annotations
@@ -169,8 +169,8 @@ class HTTPTransport:
 
     async def _each_server(self, method: str, attempt: Callable[[str], Awaitable[T]]) -> T:
         """`attempt(server)` on the current server, then on the next ones while it fails with a
-        connection error or a 503 (a broken connection only for reads); the last error when
-        every server failed."""
+        refused connection (a 503 or a broken connection only for reads: a write is raised, and
+        the next request goes to the next server); the last error when every server failed."""
         last: BaseException | None = None
         for _ in range(len(self.config.endpoints)):
             server = self.server
@@ -178,6 +178,10 @@ class HTTPTransport:
                 return await attempt(server)
             except errors.StatusError as err:
                 if err.code != 503:
+                    raise
+                if method != "GET":
+                    # etcd may have applied a write the server could not confirm: not resent.
+                    self._fail_over(server, err)
                     raise
                 last = err
             except _UNSENT as err:
