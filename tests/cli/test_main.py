@@ -211,9 +211,9 @@ def files(tmp_path: Path, data_dir: Path, busy_port: int) -> dict[str, str]:
             id="apiserver-port-out-of-range",
         ),
         pytest.param(
-            ["up", "--data-dir", "EMPTY", "--store", "etcd"],
+            ["up", "--data-dir", "EMPTY", "--store", "bogus"],
             1,
-            "up: error: unsupported store 'etcd'",
+            "up: error: unsupported store 'bogus'",
             id="up-unknown-store",
         ),
         pytest.param(

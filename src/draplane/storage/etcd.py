@@ -36,35 +36,15 @@ from draplane.storage._writes import Key, object_key
 from draplane.storage.errors import KeyExists, KeyNotFound, RevisionConflict, RevisionTooOld
 from draplane.storage.etcd_compaction import Compactor
 from draplane.storage.etcd_keys import KeyLayout, prefix_end
+from draplane.storage.etcd_mirror import KeyLocks, relist_events, response_events
 from draplane.storage.etcd_watch import EtcdWatch, decode, encode, watch_request, watch_stream
-from draplane.storage.interface import Event, EventType, Storage, StoreError, Watch
+from draplane.storage.interface import Storage, StoreError, Watch
 
 log = logging.getLogger(__name__)
 
 CHECK_NAME = "etcd"
 START_TIMEOUT = 60.0
 PAGE = 5_000
-
-
-class _KeyLocks:
-    """One FIFO lock per key while writes of it are in flight."""
-
-    def __init__(self) -> None:
-        self._locks: dict[Key, tuple[asyncio.Lock, int]] = {}
-
-    @contextlib.asynccontextmanager
-    async def hold(self, key: Key) -> Any:
-        lock, users = self._locks.get(key) or (asyncio.Lock(), 0)
-        self._locks[key] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[key]
-            if users == 1:
-                del self._locks[key]
-            else:
-                self._locks[key] = (lock, users - 1)
 
 
 class EtcdStorage:
@@ -85,7 +65,7 @@ class EtcdStorage:
         self._timeout = config.request_timeout
         self._start_timeout = start_timeout
         self._stubs: rpc.Stubs | None = None
-        self._locks = _KeyLocks()
+        self._locks = KeyLocks()
         self._synced = 0
         """The etcd revision the mirror is consistent with (its watch resumes after it)."""
         self._floor = 0
@@ -200,12 +180,7 @@ class EtcdStorage:
         ):
             return self._engine.list_at(resource, namespace, revision)
         start, end = self.layout.range(resource, namespace)
-        try:
-            kvs = await self._range(start, end, revision)
-        except errors.StatusError:
-            raise
-        except RevisionTooOld as exc:
-            raise RevisionTooOld(revision, exc.oldest) from None
+        kvs = await self._range(start, end, revision)
         objs = []
         for kv in kvs:
             parsed = self.layout.parse(kv.key)
@@ -388,23 +363,7 @@ class EtcdStorage:
     def _resync(self, objects: Iterable[tuple[str, Obj]], revision: int) -> None:
         """After the watch fell behind a compaction: the differences as events."""
         log.warning("etcd compacted past the mirror's revision %d; relisting", self._synced)
-        events: builtins.list[Event] = []
-        seen: set[Key] = set()
-        for resource, obj in objects:
-            md = obj["metadata"]
-            key = (resource, md.get("namespace") or "", md["name"])
-            seen.add(key)
-            old = self._engine.get(*key)
-            if old is None or old["metadata"]["resourceVersion"] != md["resourceVersion"]:
-                typ: EventType = "ADDED" if old is None else "MODIFIED"
-                events.append(Event(typ, resource, obj, int(md["resourceVersion"]), old))
-        for resource, old in self._engine.all_objects():
-            md = old["metadata"]
-            key = (resource, md.get("namespace") or "", md["name"])
-            if key not in seen:
-                last = {**old, "metadata": {**md, "resourceVersion": str(revision)}}
-                events.append(Event("DELETED", resource, last, revision, old))
-        events.sort(key=lambda e: e.revision)
+        events = relist_events(self._engine, objects, revision)
         if events:
             self._engine.apply(events)
         self._engine.revision = max(self._engine.revision, revision)
@@ -428,34 +387,11 @@ class EtcdStorage:
         raise RuntimeError("etcd closed the watch")
 
     def _apply(self, raw: Any) -> None:
-        events: builtins.list[Event] = []
-        batch: dict[Key, Obj | None] = {}
-        engine, own = self._engine, self._own
-        for ev in raw:
-            kv = ev.kv
-            key = self.layout.parse(kv.key)
-            rev = kv.mod_revision
-            if key is None:
-                continue
-            current = batch[key] if key in batch else engine.get(*key)
-            if ev.type == rpc.mvcc.Event.DELETE:
-                batch[key] = None
-                if current is None:
-                    continue
-                md = {**current["metadata"], "resourceVersion": str(rev)}
-                last = {**current, "metadata": md}
-                events.append(Event("DELETED", key[0], last, rev, current, len(kv.value) or 1))
-                continue
-            obj = own.pop(rev, None) or decode(kv.value, rev)
-            batch[key] = obj
-            if current is None:
-                events.append(Event("ADDED", key[0], obj, rev, None, len(kv.value)))
-            else:
-                events.append(Event("MODIFIED", key[0], obj, rev, current, len(kv.value)))
+        events = response_events(self.layout, self._engine, self._own, raw)
         last_rev = raw[-1].kv.mod_revision
         self._synced = max(self._synced, last_rev)
         if events:
-            engine.apply(events)
+            self._engine.apply(events)
         if self._waiters:
             for rev in [r for r in self._waiters if r <= last_rev]:
                 future = self._waiters.pop(rev)
