@@ -1,9 +1,9 @@
 """Two API server replicas on one etcd prefix and one data dir, started at the same moment: they
 serve the same CA, tokens and signing key, their start-up writes do not collide, each has its
 own watch cache fed from etcd (a write through one reaches watchers of the other at the same
-resourceVersion), and the RBAC and node-authorizer caches of each follow writes made through
-the other. A RESTClient given both URLs fails over when one replica stops, for requests and for
-an informer's watch.
+resourceVersion; kubectl against either sees the same object), and the RBAC and
+node-authorizer caches of each follow writes made through the other. A RESTClient given both
+URLs fails over when one replica stops, for requests and for an informer's watch.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from draplane.api import errors, kinds, meta
-from draplane.api.auth import SYSTEM_NODES
+from draplane.api.auth import ADMIN, SYSTEM_NODES
 from draplane.api.meta import Obj
+from draplane.apiserver.kubeconfig import dump_kubeconfig, kubeconfig_for_user
 from draplane.client.informer import Informer
 from draplane.client.kubeconfig import load_kubeconfig
 from draplane.client.rest import RESTClient
@@ -28,6 +29,7 @@ from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_claim, make_pod
 from draplane.testing.etcd import fresh_prefix
 from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.kubectl import Kubectl, kubectl_binary
 
 TIMEOUT = 10.0
 
@@ -193,3 +195,38 @@ async def test_a_client_of_both_replicas_fails_over_for_requests_and_watches(
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         await client.close()
+
+
+@pytest.mark.kubectl
+async def test_kubectl_against_either_replica_sees_the_same_cluster(
+    replicas: list[HttpServer], tmp_path: Path
+) -> None:
+    binary = kubectl_binary("1.29") or kubectl_binary("1.32") or kubectl_binary("1.27")
+    if binary is None:
+        pytest.skip("no versioned kubectl binary installed")
+    a = replicas[0]
+    cm: Obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "seen-by-both"}}
+    created = await a.client().create(kinds.CONFIGMAPS, cm, "default")
+    outputs = []
+    for server in replicas:
+        path = tmp_path / f"{server.server.port}.kubeconfig"
+        path.write_text(
+            dump_kubeconfig(kubeconfig_for_user(server.data_dir, ADMIN, server=server.url))
+        )
+        kubectl = Kubectl(binary, "1.29", path, tmp_path / f"cache-{server.server.port}")
+        await wait_for(
+            lambda server=server: server.registry.storage.get(
+                kinds.CONFIGMAPS.key, "default", "seen-by-both"
+            ),
+            what="the map in the replica's store",
+        )
+        outputs.append(
+            await kubectl.run(
+                "get",
+                "configmap",
+                "seen-by-both",
+                "-o",
+                "jsonpath={.metadata.uid} {.metadata.resourceVersion}",
+            )
+        )
+    assert outputs[0] == outputs[1] == f"{meta.uid(created)} {meta.resource_version(created)}"

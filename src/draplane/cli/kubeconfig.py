@@ -1,7 +1,8 @@
 """`draplane kubeconfig --data-dir DIR --user USER`: print a kubeconfig for any user.
 
 Adds a token for the user to `DIR/tokens` when it has none (the running API server picks it up);
-the server URL comes from the admin kubeconfig the API server wrote on start.
+the server URL comes from the admin kubeconfig the API server wrote on start, or from
+`--server URL[,URL...]` (API server replicas, listed for the client's failover).
 """
 
 from __future__ import annotations
