@@ -1,6 +1,7 @@
 """RESTClient with several API server URLs: it moves on to the next one when a server refuses the
-connection or answers 503, stays on the one that works, and raises the last error when none
-does; kubeconfigs carry the list in the `draplane.io/servers` cluster extension."""
+connection or answers 503, stays on the one that works, and when none does raises the 503 of one
+that answered (else the connection error); kubeconfigs carry the list in the
+`draplane.io/servers` cluster extension."""
 
 from __future__ import annotations
 
@@ -85,12 +86,15 @@ async def test_requests_and_watches_fail_over_to_the_next_server(
             await c.close()
 
 
-async def test_every_server_failing_raises_the_last_error(unavailable_url: str) -> None:
+@pytest.mark.parametrize("unavailable_first", [True, False], ids=["503-first", "refused-first"])
+async def test_every_server_failing_raises_the_answer_of_the_one_that_answered(
+    unavailable_url: str, unavailable_first: bool
+) -> None:
+    urls = [unavailable_url, refused_url()]
+    if not unavailable_first:
+        urls.reverse()
     config = parse_kubeconfig(
-        build_kubeconfig(
-            server=f"{refused_url()},{unavailable_url}", ca_pem=b"", user="u", token="t"
-        ),
-        base=Path("."),
+        build_kubeconfig(server=",".join(urls), ca_pem=b"", user="u", token="t"), base=Path(".")
     )
     client = RESTClient(config)
     try:

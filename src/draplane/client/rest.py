@@ -170,8 +170,10 @@ class HTTPTransport:
     async def _each_server(self, method: str, attempt: Callable[[str], Awaitable[T]]) -> T:
         """`attempt(server)` on the current server, then on the next ones while it fails with a
         refused connection (a 503 or a broken connection only for reads: a write is raised, and
-        the next request goes to the next server); the last error when every server failed."""
+        the next request goes to the next server); when every server failed, the 503 one of
+        them answered, else the last connection error."""
         last: BaseException | None = None
+        answered: errors.StatusError | None = None
         for _ in range(len(self.config.endpoints)):
             server = self.server
             try:
@@ -183,7 +185,7 @@ class HTTPTransport:
                     # etcd may have applied a write the server could not confirm: not resent.
                     self._fail_over(server, err)
                     raise
-                last = err
+                last = answered = err
             except _UNSENT as err:
                 last = err
             except _BROKEN as err:
@@ -193,8 +195,10 @@ class HTTPTransport:
                 last = err
                 continue
             self._fail_over(server, last)
-        assert last is not None
-        raise last
+        # A server that answered says more than one that could not be reached.
+        failure = answered or last
+        assert failure is not None
+        raise failure
 
     def _get_session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
