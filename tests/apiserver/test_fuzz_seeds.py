@@ -447,23 +447,24 @@ async def test_seed_request(hostile: Hostile, case: Seed) -> None:
     "patch_type", [pytest.param(MERGE, id="merge"), pytest.param(STRATEGIC, id="strategic")]
 )
 async def test_patch_result_larger_than_limit(hostile: Hostile, patch_type: str) -> None:
-    """A body within 3 MiB merged into an object within 3 MiB must still fit 3 MiB (the
-    fields are ones no validation rule bounds)."""
+    """A body within 3 MiB merged into an object within 3 MiB must still fit 3 MiB (the size
+    is checked before any validation rule bounds the fields)."""
     half = "x" * (limits.MAX_OBJECT_BYTES // 2 + 1)
     name = f"big-{patch_type.split('/')[1][:5]}"
     created = await hostile.check(
         "POST",
-        hostile.path(CM, ""),
-        body={"metadata": {"name": name}, "a": half},
+        hostile.path(kinds.LEASES, ""),
+        body={"metadata": {"name": name}, "spec": {"holderIdentity": half}},
         headers={"Content-Type": "application/json"},
     )
     assert created.status == 201
     response = await hostile.check(
         "PATCH",
-        hostile.path(CM, name),
-        body={"b": half},
+        hostile.path(kinds.LEASES, name),
+        body={"metadata": {"annotations": {"b": half}}},
         headers={"Content-Type": patch_type},
     )
     assert response.status == 413, response
-    stored = await hostile.send("GET", hostile.path(CM, name))
-    assert "a" in stored.body and "b" not in stored.body
+    stored = await hostile.send("GET", hostile.path(kinds.LEASES, name))
+    assert stored.body["spec"]["holderIdentity"] == half
+    assert "annotations" not in stored.body["metadata"]

@@ -71,6 +71,8 @@ async def test_api_and_apis_answer_legacy_json_even_for_aggregated_accept(
         "authentication.k8s.io",
         "apps",
         "batch",
+        "discovery.k8s.io",
+        "apiextensions.k8s.io",
     }
     assert by_name["resource.k8s.io"]["preferredVersion"] == {
         "groupVersion": "resource.k8s.io/v1alpha2",
@@ -188,12 +190,6 @@ async def test_openapi_v2_is_the_minimal_protobuf_document(
     assert resp.headers["Content-Type"] == openapi.CONTENT_TYPE
     assert body.startswith(b"\x0a\x032.0\x12")
     assert b"Kubernetes" in body
-
-
-async def test_openapi_v3_is_not_served(user: aiohttp.ClientSession) -> None:
-    code, status = await _get(user, "/openapi/v3")
-
-    assert (code, status["kind"], status["reason"]) == (404, "Status", "NotFound")
 
 
 @pytest.mark.parametrize(

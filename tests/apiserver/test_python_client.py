@@ -16,6 +16,7 @@ from kubernetes.client.rest import ApiException  # noqa: E402
 
 from draplane.api import kinds  # noqa: E402
 from draplane.testing.builders import make_claim, make_pod  # noqa: E402
+from draplane.testing.hostile import seed  # noqa: E402
 from draplane.testing.httpserver import HttpServer  # noqa: E402
 
 
@@ -217,3 +218,48 @@ async def test_typed_deletes_and_empty_structs_of_resource_kinds(
     assert [d.metadata.name for d in deleted] == ["c", "t", "gpu"]
     assert raw["status"] == {}
     assert stored_template["spec"]["metadata"] == {"creationTimestamp": None}
+
+
+_TYPED_LISTS = {
+    kinds.PODS: ("CoreV1Api", "list_pod_for_all_namespaces"),
+    kinds.NODES: ("CoreV1Api", "list_node"),
+    kinds.NAMESPACES: ("CoreV1Api", "list_namespace"),
+    kinds.EVENTS: ("CoreV1Api", "list_event_for_all_namespaces"),
+    kinds.CONFIGMAPS: ("CoreV1Api", "list_config_map_for_all_namespaces"),
+    kinds.SERVICE_ACCOUNTS: ("CoreV1Api", "list_service_account_for_all_namespaces"),
+    kinds.LEASES: ("CoordinationV1Api", "list_lease_for_all_namespaces"),
+    kinds.RESOURCE_CLASSES: ("ResourceV1alpha2Api", "list_resource_class"),
+    kinds.RESOURCE_CLAIMS: ("ResourceV1alpha2Api", "list_resource_claim_for_all_namespaces"),
+    kinds.RESOURCE_CLAIM_TEMPLATES: (
+        "ResourceV1alpha2Api",
+        "list_resource_claim_template_for_all_namespaces",
+    ),
+    kinds.POD_SCHEDULING_CONTEXTS: (
+        "ResourceV1alpha2Api",
+        "list_pod_scheduling_context_for_all_namespaces",
+    ),
+    kinds.ROLES: ("RbacAuthorizationV1Api", "list_role_for_all_namespaces"),
+    kinds.CLUSTER_ROLES: ("RbacAuthorizationV1Api", "list_cluster_role"),
+    kinds.ROLE_BINDINGS: ("RbacAuthorizationV1Api", "list_role_binding_for_all_namespaces"),
+    kinds.CLUSTER_ROLE_BINDINGS: ("RbacAuthorizationV1Api", "list_cluster_role_binding"),
+}
+
+
+async def test_typed_lists_of_every_stored_kind(server: HttpServer, api_client: Any) -> None:
+    """The typed models (which refuse a null where a field is required) read every stored kind
+    as the server serializes it: empty structs, null times, zero values."""
+    seeded = await seed(server)
+
+    def scenario() -> dict[str, list[str]]:
+        names: dict[str, list[str]] = {}
+        for rt, (api, method) in _TYPED_LISTS.items():
+            items = getattr(getattr(k8s, api)(api_client), method)().items
+            names[rt.kind] = [item.metadata.name for item in items]
+        return names
+
+    names = await asyncio.to_thread(scenario)
+
+    assert set(_TYPED_LISTS) == set(kinds.STORED)
+    for rt, obj in seeded.items():
+        if rt in _TYPED_LISTS:
+            assert obj["metadata"]["name"] in names[rt.kind], rt.kind

@@ -97,6 +97,9 @@ def test_bindings() -> None:
         "system:controller:statefulset-controller": [
             ("ServiceAccount", "kube-system/statefulset-controller")
         ],
+        "system:controller:ttl-after-finished-controller": [
+            ("ServiceAccount", "kube-system/ttl-after-finished-controller")
+        ],
         "system:dra:driver.example.com:controller": [
             ("ServiceAccount", "kube-system/driver.example.com-controller")
         ],

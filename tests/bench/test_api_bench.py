@@ -101,6 +101,17 @@ async def test_lifecycle_runs_every_pod(tmp_path: Path) -> None:
     assert figures["writes_per_pod"] > 0
 
 
+async def test_deployment_runs_every_replica(tmp_path: Path) -> None:
+    figures = await _run("deployment", tmp_path, shrink=5, store="memory")
+
+    assert (figures["nodes"], figures["pods"]) == (2, 20)
+    assert figures["running_pods"] == figures["bound_pods"] == 20
+    assert figures["latency_running_p50_s"] <= figures["latency_running_p99_s"]
+    writes = figures["writes_by_resource_verb"]
+    assert writes["create pods"] == writes["create resourceclaims"] == 1.0
+    assert writes["create replicasets"] == writes["create deployments"] == 0.05
+
+
 async def test_basic_reports_the_attempt_duration(tmp_path: Path) -> None:
     options = BenchOptions(
         workload="basic", scale="small", hints="on", store="memory", output=tmp_path,

@@ -171,6 +171,21 @@ async def test_claim_and_class_parameters(start_plane: PlaneFactory, tmp_path: P
     assert f"draplane: claim {meta.name(claim)}: device {device} of driver {DRIVER}" in log
 
 
+async def test_claim_and_class_parameters_from_custom_resources(
+    start_plane: PlaneFactory, tmp_path: Path
+) -> None:
+    plane = await start_plane(nodes=1)
+    client = plane.client()
+    kubectl = kubectl_for(plane, tmp_path)
+    await apply(kubectl, (EXAMPLES / "driver-parameters-crds.yaml").read_text())
+    await apply(kubectl, (EXAMPLES / "parameters-custom-resource.yaml").read_text())
+    pod = await running(client, "pod-with-custom-parameters")
+    [claim] = await pod_claims(client, pod)
+    handle = yaml.safe_load(claim["status"]["allocation"]["resourceHandles"][0]["data"])
+    assert handle["EnvVars"] == {"user_size": "large", "admin_mode": "fast"}
+    assert_allocated_for(claim, [pod], pod["spec"]["nodeName"])
+
+
 @pytest.mark.parametrize("mode", ["WaitForFirstConsumer", "Immediate"])
 async def test_inline_claim_generated_name_lifecycle(
     start_plane: PlaneFactory, tmp_path: Path, mode: str
@@ -391,7 +406,7 @@ async def test_every_example_reaches_its_state(start_plane: PlaneFactory, tmp_pa
         for doc in yaml.safe_load_all(path.read_text())
         if doc and doc["kind"] == "Pod"
     ]
-    assert len(expected_pods) == 6
+    assert len(expected_pods) == 7
     for name in expected_pods:
         pod = await running(client, name)
         for claim in await pod_claims(client, pod):

@@ -7,6 +7,7 @@ Every component names a resource through one of the module-level `ResourceType` 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 ALL_VERBS = (
     "create",
@@ -32,6 +33,9 @@ class ResourceType:
     subresources: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
     verbs: tuple[str, ...] = field(default=ALL_VERBS)
+    custom: Any = field(default=None, compare=False, hash=False, repr=False)
+    """A custom resource's `draplane.api.crd.CustomKind` (schema, subresources, columns);
+    None for built-in kinds."""
 
     @property
     def api_version(self) -> str:
@@ -64,6 +68,8 @@ AUTHENTICATION_GROUP = "authentication.k8s.io"
 APPS_GROUP = "apps"
 BATCH_GROUP = "batch"
 AUTOSCALING_GROUP = "autoscaling"
+DISCOVERY_GROUP = "discovery.k8s.io"
+APIEXTENSIONS_GROUP = "apiextensions.k8s.io"
 CREATE_ONLY = ("create",)
 
 NAMESPACES = ResourceType(
@@ -190,6 +196,17 @@ SELF_SUBJECT_REVIEWS_V1BETA1 = ResourceType(
     "selfsubjectreview",
     verbs=CREATE_ONLY,
 )
+CUSTOM_RESOURCE_DEFINITIONS = ResourceType(
+    APIEXTENSIONS_GROUP,
+    "v1",
+    "customresourcedefinitions",
+    "CustomResourceDefinition",
+    False,
+    "customresourcedefinition",
+    ("crd", "crds"),
+    ("status",),
+    ("api-extensions",),
+)
 
 # Workloads (apps/v1, batch/v1).
 _WORKLOAD_SUBRESOURCES = ("status", "scale")
@@ -236,6 +253,15 @@ JOBS = ResourceType(BATCH_GROUP, "v1", "jobs", "Job", True, "job", (), ("status"
 CRON_JOBS = ResourceType(
     BATCH_GROUP, "v1", "cronjobs", "CronJob", True, "cronjob", ("cj",), ("status",), ("all",)
 )
+# Services and their backends; secrets.
+SECRETS = ResourceType(CORE, "v1", "secrets", "Secret", True, "secret")
+SERVICES = ResourceType(
+    CORE, "v1", "services", "Service", True, "service", ("svc",), ("status",), ("all",)
+)
+ENDPOINTS = ResourceType(CORE, "v1", "endpoints", "Endpoints", True, "endpoints", ("ep",))
+ENDPOINT_SLICES = ResourceType(
+    DISCOVERY_GROUP, "v1", "endpointslices", "EndpointSlice", True, "endpointslice"
+)
 
 SERVED: tuple[ResourceType, ...] = (
     NAMESPACES,
@@ -267,6 +293,11 @@ SERVED: tuple[ResourceType, ...] = (
     CONTROLLER_REVISIONS,
     JOBS,
     CRON_JOBS,
+    SECRETS,
+    SERVICES,
+    ENDPOINTS,
+    ENDPOINT_SLICES,
+    CUSTOM_RESOURCE_DEFINITIONS,
 )
 
 STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs)

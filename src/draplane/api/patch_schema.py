@@ -1,5 +1,6 @@
 """Merge metadata per served kind: the `x-kubernetes-patch-strategy`/`-patch-merge-key` and
-`x-kubernetes-list-type`/`-list-map-keys` of upstream OpenAPI (Kubernetes 1.28), as a table.
+`x-kubernetes-list-type`/`-list-map-keys` of each field, read from the kind's schema
+(`draplane.api.schema`, the same markers the OpenAPI documents carry), as a table.
 
 Paths are dotted from the object root with `[]` for "each list item":
 `spec.containers[].ports`. A list absent from the table is atomic; a map absent is granular.
@@ -9,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 
-from draplane.api import kinds
+from draplane.api import schema
 from draplane.api.kinds import ResourceType
+from draplane.api.schema import model
+from draplane.api.schema.model import Arr, Field, Struct
 
 __all__ = ["ATOMIC", "FieldStrategy", "item_path", "schema_for", "strategy_at"]
 
@@ -44,135 +48,49 @@ class FieldStrategy:
 ATOMIC = FieldStrategy()
 
 
-def _keyed(key: str, *, retain: bool = False, map_keys: tuple[str, ...] = ()) -> FieldStrategy:
-    strategy = ("merge", "retainKeys") if retain else ("merge",)
-    return FieldStrategy(strategy, key, "map", map_keys or (key,))
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+_REPLACED = {(_OBJECT_META, "managedFields"): FieldStrategy(("replace",))}
+"""draplane's own strategy: a patch's managedFields replace the stored ones as a whole."""
 
 
-def _map_list(*keys: str) -> FieldStrategy:
-    """`listType=map` without a patch strategy: atomic for SMP, keyed for server-side apply."""
-    return FieldStrategy((), "", "map", keys)
+def _strategy(fld: Field) -> FieldStrategy | None:
+    """The merge metadata of one field, as server-side apply reads upstream's OpenAPI: a list
+    with a merge key is a map keyed by it, a merged list of scalars a set."""
+    patch_strategy = tuple(fld.patch_strategy.split(",")) if fld.patch_strategy else ()
+    if not patch_strategy and fld.list_type in ("", "atomic"):
+        return None
+    list_type = fld.list_type
+    if not list_type:
+        list_type = "map" if fld.merge_key else ("set" if "merge" in patch_strategy else "atomic")
+    map_keys = fld.map_keys or ((fld.merge_key,) if fld.merge_key and list_type == "map" else ())
+    return FieldStrategy(patch_strategy, fld.merge_key, list_type, map_keys)
 
 
-MERGE_SET = FieldStrategy(("merge",), "", "set")
-SET = FieldStrategy((), "", "set")
-
-_OBJECT_META = {
-    "finalizers": MERGE_SET,
-    "ownerReferences": _keyed("uid"),
-    "managedFields": FieldStrategy(("replace",)),
-}
-
-_CONTAINER = {
-    "ports": _keyed("containerPort", map_keys=("containerPort", "protocol")),
-    "env": _keyed("name"),
-    "volumeMounts": _keyed("mountPath"),
-    "volumeDevices": _keyed("devicePath"),
-    "resources.claims": _map_list("name"),
-}
-
-_POD_SPEC = {
-    "volumes": _keyed("name", retain=True),
-    "imagePullSecrets": _keyed("name"),
-    "hostAliases": _keyed("ip"),
-    "resourceClaims": _keyed("name", retain=True),
-    "schedulingGates": _keyed("name"),
-    "topologySpreadConstraints": _keyed(
-        "topologyKey", map_keys=("topologyKey", "whenUnsatisfiable")
-    ),
-    # tolerations, readinessGates: atomic (absent from the table).
-}
-
-_POD_STATUS = {
-    "conditions": _keyed("type"),
-    "podIPs": _keyed("ip"),
-    # 1.28 hostIPs: patchStrategy=merge,patchMergeKey=ip but listType=atomic.
-    "hostIPs": FieldStrategy(("merge",), "ip", "atomic"),
-    "resourceClaimStatuses": _keyed("name", retain=True),
-    # containerStatuses, initContainerStatuses, ephemeralContainerStatuses: atomic.
-}
+def _walk(struct: Struct, prefix: str, out: dict[str, FieldStrategy]) -> None:
+    for fld in struct.fields:
+        path = f"{prefix}.{fld.name}" if prefix else fld.name
+        strategy = _REPLACED.get((struct.name, fld.name)) or _strategy(fld)
+        if strategy is not None:
+            out[path] = strategy
+        t = fld.type
+        if isinstance(t, Arr) and model.is_struct(t.item):
+            _walk(model.get(t.item), item_path(path), out)  # type: ignore[arg-type]
+        elif model.is_struct(t):
+            _walk(model.get(t), path, out)  # type: ignore[arg-type]
 
 
-def _prefixed(prefix: str, table: Mapping[str, FieldStrategy]) -> dict[str, FieldStrategy]:
-    return {f"{prefix}.{path}": strategy for path, strategy in table.items()}
-
-
-def _pod_spec(prefix: str) -> dict[str, FieldStrategy]:
-    out = _prefixed(prefix, _POD_SPEC)
-    for containers in ("containers", "initContainers", "ephemeralContainers"):
-        out[f"{prefix}.{containers}"] = _keyed("name")
-        out.update(_prefixed(f"{prefix}.{containers}[]", _CONTAINER))
-    return out
-
-
-_COMMON = _prefixed("metadata", _OBJECT_META)
-
-_BY_KEY: dict[str, dict[str, FieldStrategy]] = {
-    kinds.PODS.key: {**_COMMON, **_pod_spec("spec"), **_prefixed("status", _POD_STATUS)},
-    kinds.NODES.key: {
-        **_COMMON,
-        "spec.podCIDRs": MERGE_SET,
-        # spec.taints, status.images, status.volumesAttached/volumesInUse: atomic.
-        "status.conditions": _keyed("type"),
-        "status.addresses": _keyed("type"),
-    },
-    kinds.NAMESPACES.key: {
-        **_COMMON,
-        # spec.finalizers is atomic (listType=atomic, no patch strategy).
-        "status.conditions": _keyed("type"),
-    },
-    kinds.RESOURCE_CLAIMS.key: {
-        **_COMMON,
-        # 1.28: listType=map keyed by uid, no patchStrategy -> atomic for SMP (see fidelity).
-        "status.reservedFor": _map_list("uid"),
-    },
-    kinds.RESOURCE_CLAIM_TEMPLATES.key: {**_COMMON, **_prefixed("spec.metadata", _OBJECT_META)},
-    kinds.POD_SCHEDULING_CONTEXTS.key: {
-        **_COMMON,
-        "spec.potentialNodes": SET,
-        "status.resourceClaims": _map_list("name"),
-        "status.resourceClaims[].unsuitableNodes": SET,
-    },
-}
-
-
-def _template(prefix: str) -> dict[str, FieldStrategy]:
-    """A PodTemplateSpec at `prefix`: its metadata and pod spec."""
-    return {**_prefixed(f"{prefix}.metadata", _OBJECT_META), **_pod_spec(f"{prefix}.spec")}
-
-
-_WORKLOAD = {**_COMMON, **_template("spec.template"), "status.conditions": _keyed("type")}
-_BY_KEY.update(
-    {
-        kinds.DEPLOYMENTS.key: _WORKLOAD,
-        kinds.REPLICA_SETS.key: _WORKLOAD,
-        kinds.STATEFUL_SETS.key: {
-            **_WORKLOAD,
-            **_prefixed("spec.volumeClaimTemplates[].metadata", _OBJECT_META),
-        },
-        kinds.DAEMON_SETS.key: _WORKLOAD,
-        kinds.JOBS.key: {
-            **_COMMON,
-            **_template("spec.template"),
-            "status.conditions": FieldStrategy(("merge",), "type", "atomic"),
-        },
-        kinds.CRON_JOBS.key: {
-            **_COMMON,
-            **_prefixed("spec.jobTemplate.metadata", _OBJECT_META),
-            **_template("spec.jobTemplate.spec.template"),
-        },
-    }
-)
-
-_EMPTY: Mapping[str, FieldStrategy] = MappingProxyType({})
-_SCHEMAS: dict[str, Mapping[str, FieldStrategy]] = {
-    rt.key: MappingProxyType(_BY_KEY.get(rt.key, _COMMON)) for rt in kinds.SERVED
-}
+@lru_cache(maxsize=256)
+def _table(group: str, version: str, kind: str, _generation: int) -> Mapping[str, FieldStrategy]:
+    struct = schema.kind_struct(group, version, kind) or schema.GENERIC
+    out: dict[str, FieldStrategy] = {}
+    _walk(struct, "", out)
+    return MappingProxyType(out)
 
 
 def schema_for(rt: ResourceType) -> Mapping[str, FieldStrategy]:
-    """The merge table of `rt` (ObjectMeta entries only for kinds without special lists)."""
-    return _SCHEMAS.get(rt.key, _EMPTY)
+    """The merge table of `rt`, read from its schema (`draplane.api.schema`); the ObjectMeta
+    entries only for kinds without a schema."""
+    return _table(rt.group, rt.version, rt.kind, model.generation())
 
 
 def strategy_at(schema: Mapping[str, FieldStrategy], path: str) -> FieldStrategy:

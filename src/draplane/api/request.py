@@ -37,6 +37,10 @@ class Options:
     dry_run: bool = False
     patch_type: str = ""
     """The patch's content type (application/merge-patch+json, ...)."""
+    field_validation: str = ""
+    """Strict, Warn or Ignore; "" is Warn, as upstream's default."""
+    duplicate_fields: tuple[str, ...] = ()
+    """Paths of the fields the body held more than once (found while parsing it)."""
 
 
 NO_OPTIONS = Options()

@@ -12,12 +12,13 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import prometheus_client
 from aiohttp import web
 
 from draplane.api import errors
+from draplane.api.catalog import Catalog
 from draplane.api.handler import ApiHandler
 from draplane.apiserver import discovery, negotiation, openapi, requestinfo
 from draplane.apiserver.authentication.bearer import BearerAuthenticator
@@ -73,6 +74,8 @@ class AppConfig:
     metrics_registry: prometheus_client.CollectorRegistry
     request_metrics: RequestMetrics
     watches: ActiveWatches
+    catalog: Catalog = field(default_factory=Catalog)
+    """The served kinds (the registry's), for routing and discovery."""
 
 
 def status_response(err: errors.StatusError) -> web.Response:
@@ -173,33 +176,58 @@ async def _api(request: web.Request) -> web.Response:
     return _json(discovery.api_versions(request.host))
 
 
-async def _apis(_: web.Request) -> web.Response:
-    return _json(discovery.api_group_list())
+def _discovery_handlers(catalog: Catalog) -> tuple[Handler, Handler, Handler]:
+    async def apis(_: web.Request) -> web.Response:
+        return _json(discovery.api_group_list(catalog))
 
+    async def group(request: web.Request) -> web.Response:
+        found = discovery.api_group(request.match_info["group"], catalog)
+        if found is None:
+            raise web.HTTPNotFound()
+        return _json(found)
 
-async def _group(request: web.Request) -> web.Response:
-    group = discovery.api_group(request.match_info["group"])
-    if group is None:
-        raise web.HTTPNotFound()
-    return _json(group)
+    async def resources(request: web.Request) -> web.Response:
+        if request.path.startswith("/api/"):
+            found = discovery.api_resource_list("", "v1", catalog)
+        else:
+            found = discovery.api_resource_list(
+                request.match_info["group"], request.match_info["version"], catalog
+            )
+        if found is None:
+            raise web.HTTPNotFound()
+        return _json(found)
 
-
-async def _resources(request: web.Request) -> web.Response:
-    if request.path.startswith("/api/"):
-        resources = discovery.api_resource_list("", "v1")
-    else:
-        resources = discovery.api_resource_list(
-            request.match_info["group"], request.match_info["version"]
-        )
-    if resources is None:
-        raise web.HTTPNotFound()
-    return _json(resources)
+    return apis, group, resources
 
 
 async def _openapi_v2(request: web.Request) -> web.Response:
+    accept = request.headers.get("Accept", "")
+    if "application/json" in accept and "protobuf" not in accept:
+        return web.Response(body=openapi.v2_json_document(), content_type="application/json")
     return web.Response(
         body=openapi.openapi_v2_document(), headers={"Content-Type": openapi.CONTENT_TYPE}
     )
+
+
+async def _openapi_v3_index(_: web.Request) -> web.Response:
+    return _json(openapi.v3_index())
+
+
+async def _openapi_v3(request: web.Request) -> web.Response:
+    parts = request.match_info["tail"].strip("/").split("/")
+    if len(parts) == 2 and parts[0] == "api":
+        group, version = "", parts[1]
+    elif len(parts) == 3 and parts[0] == "apis":
+        group, version = parts[1], parts[2]
+    else:
+        raise web.HTTPNotFound()
+    body = openapi.v3_document(group, version)
+    if body is None:
+        raise web.HTTPNotFound()
+    headers = {"Etag": f'"{openapi.document_hash(body)}"'}
+    if request.query.get("hash"):
+        headers["Cache-Control"] = "public, immutable"
+    return web.Response(body=body, content_type="application/json", headers=headers)
 
 
 def _metrics_handler(registry: prometheus_client.CollectorRegistry) -> Handler:
@@ -212,15 +240,16 @@ def _metrics_handler(registry: prometheus_client.CollectorRegistry) -> Handler:
     return handler
 
 
-def _rest_handler(rest: RestHandlers, *, core: bool) -> Handler:
+def _rest_handler(rest: RestHandlers, catalog: Catalog, *, core: bool) -> Handler:
     async def handler(request: web.Request) -> web.StreamResponse:
         if core:
-            info = requestinfo.parse("", "v1", request.match_info["tail"])
+            info = requestinfo.parse("", "v1", request.match_info["tail"], catalog)
         else:
             info = requestinfo.parse(
                 request.match_info["group"],
                 request.match_info["version"],
                 request.match_info["tail"],
+                catalog,
             )
         return await rest.handle(request, info, request[USER_KEY])
 
@@ -238,6 +267,7 @@ def create_app(config: AppConfig) -> web.Application:
     )
     rest = RestHandlers(RestContext(config.handler, config.clock, config.watches))
     r = app.router
+    _apis, _group, _resources = _discovery_handlers(config.catalog)
     # As kube-apiserver, version and discovery answer with and without a trailing slash (the
     # kubernetes Python client asks for /version/, /api/, /api/v1/, /apis/<group>/...).
     for path, discovery_handler in (
@@ -251,12 +281,17 @@ def create_app(config: AppConfig) -> web.Application:
         r.add_get(path, discovery_handler)
         r.add_get(path + "/", discovery_handler)
     r.add_get("/openapi/v2", _openapi_v2)
+    r.add_get("/openapi/v3", _openapi_v3_index)
+    r.add_get("/openapi/v3/", _openapi_v3_index)
+    r.add_get("/openapi/v3/{tail:.+}", _openapi_v3)
     for endpoint in ("healthz", "livez", "readyz"):
         r.add_get(f"/{endpoint}", config.health.handle)
         r.add_get(f"/{endpoint}/{{check}}", config.health.handle)
     r.add_get("/metrics", _metrics_handler(config.metrics_registry))
-    r.add_route("*", "/api/v1/{tail:.+}", _rest_handler(rest, core=True))
-    r.add_route("*", "/apis/{group}/{version}/{tail:.+}", _rest_handler(rest, core=False))
+    r.add_route("*", "/api/v1/{tail:.+}", _rest_handler(rest, config.catalog, core=True))
+    r.add_route(
+        "*", "/apis/{group}/{version}/{tail:.+}", _rest_handler(rest, config.catalog, core=False)
+    )
 
     async def close_watches(_: web.Application) -> None:
         await config.watches.close_all()

@@ -1,6 +1,7 @@
 """Legacy discovery documents (/version, /api, /apis, /api/v1, /apis/<g>, /apis/<g>/<v>).
 
-Built from `draplane.api.kinds.SERVED`. Always plain application/json: every kubectl version
+Built from the API server's catalog (`draplane.api.catalog`: the built-in kinds and the
+custom resources of established CRDs). Always plain application/json: every kubectl version
 falls back to legacy discovery when the response is not an aggregated discovery document.
 """
 
@@ -10,6 +11,7 @@ import platform
 from typing import Any
 
 from draplane.api import kinds
+from draplane.api.catalog import Catalog
 from draplane.api.kinds import ResourceType
 
 KUBE_VERSION = "v1.28.0"
@@ -54,13 +56,17 @@ def _group(name: str, versions: list[str]) -> dict[str, Any]:
     return {"name": name, "versions": entries, "preferredVersion": entries[0]}
 
 
-def api_group_list() -> dict[str, Any]:
-    groups = [_group(g, v) for g, v in kinds.group_versions().items() if g]
+def _versions(catalog: Catalog | None) -> dict[str, list[str]]:
+    return catalog.group_versions() if catalog is not None else kinds.group_versions()
+
+
+def api_group_list(catalog: Catalog | None = None) -> dict[str, Any]:
+    groups = [_group(g, v) for g, v in _versions(catalog).items() if g]
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
 
-def api_group(name: str) -> dict[str, Any] | None:
-    versions = kinds.group_versions().get(name)
+def api_group(name: str, catalog: Catalog | None = None) -> dict[str, Any] | None:
+    versions = _versions(catalog).get(name)
     if not name or not versions:
         return None
     return {"kind": "APIGroup", "apiVersion": "v1", **_group(name, versions)}
@@ -93,8 +99,11 @@ def _resource_entries(rt: ResourceType) -> list[dict[str, Any]]:
     return entries
 
 
-def api_resource_list(group: str, version: str) -> dict[str, Any] | None:
-    served = [rt for rt in kinds.SERVED if rt.group == group and rt.version == version]
+def api_resource_list(
+    group: str, version: str, catalog: Catalog | None = None
+) -> dict[str, Any] | None:
+    every = catalog.served() if catalog is not None else kinds.SERVED
+    served = [rt for rt in every if rt.group == group and rt.version == version]
     if not served:
         return None
     resources = [entry for rt in served for entry in _resource_entries(rt)]

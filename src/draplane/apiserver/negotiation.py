@@ -24,6 +24,9 @@ MAX_BODY = limits.MAX_OBJECT_BYTES
 
 JSON = "application/json"
 YAML = "application/yaml"
+YAML_TYPES = (YAML, "application/x-yaml", "text/yaml")
+JSON_PATCH_BODIES = ("application/merge-patch+json", "application/strategic-merge-patch+json")
+"""Patch types whose body is a JSON object (checked for duplicate fields)."""
 PATCH_TYPES = frozenset(
     {
         "application/json-patch+json",
@@ -84,7 +87,7 @@ def decode_object(body: bytes, content_type: str) -> dict[str, Any]:
         raise errors.bad_request("the request body is empty")
     if mt in ("", JSON, "*/*"):
         value = _parse_json(body)
-    elif mt in (YAML, "application/x-yaml", "text/yaml"):
+    elif mt in YAML_TYPES:
         value = _parse_yaml(body)
     elif mt == protobuf.CONTENT_TYPE:
         value = protobuf.decode(body)

@@ -231,6 +231,12 @@ def _map_entry(raw: bytes, *, as_bytes: bool) -> tuple[str, str]:
     return key, value
 
 
+def _quantity_entry(raw: bytes) -> tuple[str, str]:
+    """A map entry whose value is a resource.Quantity message ({string})."""
+    entry = _message(raw, {1: F("key", "string"), 2: F("value", {1: F("string", "string")})})
+    return str(entry.get("key", "")), str((entry.get("value") or {}).get("string", ""))
+
+
 def _value(field: F, wire: int, v: Any) -> Any:
     kind = field.type
     if isinstance(kind, dict):
@@ -243,7 +249,19 @@ def _value(field: F, wire: int, v: Any) -> Any:
         return bool(v) if wire == 0 else None
     if kind == "time":
         return _format_time(v) if wire == 2 else None
+    if kind == "intstr":
+        return _int_or_string(v) if wire == 2 else None
     raise _WireError(f"unknown schema type {kind}")
+
+
+def _int_or_string(raw: bytes) -> int | str:
+    """intstr.IntOrString: {type (0 int, 1 string), intVal, strVal}."""
+    t = _message(raw, {1: F("type", "int"), 2: F("intVal", "int"), 3: F("strVal", "string")})
+    return str(t.get("strVal", "")) if t.get("type") == 1 else int(t.get("intVal", 0))
+
+
+_KEEP_ZERO = ("int0", "bool0")
+"""Optional (pointer) fields: a set zero is kept (`replicas: 0`, `suspend: false`)."""
 
 
 def _message(buf: bytes, schema: Schema) -> dict[str, Any]:
@@ -252,10 +270,17 @@ def _message(buf: bytes, schema: Schema) -> dict[str, Any]:
         field = schema.get(number)
         if field is None:
             continue
-        if field.type in ("map", "map_bytes"):
+        if field.type in ("map", "map_bytes", "map_quantity"):
             if wire == 2:
-                k, val = _map_entry(v, as_bytes=field.type == "map_bytes")
+                if field.type == "map_quantity":
+                    k, val = _quantity_entry(v)
+                else:
+                    k, val = _map_entry(v, as_bytes=field.type == "map_bytes")
                 out.setdefault(field.name, {})[k] = val
+            continue
+        if field.type in _KEEP_ZERO:
+            if wire == 0:
+                out[field.name] = _signed(v) if field.type == "int0" else bool(v)
             continue
         value = _value(field, wire, v)
         if field.repeated:
@@ -273,12 +298,18 @@ def decode(body: bytes) -> dict[str, Any]:
     try:
         type_meta, raw = _envelope(body[len(MAGIC) :])
         api_version, kind = type_meta.get("apiVersion", ""), type_meta.get("kind", "")
-        schema = SCHEMAS.get((api_version, kind))
+        schema = SCHEMAS.get((api_version, kind)) or _more_schemas().get((api_version, kind))
         if schema is None:
             raise errors.unsupported_media_type(f"{CONTENT_TYPE} ({api_version} {kind})")
         return {"kind": kind, "apiVersion": api_version, **_message(raw, schema)}
     except (_WireError, UnicodeDecodeError) as err:
         raise errors.bad_request(f"cannot decode protobuf body: {err}") from err
+
+
+def _more_schemas() -> dict[tuple[str, str], Schema]:
+    from draplane.apiserver.protobuf_workloads import SCHEMAS as more
+
+    return more
 
 
 def _envelope(buf: bytes) -> tuple[dict[str, Any], bytes]:

@@ -56,6 +56,7 @@ def write_options(query: MultiMapping[str], *, verb: str) -> dict[str, Any]:
         raise errors.bad_request(f"dryRun: Unsupported value: {dry_run}: supported values: All")
     options: dict[str, Any] = {
         "field_manager": query.get("fieldManager", ""),
+        "field_validation": validation,
         "dry_run": bool(dry_run),
     }
     if verb == "patch":

@@ -10,11 +10,13 @@ cache.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from typing import Any
 
 from draplane.api import errors, kinds, meta
 from draplane.api.auth import SYSTEM_NODES, UserInfo
+from draplane.api.catalog import Catalog
 from draplane.api.handler import WatchStream
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
@@ -36,9 +38,11 @@ from draplane.apiserver.authorization import (
     RuleResolver,
     policy,
 )
+from draplane.apiserver.customresources import CustomResources
 from draplane.apiserver.deletion import Deleter
 from draplane.apiserver.listing import ListSource, list_envelope
 from draplane.apiserver.nodegraph import NodeGraph
+from draplane.apiserver.serviceips import DEFAULT_SERVICE_CIDR, ServiceAllocator
 from draplane.apiserver.storageerrors import to_status
 from draplane.apiserver.strategies import scale
 from draplane.apiserver.strategies.table import strategy_for
@@ -65,12 +69,17 @@ class Registry:
         *,
         clock: Clock = REAL_CLOCK,
         authorizer: Authorizer | None = None,
+        service_cidr: str = DEFAULT_SERVICE_CIDR,
     ) -> None:
         self.storage = storage
         self.clock = clock
         self.node_graph = NodeGraph()
+        self.kinds = Catalog()
+        """The served kinds: built-in and the custom resources of established CRDs."""
+        self.custom_resources = CustomResources(self)
         self._watch_cache = WatchCache(storage)
         self._watch_cache.add_observer(self.node_graph.observe)
+        self._watch_cache.add_observer(self.custom_resources.observe)
         self.lists = ListSource(storage, self._watch_cache)
         service_accounts = ServiceAccountAdmission(storage)
         self.admission = Chain(
@@ -91,6 +100,8 @@ class Registry:
         """Signs the tokens of `serviceaccounts/token` (set by the API server at start)."""
         self.audit_log: AuditLog | None = None
         """Set for `--audit-log-path`: every request is logged."""
+        self.service_ips = ServiceAllocator(service_cidr, clock=clock)
+        """Cluster IPs and node ports of Services (`--service-cluster-ip-range`)."""
 
     @property
     def watch_cache(self) -> WatchCache:
@@ -99,6 +110,7 @@ class Registry:
     @watch_cache.setter
     def watch_cache(self, cache: WatchCache) -> None:
         cache.add_observer(self.node_graph.observe)
+        cache.add_observer(self.custom_resources.observe)
         cache.add_observer(self.rbac.observe)
         self._watch_cache = cache
         self.lists = ListSource(self.storage, cache, self.lists.fresh_timeout)
@@ -109,6 +121,7 @@ class Registry:
         pods, _ = await self.storage.list(kinds.PODS.key)
         self.node_graph.load(pods)
         await policy.load_index(self.storage, self.rbac)
+        await self.custom_resources.load()
         await self.watch_cache.start()
         await self._startup_writes()
 
@@ -157,6 +170,7 @@ class Registry:
         await self._delete(_SERVER, rt, "", name, None)
 
     async def stop(self) -> None:
+        await self.custom_resources.stop()
         await self.watch_cache.stop()
         if self.audit_log is not None:
             self.audit_log.close()
@@ -164,6 +178,14 @@ class Registry:
     # --- the entry ---------------------------------------------------------------------
 
     async def handle(self, user: UserInfo, request: Request) -> Obj | WatchStream:
+        served = self.kinds.lookup(request.rt.group, request.rt.version, request.rt.resource)
+        if served is None:
+            raise errors.StatusError(
+                404, "NotFound", "the server could not find the requested resource"
+            )
+        if served is not request.rt:
+            # A client's type of a custom resource: serve it as the catalog says.
+            request = dataclasses.replace(request, rt=served)
         try:
             return await self._audited(user, request)
         except StorageError as err:
@@ -203,10 +225,24 @@ class Registry:
     async def _dispatch(self, user: UserInfo, request: Request) -> Obj | WatchStream:
         if request.verb not in request.rt.verbs and not request.subresource:
             raise errors.method_not_allowed()
+        custom = request.rt.custom
+        if custom is not None and custom.terminating and request.verb == "create":
+            raise errors.StatusError(
+                405,
+                "MethodNotAllowed",
+                "create not allowed while custom resource definition is terminating",
+            )
+        if request.subresource == "scale" and custom is not None:
+            return await self.custom_resources.scale(user, request)
         if not request.is_write:
-            return await self._read(user, request)
+            return self.custom_resources.converted(request.rt, await self._read(user, request))
         with self.audit.recording(request.verb, request.rt.resource, request.subresource):
-            return await self._write(user, request)
+            result = await self._write(user, request)
+        if request.rt is kinds.CUSTOM_RESOURCE_DEFINITIONS:
+            # Served (or no longer served) once the write returns: the catalog follows the
+            # change stream.
+            await self.wait_committed(self.storage.revision)
+        return self.custom_resources.converted(request.rt, result)
 
     async def authorize(self, user: UserInfo, request: Request) -> Result:
         """The authorizers' ALLOW (with its reason), or a 403."""
@@ -265,6 +301,14 @@ class Registry:
     async def lookup(self, resource: str, namespace: str, name: str) -> Obj | None:
         """A stored core/v1 object by resource name (the token machinery's lookup)."""
         return await lookup_core_object(self.storage, resource, namespace, name)
+
+    async def get_object(self, rt: ResourceType, namespace: str, name: str) -> Obj:
+        return await self._get(rt, namespace, name)
+
+    async def delete_object(
+        self, user: UserInfo, rt: ResourceType, namespace: str, name: str
+    ) -> Obj:
+        return await self._delete(user, rt, namespace, name, None)
 
     async def _get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
         obj = await self.storage.get(rt.key, namespace if rt.namespaced else "", name)

@@ -17,6 +17,7 @@ from aiohttp import web
 
 from draplane.api import errors, kinds
 from draplane.api.auth import UserInfo
+from draplane.api.catalog import Catalog
 from draplane.api.kinds import ResourceType
 
 # What the request path learns, stored on the aiohttp request for the middleware.
@@ -75,8 +76,9 @@ def _not_found() -> errors.StatusError:
     return errors.StatusError(404, "NotFound", "the server could not find the requested resource")
 
 
-def parse(group: str, version: str, tail: str) -> RequestInfo:
-    """`tail` is the path after `/api/v1/` or `/apis/<group>/<version>/`."""
+def parse(group: str, version: str, tail: str, catalog: Catalog | None = None) -> RequestInfo:
+    """`tail` is the path after `/api/v1/` or `/apis/<group>/<version>/`; kinds are looked up
+    in `catalog` (the built-in kinds only when None)."""
     parts = [p for p in tail.split("/") if p]
     watch = bool(parts) and parts[0] == "watch"
     if watch:
@@ -87,13 +89,23 @@ def parse(group: str, version: str, tail: str) -> RequestInfo:
     if parts[0] == "namespaces" and len(parts) >= 3:
         sub_of_namespace = len(parts) == 3 and parts[2] in kinds.NAMESPACES.subresources
         if group == "" and sub_of_namespace:
-            return _info(group, version, ["namespaces", parts[1], parts[2]], "", watch)
+            return _info(group, version, ["namespaces", parts[1], parts[2]], "", watch, catalog)
         namespace, parts = parts[1], parts[2:]
-    return _info(group, version, parts, namespace, watch)
+    return _info(group, version, parts, namespace, watch, catalog)
 
 
-def _info(group: str, version: str, parts: list[str], namespace: str, watch: bool) -> RequestInfo:
-    rt = kinds.lookup(group, version, parts[0])
+def _info(
+    group: str,
+    version: str,
+    parts: list[str],
+    namespace: str,
+    watch: bool,
+    catalog: Catalog | None,
+) -> RequestInfo:
+    if catalog is not None:
+        rt = catalog.lookup(group, version, parts[0])
+    else:
+        rt = kinds.lookup(group, version, parts[0])
     if rt is kinds.PODS and namespace and len(parts) >= 3 and parts[2] in _KUBELET_SUBRESOURCES:
         raise errors.bad_request(
             f'pod "{parts[1]}" runs on a simulated node, which serves no '

@@ -10,18 +10,28 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import orjson
 from aiohttp import web
 from multidict import MultiMapping
 
-from draplane.api import errors, kinds
+from draplane.api import errors, kinds, warnings
 from draplane.api.auth import UserInfo
 from draplane.api.handler import ApiHandler, WatchEvent
 from draplane.api.meta import Obj
 from draplane.api.request import Options, Request
-from draplane.apiserver import httpwatch, listoptions, negotiation, podlogs, queryparams, tables
+from draplane.apiserver import (
+    httpwatch,
+    listoptions,
+    negotiation,
+    podlogs,
+    queryparams,
+    tables,
+    yamldecode,
+)
+from draplane.apiserver.duplicates import duplicate_fields
 from draplane.apiserver.negotiation import ResponseForm
 from draplane.apiserver.requestinfo import RESOURCE_KEY, VERB_KEY, RequestInfo
 from draplane.clock import Clock
@@ -90,12 +100,31 @@ def _check_metadata(info: RequestInfo, obj: Obj, *, url_name: str) -> None:
         md["name"] = url_name
 
 
-async def _read_object(request: web.Request, info: RequestInfo, *, url_name: str) -> Obj:
+APPLY_PATCH = "application/apply-patch+yaml"
+
+
+def _duplicates(body: bytes, content_type: str, value: Any) -> tuple[str, ...]:
+    """Repeated keys of a JSON or YAML body (protobuf bodies cannot repeat a field)."""
+    mt = negotiation.media_type(content_type)
+    if mt in ("", negotiation.JSON, "*/*", *negotiation.JSON_PATCH_BODIES) or (
+        mt == APPLY_PATCH and body.lstrip().startswith(b"{")
+    ):
+        return duplicate_fields(body, value)
+    if mt in negotiation.YAML_TYPES or mt == APPLY_PATCH:
+        return yamldecode.repeated_keys(body)
+    return ()
+
+
+async def _read_object(
+    request: web.Request, info: RequestInfo, options: Options, *, url_name: str
+) -> tuple[Obj, Options]:
     body = await negotiation.read_body(request)
-    obj = negotiation.decode_object(body, request.headers.get("Content-Type", ""))
+    content_type = request.headers.get("Content-Type", "")
+    obj = negotiation.decode_object(body, content_type)
+    duplicates = _duplicates(body, content_type, obj)
     _check_type(info, obj)
     _check_metadata(info, obj, url_name=url_name)
-    return obj
+    return obj, replace(options, duplicate_fields=duplicates) if duplicates else options
 
 
 def _metadata_only(obj: Obj, version: str) -> Obj:
@@ -119,13 +148,17 @@ def _list_options(query: MultiMapping[str], field_selector: str) -> Options:
     )
 
 
-def _write_options(query: MultiMapping[str], verb: str, patch_type: str = "") -> Options:
+def _write_options(
+    query: MultiMapping[str], verb: str, patch_type: str = "", duplicates: tuple[str, ...] = ()
+) -> Options:
     options = queryparams.write_options(query, verb=verb)
     return Options(
         field_manager=options["field_manager"],
         dry_run=options["dry_run"],
         force=options.get("force", False),
         patch_type=patch_type,
+        field_validation=options["field_validation"],
+        duplicate_fields=duplicates,
     )
 
 
@@ -146,13 +179,18 @@ class RestHandlers:
         pretty = queryparams.query_bool(request.query, "pretty")
         if request.method == "GET":
             return await self._get(request, info, user, pretty)
-        if request.method == "POST":
-            return await self._create(request, info, user, pretty)
-        if request.method == "PUT":
-            return await self._update(request, info, user, pretty)
-        if request.method == "PATCH":
-            return await self._patch(request, info, user, pretty)
-        return await self._delete(request, info, user, pretty)
+        with warnings.collect() as found:
+            if request.method == "POST":
+                response = await self._create(request, info, user, pretty)
+            elif request.method == "PUT":
+                response = await self._update(request, info, user, pretty)
+            elif request.method == "PATCH":
+                response = await self._patch(request, info, user, pretty)
+            else:
+                response = await self._delete(request, info, user, pretty)
+        for message in found:
+            response.headers.add("Warning", warnings.header_value(message))
+        return response
 
     async def _send(self, user: UserInfo, req: Request) -> Obj:
         result = await self._ctx.handler.handle(user, req)
@@ -299,7 +337,9 @@ class RestHandlers:
     ) -> web.StreamResponse:
         request[VERB_KEY] = "POST"
         options = _write_options(request.query, "create")
-        obj = await _read_object(request, info, url_name=info.name if info.subresource else "")
+        obj, options = await _read_object(
+            request, info, options, url_name=info.name if info.subresource else ""
+        )
         if info.subresource:
             # A subresource POST (binding) names its parent in the URL, not in the body.
             obj["metadata"].setdefault("name", info.name)
@@ -312,7 +352,7 @@ class RestHandlers:
     ) -> web.StreamResponse:
         request[VERB_KEY] = "PUT"
         options = _write_options(request.query, "update")
-        obj = await _read_object(request, info, url_name=info.name)
+        obj, options = await _read_object(request, info, options, url_name=info.name)
         req = Request("update", info.rt, info.namespace, info.name, info.subresource, obj, options)
         result = await finish_write(self._send(user, req))
         return encode(result, pretty=pretty)
@@ -325,6 +365,8 @@ class RestHandlers:
         options = _write_options(request.query, "patch", negotiation.media_type(content_type))
         body = await negotiation.read_body(request)
         patch = negotiation.decode_patch(body, content_type)
+        if isinstance(patch, dict) and (duplicates := _duplicates(body, content_type, patch)):
+            options = replace(options, duplicate_fields=duplicates)
         req = Request("patch", info.rt, info.namespace, info.name, info.subresource, patch, options)
         result = await finish_write(self._send(user, req))
         return encode(result, pretty=pretty)

@@ -17,6 +17,7 @@ import prometheus_client
 from aiohttp import web
 
 from draplane.api.auth import ADMIN
+from draplane.api.catalog import Catalog
 from draplane.api.handler import ApiHandler
 from draplane.apiserver import authn, certs
 from draplane.apiserver.app import AppConfig, RequestMetrics, create_app
@@ -32,7 +33,9 @@ from draplane.apiserver.kubeconfig import (
     build_kubeconfig,
     write_kubeconfig,
 )
+from draplane.apiserver.masterservice import ensure_kubernetes_service
 from draplane.apiserver.registry import Registry, lookup_core_object
+from draplane.apiserver.serviceips import DEFAULT_SERVICE_CIDR
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.metrics import component_registry
 from draplane.storage import files
@@ -56,8 +59,10 @@ class ApiServer:
         metrics: prometheus_client.CollectorRegistry | None = None,
         clock: Clock = REAL_CLOCK,
         audit_log_path: str | Path | None = None,
+        service_cidr: str = DEFAULT_SERVICE_CIDR,
     ) -> None:
         self.data_dir = Path(data_dir)
+        self._service_cidr = service_cidr
         self._audit_log_path = Path(audit_log_path) if audit_log_path else None
         self._requested_port = port
         self._port = 0
@@ -107,7 +112,7 @@ class ApiServer:
 
     async def _ensure_handler(self) -> ApiHandler:
         if self._handler is None:
-            registry = Registry(self.storage, clock=self._clock)
+            registry = Registry(self.storage, clock=self._clock, service_cidr=self._service_cidr)
             if self._audit_log_path is not None:
                 registry.audit_log = AuditLog(self._audit_log_path, clock=self._clock)
             await registry.start()
@@ -143,6 +148,7 @@ class ApiServer:
                 metrics_registry=self.metrics,
                 request_metrics=RequestMetrics(self.metrics),
                 watches=self._watches,
+                catalog=getattr(handler, "kinds", None) or Catalog(),
             )
         )
         runner = web.AppRunner(
@@ -159,6 +165,8 @@ class ApiServer:
             raise
         self._runner = runner
         self._port = int(runner.addresses[0][1])
+        if isinstance(handler, Registry):
+            await ensure_kubernetes_service(handler, HOST, self._port)
         token = authn.ensure_user_token(self.data_dir, ADMIN)
         config = build_kubeconfig(
             server=self.url, ca_pem=paths.ca_cert.read_bytes(), user=ADMIN, token=token

@@ -14,7 +14,7 @@ from typing import Any
 from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.apiserver import printers, workloadprinters as wp
+from draplane.apiserver import crtables, networkprinters as np, printers, workloadprinters as wp
 from draplane.clock import parse_time
 
 Column = tuple[str, str, int, str]  # name, type, priority, description
@@ -154,6 +154,10 @@ _PRINTERS: dict[str, tuple[list[Column], RowFn]] = {
         [_NAME, ("SelectedNode", "string", 0, "The node selected by the scheduler"), _AGE],
         _with_age(lambda o: [_name(o), printers.field(o, "spec", "selectedNode")]),
     ),
+    kinds.CUSTOM_RESOURCE_DEFINITIONS.key: (
+        [_NAME, ("Created At", "date", 0, _AGE[3])],
+        lambda o, _now: [_name(o), printers.field(o, "metadata", "creationTimestamp")],
+    ),
 }
 
 
@@ -184,6 +188,10 @@ _PRINTERS.update(
             wp.CONTROLLER_REVISION_COLUMNS,
             _aged(wp.controller_revision_cells),
         ),
+        kinds.SECRETS.key: (np.SECRET_COLUMNS, _aged(np.secret_cells)),
+        kinds.SERVICES.key: (np.SERVICE_COLUMNS, _aged(np.service_cells)),
+        kinds.ENDPOINTS.key: (np.ENDPOINTS_COLUMNS, _aged(np.endpoints_cells)),
+        kinds.ENDPOINT_SLICES.key: (np.ENDPOINT_SLICE_COLUMNS, _aged(np.endpoint_slice_cells)),
     }
 )
 _DEFAULT: tuple[list[Column], RowFn] = ([_NAME, _AGE], _with_age(lambda o: [_name(o)]))
@@ -193,8 +201,14 @@ def _name(obj: Obj) -> str:
     return printers.field(obj, "metadata", "name")
 
 
+def _printer(rt: ResourceType) -> tuple[list[Column], RowFn]:
+    if rt.custom is not None:
+        return crtables.columns(rt, _NAME, _AGE), lambda o, now: crtables.cells(rt, o, now, age)
+    return _PRINTERS.get(rt.key, _DEFAULT)
+
+
 def column_definitions(rt: ResourceType) -> list[Obj]:
-    columns, _ = _PRINTERS.get(rt.key, _DEFAULT)
+    columns, _ = _printer(rt)
     return [
         {
             "name": name,
@@ -229,7 +243,7 @@ def to_table(
     list_metadata: Obj | None = None,
     headers: bool = True,
 ) -> Obj:
-    _, row_fn = _PRINTERS.get(rt.key, _DEFAULT)
+    _, row_fn = _printer(rt)
     rows = [
         {"cells": row_fn(obj, now), "object": row_object(obj, include_object, table_version)}
         for obj in objs

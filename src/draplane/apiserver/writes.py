@@ -12,16 +12,18 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from draplane.api import errors, meta, validation
+from draplane.api import errors, kinds, meta, validation
 from draplane.api.apply import server_side_apply
 from draplane.api.auth import UserInfo
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.names import generate_name
-from draplane.api.patch import patch_object
-from draplane.api.request import Request
+from draplane.api.patch import STRATEGIC_MERGE_PATCH, patch_object
+from draplane.api.request import NO_OPTIONS, Options, Request
+from draplane.api.validation import fieldtypes
 from draplane.apiserver.admission import AdmissionAttributes
 from draplane.apiserver.strategies import ResourceStrategy, same_content, scale
 from draplane.apiserver.strategies.merge import check_type, merge_for_write, set_namespace
@@ -58,20 +60,32 @@ class Writer:
             handler = strategy.subresource_create.get(req.subresource)
             if handler is None:
                 raise errors.method_not_allowed()
-            return await handler(self._r, user, req)
+            return await handler(self._r, user, _decoded(req))
         if not isinstance(req.body, dict):
             raise errors.bad_request("the request body must be an object")
         if strategy.create_only is not None:
-            return await strategy.create_only(self._r, user, req)
+            return await strategy.create_only(self._r, user, _decoded(req))
         return await self.create_object(
-            user, strategy, req.namespace, meta.deep_copy(req.body), dry_run=req.options.dry_run
+            user,
+            strategy,
+            req.namespace,
+            meta.deep_copy(req.body),
+            dry_run=req.options.dry_run,
+            options=req.options,
         )
 
     async def create_object(
-        self, user: UserInfo, strategy: ResourceStrategy, namespace: str, obj: Obj, *, dry_run: bool
+        self,
+        user: UserInfo,
+        strategy: ResourceStrategy,
+        namespace: str,
+        obj: Obj,
+        *,
+        dry_run: bool,
+        options: Options = NO_OPTIONS,
     ) -> Obj:
         rt = strategy.rt
-        check_type(rt, obj)
+        check_type(rt, obj, options)
         md = obj.get("metadata")
         if md is None:
             md = obj["metadata"] = {}
@@ -90,6 +104,9 @@ class Writer:
         md["generation"] = 1
         validation.default(rt, obj)
         strategy.prepare_for_create(obj)
+        strategy.fill_status(obj)
+        validation.normalize(rt, obj)
+        strategy.normalize(obj)
         generated = not md.get("name") and bool(md.get("generateName"))
         for attempt in range(_GENERATE_NAME_ATTEMPTS):
             if generated:
@@ -119,7 +136,8 @@ class Writer:
         if not isinstance(obj, dict):
             raise errors.bad_request("the request body must be an object")
         rt = req.rt
-        check_type(rt, obj)
+        # Unknown fields are dropped (and warned about) on the copy `mutate` returns.
+        check_type(rt, obj, req.options, prune=False)
         body_md = obj.get("metadata") or {}
         if not isinstance(body_md, dict):
             raise errors.bad_request("metadata must be an object")
@@ -142,7 +160,17 @@ class Writer:
 
     async def patch(self, user: UserInfo, req: Request) -> Obj:
         rt, patch, patch_type = req.rt, req.body, req.options.patch_type
-        apply = patch_type.split(";")[0].strip() == APPLY_PATCH
+        media_type = patch_type.split(";")[0].strip()
+        if rt.custom is not None and media_type == STRATEGIC_MERGE_PATCH:
+            # Custom resources have no patch strategy (apiextensions-apiserver's patch types).
+            raise errors.StatusError(
+                415,
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media types "
+                "include: application/json-patch+json, application/merge-patch+json, "
+                "application/apply-patch+yaml",
+            )
+        apply = media_type == APPLY_PATCH
         if req.subresource == "scale":
             if apply:
                 raise errors.unsupported_media_type(patch_type)
@@ -154,7 +182,12 @@ class Writer:
             if old is None:
                 applied = self._apply(None, req)
                 return await self.create_object(
-                    user, strategy_for(rt), req.namespace, applied, dry_run=req.options.dry_run
+                    user,
+                    strategy_for(rt),
+                    req.namespace,
+                    applied,
+                    dry_run=req.options.dry_run,
+                    options=req.options,
                 )
         pinned = (
             isinstance(patch, dict)
@@ -225,8 +258,15 @@ class Writer:
             old = await self._get(req.rt, req.namespace, req.name)
             try:
                 new = merge_for_write(
-                    strategy, req.subresource, mutate(old), old, req.namespace, req.name
+                    strategy,
+                    req.subresource,
+                    mutate(old),
+                    old,
+                    req.namespace,
+                    req.name,
+                    req.options,
                 )
+                validation.normalize(req.rt, new)
                 return await self.store_update(
                     user, strategy, req.subresource, new, old, dry_run=dry_run
                 )
@@ -285,3 +325,20 @@ class Writer:
         if obj is None:
             raise errors.not_found(rt, name)
         return obj
+
+
+def _decoded(req: Request) -> Request:
+    """A create-only or subresource body (a review, Binding, TokenRequest) after field
+    validation against its own kind: unknown fields dropped from a copy, or 400 under Strict.
+    Field types are left to the handler, which reports them its own way."""
+    if not isinstance(req.body, dict):
+        return req
+    rt = req.rt
+    if req.subresource in kinds.SUBRESOURCE_KINDS:
+        group, version, kind = kinds.SUBRESOURCE_KINDS[req.subresource]
+        rt = ResourceType(group, version, req.subresource, kind, rt.namespaced, kind.lower())
+    body = meta.deep_copy(req.body)
+    fieldtypes.decode_fields(
+        rt, body, mode=req.options.field_validation, duplicates=req.options.duplicate_fields
+    )
+    return replace(req, body=body)

@@ -156,6 +156,45 @@ for _tag in ("binary", "set", "omap", "pairs"):
     _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _Loader.construct_unsupported)
 
 
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+def _repeated_paths(node: Node, path: str, out: list[str]) -> None:
+    """Keys a mapping gives twice itself (overriding a `<<` merge is not repeating)."""
+    if isinstance(node, MappingNode):
+        prefix = f"{path}." if path else ""
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, ScalarNode) or key_node.tag == _MERGE:
+                continue
+            key = key_node.value
+            if key in seen and prefix + key not in out:
+                out.append(prefix + key)
+            seen.add(key)
+            _repeated_paths(value_node, prefix + key, out)
+    elif isinstance(node, SequenceNode):
+        for i, item in enumerate(node.value):
+            _repeated_paths(item, f"{path}[{i}]", out)
+
+
+def repeated_keys(body: bytes) -> tuple[str, ...]:
+    """The paths of the keys a YAML document repeats in one mapping (`spec.a`); () when it
+    does not parse (the decoding step reports that)."""
+    loader = _Loader(body)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return ()
+        _expanded_size(node)  # bounds the walk as it bounds decoding
+    except (yaml.YAMLError, RecursionError, errors.StatusError):
+        return ()
+    finally:
+        loader.dispose()
+    out: list[str] = []
+    _repeated_paths(node, "", out)
+    return tuple(out)
+
+
 def load(body: bytes) -> Any:
     """The JSON value a YAML document stands for; Status errors as the module docstring says."""
     try:

@@ -67,7 +67,7 @@ def _latencies(pods: list[PodTimes], attr: str) -> list[float]:
     return out
 
 
-def _figures(pods: list[PodTimes], *, start: float) -> dict[str, Any]:
+def running_figures(pods: list[PodTimes], *, start: float) -> dict[str, Any]:
     running = _latencies(pods, "running")
     bound = _latencies(pods, "bound")
     last = max((t.running for t in pods if t.running is not None), default=start)
@@ -87,7 +87,7 @@ def _figures(pods: list[PodTimes], *, start: float) -> dict[str, Any]:
     return {k: round(v, 4) if isinstance(v, float) else v for k, v in figures.items()}
 
 
-def _cost_figures(plane: ControlPlane, *, pods: int, attempts_before: dict[str, float],
+def cost_figures(plane: ControlPlane, *, pods: int, attempts_before: dict[str, float],
                   cpu: float) -> dict[str, Any]:  # fmt: skip
     writes = plane.registry.audit.writes
     pod_writes = sum(n for (_, res), n in writes.items() if res.split("/")[0] in POD_RESOURCES)
@@ -153,8 +153,8 @@ async def run_lifecycle(run: SuiteRun) -> dict[str, Any]:
             "nodes": wl.nodes,
             "pods": wl.measured_pods,
             "hints": "on" if run.hints else "off",
-            **_figures(pods, start=start),
-            **_cost_figures(plane, pods=wl.measured_pods, attempts_before=attempts_before, cpu=cpu),
+            **running_figures(pods, start=start),
+            **cost_figures(plane, pods=wl.measured_pods, attempts_before=attempts_before, cpu=cpu),
         }
     finally:
         if observer is not None:

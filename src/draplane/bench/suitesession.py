@@ -20,6 +20,7 @@ from draplane.bench.apicreate import API_CREATE
 from draplane.bench.apihost import Transport
 from draplane.bench.apiwatch import API_WATCH
 from draplane.bench.claimcontroller import CLAIM_CONTROLLER
+from draplane.bench.deployment import DEPLOYMENT
 from draplane.bench.lifecycle import LIFECYCLE
 from draplane.bench.observer import BenchTimeout
 from draplane.bench.progress import NullProgress, ProgressSink
@@ -29,7 +30,7 @@ from draplane.bench.suite import SuiteRun, SuiteWorkload, conditions
 from draplane.bench.workloads import SCALES, SMALL_DIVISOR
 
 SUITE: dict[str, SuiteWorkload] = {
-    w.name: w for w in (API_CREATE, API_WATCH, CLAIM_CONTROLLER, LIFECYCLE)
+    w.name: w for w in (API_CREATE, API_WATCH, CLAIM_CONTROLLER, LIFECYCLE, DEPLOYMENT)
 }
 
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import sqlite3
 from typing import Any
 
 from draplane.api import errors
 from draplane.apiserver.server import ApiServer
+from draplane.apiserver.serviceips import DEFAULT_SERVICE_CIDR
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
@@ -26,6 +28,13 @@ from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
 from draplane.storage.factory import open_storage
 from draplane.storage.files import DiskFullError
 from draplane.storage.interface import Storage, StoreError
+
+
+def _cidr(text: str) -> str:
+    try:
+        return str(ipaddress.ip_network(text, strict=False))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"invalid CIDR {text!r}: {err}") from err
 
 
 def register(subparsers: Any) -> None:
@@ -49,6 +58,12 @@ def register(subparsers: Any) -> None:
         "--audit-log-path",
         default="",
         help="write an audit.k8s.io/v1 Event JSON line per request to this file",
+    )
+    parser.add_argument(
+        "--service-cluster-ip-range",
+        default=DEFAULT_SERVICE_CIDR,
+        type=_cidr,
+        help="the CIDR Services' cluster IPs are allocated from",
     )
     add_restored_store_flag(parser)
     add_etcd_flags(parser)
@@ -75,7 +90,11 @@ async def async_main(args: argparse.Namespace) -> int:
         args.store, args.data_dir, restored=args.restored_store, etcd=EtcdFlags.from_args(args)
     )
     server = ApiServer(
-        args.data_dir, port=args.port, storage=storage, audit_log_path=args.audit_log_path or None
+        args.data_dir,
+        port=args.port,
+        storage=storage,
+        audit_log_path=args.audit_log_path or None,
+        service_cidr=args.service_cluster_ip_range,
     )
     try:
         try:

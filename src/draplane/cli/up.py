@@ -88,8 +88,8 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         pre_enqueue=args.pre_enqueue == "on",
         audit_log_path=args.audit_log_path or None,
         restored_store=args.restored_store,
-        etcd=EtcdFlags.from_args(args),
         run_seconds=args.run_seconds,
+        etcd=EtcdFlags.from_args(args),
         drivers=[
             DriverSpec(
                 devices_per_node=args.devices_per_node,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from draplane.api.errors import StatusError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj, key as object_key, resource_version
+from draplane.client.dynamic import resource_type
 from draplane.client.interface import Client
 from draplane.client.lister import IndexedStore, Indexers, Lister
 from draplane.clock import REAL_CLOCK, Clock
@@ -235,6 +236,14 @@ class InformerFactory:
         elif indexers:
             found.add_indexers(indexers)
         return found
+
+    async def for_resource(
+        self, group: str, version: str, resource: str, *, indexers: Indexers | None = None
+    ) -> Informer:
+        """The informer of a resource named by group, version and resource, custom resources
+        included (dynamicinformer's ForResource); `start` runs it."""
+        rt = await resource_type(self._client, group, version, resource)
+        return self.informer(rt, indexers=indexers)
 
     async def start(self) -> None:
         """Start every informer not yet running (informers created later need another call)."""

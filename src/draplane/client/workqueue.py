@@ -225,6 +225,10 @@ class RateLimitingQueue(Generic[T]):
         if self._waiting_changed is not None:
             self._waiting_changed.set()
 
+    def is_waiting(self, item: T) -> bool:
+        """Whether `item` was added with a delay that has not passed yet."""
+        return item in self._ready_at
+
     def _ensure_waiting_loop(self) -> None:
         if self._waiting_task is not None and not self._waiting_task.done():
             return

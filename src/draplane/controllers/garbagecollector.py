@@ -4,6 +4,8 @@ Event-driven: an object with owner references is checked when it appears or its 
 change, and the dependents of an object are checked when it is deleted; a periodic resync is
 the safety net. Owners being deleted with the `foregroundDeletion` finalizer get their
 dependents deleted first; with the `orphan` finalizer, their dependents lose the reference.
+Custom resources are watched as their CRDs become Established (upstream's monitors follow
+discovery); the informers of a CRD deleted later stay until the controller stops.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Iterable
 
 from prometheus_client import CollectorRegistry
 
-from draplane.api import kinds, meta
+from draplane.api import crd, kinds, meta
 from draplane.api.errors import StatusError, is_conflict, is_not_found
 from draplane.api.kinds import STORED, ResourceType
 from draplane.api.meta import Obj
@@ -73,10 +75,41 @@ class GarbageCollector:
         self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
             name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
         )
-        for rt in self._types.values():
-            informer = informers.informer(rt, indexers={OWNER_UID_INDEX: owner_uid_index})
-            self._informers[rt.kind] = informer
-            self._watch(rt.kind, informer)
+        self._factory = informers
+        self._custom: dict[tuple[str, str], str] = {}
+        """(apiVersion, kind) of a served custom resource version -> its type key."""
+        for rt in list(self._types.values()):
+            self._monitor(rt.kind, rt)
+        if kinds.CUSTOM_RESOURCE_DEFINITIONS.kind in self._types:
+            self._informers[kinds.CUSTOM_RESOURCE_DEFINITIONS.kind].add_handler(
+                on_add=self._crd_seen, on_update=lambda _, new: self._crd_seen(new)
+            )
+
+    def _monitor(self, type_key: str, rt: ResourceType) -> None:
+        informer = self._factory.informer(rt, indexers={OWNER_UID_INDEX: owner_uid_index})
+        self._types[type_key] = rt
+        self._informers[type_key] = informer
+        self._watch(type_key, informer)
+
+    def _crd_seen(self, obj: Obj) -> None:
+        """Watch an Established CRD's custom resources (its storage version)."""
+        rt = crd.resource_type(obj) if crd.is_established(obj) else None
+        if rt is None:
+            return
+        type_key = f"{rt.kind}.{rt.group}"
+        for version in rt.custom.versions:
+            self._custom[(f"{rt.group}/{version}", rt.kind)] = type_key
+        if type_key not in self._types:
+            self._monitor(type_key, rt)
+            asyncio.get_running_loop().create_task(self._factory.start())
+
+    def _owner_type(self, ref: Obj) -> tuple[str, ResourceType] | None:
+        api_version, kind = str(ref.get("apiVersion")), str(ref.get("kind"))
+        builtin = kinds.for_kind(api_version, kind)
+        if builtin is not None:
+            return builtin.kind, builtin
+        type_key = self._custom.get((api_version, kind))
+        return None if type_key is None else (type_key, self._types[type_key])
 
     def _watch(self, kind: str, informer: Informer) -> None:
         def on_add(obj: Obj) -> None:
@@ -132,10 +165,10 @@ class GarbageCollector:
             self.queue.add(ObjectKey.of(dependent_kind, dependent))
         # An owner deleted in the foreground may have been waiting for this dependent.
         for ref in meta.owner_references(obj):
-            owner_rt = kinds.for_kind(str(ref.get("apiVersion")), str(ref.get("kind")))
-            if owner_rt is not None and owner_rt.kind in self._types:
-                namespace = meta.namespace(obj) if owner_rt.namespaced else ""
-                self.queue.add(ObjectKey(owner_rt.kind, namespace, str(ref.get("name"))))
+            owner = self._owner_type(ref)
+            if owner is not None and owner[0] in self._types:
+                namespace = meta.namespace(obj) if owner[1].namespaced else ""
+                self.queue.add(ObjectKey(owner[0], namespace, str(ref.get("name"))))
 
     def _dependents(self, owner_uid: str) -> list[tuple[str, Obj]]:
         return [
@@ -177,11 +210,12 @@ class GarbageCollector:
         await self._update(rt, updated)
 
     async def _owner_absent(self, ref: Obj, namespace: str) -> bool:
-        owner_rt = kinds.for_kind(str(ref.get("apiVersion")), str(ref.get("kind")))
-        if owner_rt is None:
+        owner = self._owner_type(ref)
+        if owner is None:
             return False  # a kind we cannot look up: never delete on a guess
+        type_key, owner_rt = owner
         owner_namespace = namespace if owner_rt.namespaced else ""
-        informer = self._informers.get(owner_rt.kind)
+        informer = self._informers.get(type_key)
         if informer is not None:
             cached = informer.lister.get(str(ref.get("name")), owner_namespace)
             if cached is not None and meta.uid(cached) == ref.get("uid"):

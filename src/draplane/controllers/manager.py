@@ -1,6 +1,7 @@
 """`ControllerManager`: runs the resource claim controller, garbage collector, namespace
-controller, service account controller, ClusterRole aggregation controller, StatefulSet and
-DaemonSet controllers in one asyncio loop, like kube-controller-manager with
+controller, service account controller, ClusterRole aggregation controller, the Deployment,
+ReplicaSet, StatefulSet and DaemonSet controllers, and the Job, CronJob and
+TTL-after-finished controllers in one asyncio loop, like kube-controller-manager with
 `--use-service-account-credentials`.
 
 The shared informers read as the manager's own user (`system:kube-controller-manager`, which may
@@ -22,13 +23,18 @@ from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.clusterroleaggregation import ClusterRoleAggregationController
+from draplane.controllers.cronjob import CronJobController
 from draplane.controllers.daemonset import DaemonSetController
+from draplane.controllers.deployment import DeploymentController
 from draplane.controllers.garbagecollector import GarbageCollector
+from draplane.controllers.job import JobController
 from draplane.controllers.namespace import NamespaceController
+from draplane.controllers.replicaset import ReplicaSetController
 from draplane.controllers.resourceclaim import ResourceClaimController
 from draplane.controllers.resourceclaim_context import EVENT_COMPONENT
 from draplane.controllers.serviceaccounts import ServiceAccountsController
 from draplane.controllers.statefulset import StatefulSetController
+from draplane.controllers.ttlafterfinished import TTLAfterFinishedController
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +45,11 @@ SERVICE_ACCOUNT_CONTROLLER = "service-account-controller"
 CLUSTERROLE_AGGREGATION_CONTROLLER = "clusterrole-aggregation-controller"
 STATEFULSET_CONTROLLER = "statefulset-controller"
 DAEMONSET_CONTROLLER = "daemon-set-controller"
+JOB_CONTROLLER = "job-controller"
+CRONJOB_CONTROLLER = "cronjob-controller"
+TTL_AFTER_FINISHED_CONTROLLER = "ttl-after-finished-controller"
+DEPLOYMENT_CONTROLLER = "deployment-controller"
+REPLICASET_CONTROLLER = "replicaset-controller"
 CONTROLLERS = (
     RESOURCE_CLAIM_CONTROLLER,
     GARBAGE_COLLECTOR,
@@ -47,6 +58,11 @@ CONTROLLERS = (
     CLUSTERROLE_AGGREGATION_CONTROLLER,
     STATEFULSET_CONTROLLER,
     DAEMONSET_CONTROLLER,
+    JOB_CONTROLLER,
+    CRONJOB_CONTROLLER,
+    TTL_AFTER_FINISHED_CONTROLLER,
+    DEPLOYMENT_CONTROLLER,
+    REPLICASET_CONTROLLER,
 )
 """The controllers' names, which are also their service accounts in kube-system."""
 
@@ -110,6 +126,44 @@ class ControllerManager:
             clock=clock,
             metrics=metrics,
         )
+        job_client = writer(JOB_CONTROLLER)
+        self.job_controller = JobController(
+            job_client,
+            informers=self._informers,
+            recorder=EventRecorder(job_client, JOB_CONTROLLER, clock=clock),
+            clock=clock,
+            metrics=metrics,
+        )
+        cronjob_client = writer(CRONJOB_CONTROLLER)
+        self.cronjob_controller = CronJobController(
+            cronjob_client,
+            informers=self._informers,
+            recorder=EventRecorder(cronjob_client, CRONJOB_CONTROLLER, clock=clock),
+            clock=clock,
+            metrics=metrics,
+        )
+        self.ttl_after_finished_controller = TTLAfterFinishedController(
+            writer(TTL_AFTER_FINISHED_CONTROLLER),
+            informers=self._informers,
+            clock=clock,
+            metrics=metrics,
+        )
+        deployment_client = writer(DEPLOYMENT_CONTROLLER)
+        self.deployment_controller = DeploymentController(
+            deployment_client,
+            informers=self._informers,
+            recorder=EventRecorder(deployment_client, DEPLOYMENT_CONTROLLER, clock=clock),
+            clock=clock,
+            metrics=metrics,
+        )
+        replicaset_client = writer(REPLICASET_CONTROLLER)
+        self.replicaset_controller = ReplicaSetController(
+            replicaset_client,
+            informers=self._informers,
+            recorder=EventRecorder(replicaset_client, REPLICASET_CONTROLLER, clock=clock),
+            clock=clock,
+            metrics=metrics,
+        )
 
     def has_synced(self) -> bool:
         return self._informers.has_synced()
@@ -126,5 +180,10 @@ class ControllerManager:
                 group.create_task(self.clusterrole_aggregation_controller.run())
                 group.create_task(self.statefulset_controller.run())
                 group.create_task(self.daemonset_controller.run())
+                group.create_task(self.job_controller.run())
+                group.create_task(self.cronjob_controller.run())
+                group.create_task(self.ttl_after_finished_controller.run())
+                group.create_task(self.deployment_controller.run())
+                group.create_task(self.replicaset_controller.run())
         finally:
             await self._informers.stop()

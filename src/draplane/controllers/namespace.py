@@ -13,9 +13,9 @@ from collections.abc import Iterable
 
 from prometheus_client import CollectorRegistry
 
-from draplane.api import meta
+from draplane.api import crd, meta
 from draplane.api.errors import StatusError, is_not_found
-from draplane.api.kinds import NAMESPACES, STORED, ResourceType
+from draplane.api.kinds import CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES, STORED, ResourceType
 from draplane.api.meta import Obj
 from draplane.client.informer import Informer, InformerFactory
 from draplane.client.interface import Client
@@ -81,13 +81,23 @@ class NamespaceController:
         if KUBERNETES_FINALIZER not in finalizers:
             return True
         remaining = 0
-        for rt in self._resources:
+        for rt in (*self._resources, *await self._custom_resources()):
             remaining += await self._delete_content(rt, key.name)
         if remaining:
             log.log(V4, "namespace %s: waiting for %d objects to go", key.name, remaining)
             return False
         await self._finalize(namespace)
         return True
+
+    async def _custom_resources(self) -> list[ResourceType]:
+        """The namespaced custom resources the API server serves (upstream asks discovery)."""
+        listed = await self._client.list(CUSTOM_RESOURCE_DEFINITIONS)
+        out = []
+        for obj in listed.get("items") or []:
+            rt = crd.resource_type(obj) if crd.is_established(obj) else None
+            if rt is not None and rt.namespaced:
+                out.append(rt)
+        return out
 
     async def _delete_content(self, rt: ResourceType, namespace: str) -> int:
         """Delete every `rt` object in the namespace; returns how many are still there."""
@@ -99,7 +109,11 @@ class NamespaceController:
                 remaining += 1
                 continue
             try:
-                result = await self._client.delete(rt, meta.name(item), namespace)
+                # Background, as upstream's namespaced-resources deleter: kinds whose default
+                # is Orphan (Jobs, ReplicationControllers) still take their dependents along.
+                result = await self._client.delete(
+                    rt, meta.name(item), namespace, propagation_policy="Background"
+                )
             except StatusError as err:
                 if is_not_found(err):
                     continue

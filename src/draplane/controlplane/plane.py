@@ -78,10 +78,10 @@ class ControlPlaneConfig:
     """The sqlite store was restored from a backup on purpose (see `SqliteStorage`)."""
     driver_delays: Delays = field(default_factory=Delays)
     """The drivers' fixed waits (recheck, mutation cache), on the plane's clock."""
-    etcd: EtcdFlags | None = None
-    """For store "etcd": the cluster to use (None or no servers: a local etcd in the data dir)."""
     run_seconds: float | None = None
     """How long containers run when their pod does not say (None: until deleted)."""
+    etcd: EtcdFlags | None = None
+    """For store "etcd": the cluster to use (None or no servers: a local etcd in the data dir)."""
 
 
 class _Runnable(Protocol):

@@ -96,14 +96,16 @@ async def test_parameters_become_env_values(cluster: Cluster) -> None:
         pytest.param(
             {"name": "p", "kind": "Foo", "apiGroup": "example.com", "namespace": "default"},
             None,
-            "class parameters are only supported in APIVersion v1, Kind ConfigMap, got: "
+            "class parameters are only supported in APIVersion v1, Kind ConfigMap or APIVersion "
+            "driver.example.com/v1alpha1, Kind ClassParameters, got: "
             '{"name":"p","kind":"Foo","apiGroup":"example.com","namespace":"default"}',
             id="class-parameters-wrong-kind",
         ),
         pytest.param(
             None,
             {"name": "p", "kind": "Secret"},
-            "claim parameters are only supported in APIVersion v1, Kind ConfigMap, got: "
+            "claim parameters are only supported in APIVersion v1, Kind ConfigMap or APIVersion "
+            "driver.example.com/v1alpha1, Kind ClaimParameters, got: "
             '{"name":"p","kind":"Secret"}',
             id="claim-parameters-wrong-kind",
         ),

@@ -15,15 +15,28 @@ from draplane.api import errors, kinds
 from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.api.validation import apps, batch, claimstatus, core, pod, podstatus, rbac, resource
+from draplane.api.validation import (
+    apiextensions,
+    apps,
+    batch,
+    claimstatus,
+    core,
+    cronjob,
+    network,
+    pod,
+    podstatus,
+    rbac,
+    resource,
+    statefulset,
+)
 from draplane.api.validation.defaults import default
-from draplane.api.validation.fieldtypes import KIND_FIELDS, type_errors
+from draplane.api.validation.fieldtypes import decode_fields, normalize, type_errors
 from draplane.api.validation.objectmeta import type_invalid
-from draplane.api.validation.workloadtypes import WORKLOAD_FIELDS
 
 __all__ = [
     "create_rules",
     "default",
+    "normalize",
     "require_field_types",
     "status_rules",
     "type_errors",
@@ -33,7 +46,6 @@ __all__ = [
     "validate_update",
 ]
 
-KIND_FIELDS.update(WORKLOAD_FIELDS)
 
 CreateFn = Callable[[Obj], list[FieldError]]
 UpdateFn = Callable[[Obj, Obj], list[FieldError]]
@@ -55,11 +67,16 @@ _CREATE: dict[ResourceType, CreateFn] = {
     kinds.CLUSTER_ROLE_BINDINGS: rbac.validate_cluster_role_binding,
     kinds.DEPLOYMENTS: apps.validate_deployment,
     kinds.REPLICA_SETS: apps.validate_replica_set,
-    kinds.STATEFUL_SETS: apps.validate_stateful_set,
-    kinds.DAEMON_SETS: apps.validate_daemon_set,
-    kinds.CONTROLLER_REVISIONS: apps.validate_controller_revision,
+    kinds.STATEFUL_SETS: statefulset.validate_stateful_set,
+    kinds.DAEMON_SETS: statefulset.validate_daemon_set,
+    kinds.CONTROLLER_REVISIONS: statefulset.validate_controller_revision,
     kinds.JOBS: batch.validate_job,
-    kinds.CRON_JOBS: batch.validate_cron_job,
+    kinds.CRON_JOBS: cronjob.validate_cron_job,
+    kinds.SECRETS: network.validate_secret,
+    kinds.SERVICES: network.validate_service,
+    kinds.ENDPOINTS: network.validate_endpoints,
+    kinds.ENDPOINT_SLICES: network.validate_endpoint_slice,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd,
 }
 _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.PODS: pod.validate_pod_update,
@@ -78,11 +95,16 @@ _UPDATE: dict[ResourceType, UpdateFn] = {
     kinds.CLUSTER_ROLE_BINDINGS: rbac.validate_cluster_role_binding_update,
     kinds.DEPLOYMENTS: apps.validate_deployment_update,
     kinds.REPLICA_SETS: apps.validate_replica_set_update,
-    kinds.STATEFUL_SETS: apps.validate_stateful_set_update,
-    kinds.DAEMON_SETS: apps.validate_daemon_set_update,
-    kinds.CONTROLLER_REVISIONS: apps.validate_controller_revision_update,
+    kinds.STATEFUL_SETS: statefulset.validate_stateful_set_update,
+    kinds.DAEMON_SETS: statefulset.validate_daemon_set_update,
+    kinds.CONTROLLER_REVISIONS: statefulset.validate_controller_revision_update,
     kinds.JOBS: batch.validate_job_update,
-    kinds.CRON_JOBS: batch.validate_cron_job_update,
+    kinds.CRON_JOBS: cronjob.validate_cron_job_update,
+    kinds.SECRETS: network.validate_secret_update,
+    kinds.SERVICES: network.validate_service_update,
+    kinds.ENDPOINTS: network.validate_endpoints_update,
+    kinds.ENDPOINT_SLICES: network.validate_endpoint_slice_update,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd_update,
 }
 _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.PODS: podstatus.validate_pod_status_update,
@@ -92,10 +114,12 @@ _STATUS: dict[ResourceType, UpdateFn] = {
     kinds.POD_SCHEDULING_CONTEXTS: resource.validate_scheduling_context_status_update,
     kinds.DEPLOYMENTS: apps.validate_deployment_status_update,
     kinds.REPLICA_SETS: apps.validate_replica_set_status_update,
-    kinds.STATEFUL_SETS: apps.validate_stateful_set_status_update,
-    kinds.DAEMON_SETS: apps.validate_daemon_set_status_update,
+    kinds.STATEFUL_SETS: statefulset.validate_stateful_set_status_update,
+    kinds.DAEMON_SETS: statefulset.validate_daemon_set_status_update,
     kinds.JOBS: batch.validate_job_status_update,
-    kinds.CRON_JOBS: batch.validate_cron_job_status_update,
+    kinds.CRON_JOBS: cronjob.validate_cron_job_status_update,
+    kinds.SERVICES: network.validate_service_status_update,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: apiextensions.validate_crd_status_update,
 }
 
 
@@ -107,10 +131,19 @@ def _shape_errors(rt: ResourceType, obj: Obj) -> list[FieldError]:
     return type_errors(rt, obj)
 
 
-def require_field_types(rt: ResourceType, obj: Obj) -> None:
-    """422 Invalid when a field of the body has the wrong JSON type: the registry calls this
-    where kube-apiserver decodes the body, before defaulting and the strategies read it."""
-    causes = type_errors(rt, obj)
+def require_field_types(
+    rt: ResourceType,
+    obj: Obj,
+    *,
+    mode: str = "",
+    duplicates: tuple[str, ...] = (),
+    prune: bool = True,
+) -> None:
+    """The decoding step of a write, where kube-apiserver decodes the body, before defaulting
+    and the strategies read it: unknown and duplicate fields per `fieldValidation` `mode`
+    (400 under Strict, dropped otherwise), then 422 Invalid when a field has the wrong JSON
+    type (`fieldtypes`)."""
+    causes = decode_fields(rt, obj, mode=mode, duplicates=duplicates, prune=prune)
     if causes:
         md = obj.get("metadata") if isinstance(obj, dict) else None
         name = md.get("name") if isinstance(md, dict) else None

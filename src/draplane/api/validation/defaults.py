@@ -12,6 +12,8 @@ from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.quantity import parse_quantity
+from draplane.api.validation import networkdefaults
+from draplane.api.validation.apiextensions import default_crd
 from draplane.api.validation.rbac import default_binding
 
 
@@ -383,4 +385,9 @@ _DEFAULTERS = {
     kinds.JOBS: _default_job,
     kinds.CRON_JOBS: _default_cron_job,
     kinds.CONTROLLER_REVISIONS: _default_controller_revision,
+    kinds.SECRETS: networkdefaults.default_secret,
+    kinds.SERVICES: networkdefaults.default_service,
+    kinds.ENDPOINTS: networkdefaults.default_endpoints,
+    kinds.ENDPOINT_SLICES: networkdefaults.default_endpoint_slice,
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: default_crd,
 }

@@ -115,7 +115,12 @@ def name_errors(path: str, value: str, fn: NameFn) -> list[FieldError]:
 
 
 def validate_object_meta(
-    md: Obj, *, namespaced: bool, name_fn: NameFn, path: str = "metadata"
+    md: Obj,
+    *,
+    namespaced: bool,
+    name_fn: NameFn,
+    path: str = "metadata",
+    kube_finalizers: bool = True,
 ) -> list[FieldError]:
     """Create-time metadata rules."""
     errs: list[FieldError] = []
@@ -140,12 +145,16 @@ def validate_object_meta(
     generation = md.get("generation")
     if isinstance(generation, int) and generation < 0:
         errs.append(invalid(f"{path}.generation", generation, "must be greater than or equal to 0"))
-    errs.extend(validate_meta_content(md, path=path))
+    errs.extend(validate_meta_content(md, path=path, kube_finalizers=kube_finalizers))
     return errs
 
 
-def validate_meta_content(md: Obj, *, path: str = "metadata") -> list[FieldError]:
-    """Labels, annotations, owner references and finalizers (create and every update)."""
+def validate_meta_content(
+    md: Obj, *, path: str = "metadata", kube_finalizers: bool = True
+) -> list[FieldError]:
+    """Labels, annotations, owner references and finalizers (create and every update).
+    `kube_finalizers`: finalizer names without a `/` must be standard ones (core's
+    validateKubeFinalizerName; apiextensions objects skip it)."""
     errs: list[FieldError] = []
     # Absent fields are the common case on the create hot path: skip their calls.
     if md.get("labels") is not None:
@@ -155,7 +164,9 @@ def validate_meta_content(md: Obj, *, path: str = "metadata") -> list[FieldError
     if md.get("ownerReferences") is not None:
         errs.extend(_validate_owner_references(md["ownerReferences"], f"{path}.ownerReferences"))
     if md.get("finalizers") is not None:
-        errs.extend(_validate_finalizers(md["finalizers"], f"{path}.finalizers"))
+        errs.extend(
+            _validate_finalizers(md["finalizers"], f"{path}.finalizers", kube=kube_finalizers)
+        )
     if md.get("managedFields") is not None:
         errs.extend(_validate_managed_fields(md["managedFields"], f"{path}.managedFields"))
     return errs
@@ -249,7 +260,7 @@ def _validate_owner_references(refs: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def _validate_finalizers(finalizers: Any, path: str) -> list[FieldError]:
+def _validate_finalizers(finalizers: Any, path: str, *, kube: bool = True) -> list[FieldError]:
     errs: list[FieldError] = []
     values = as_list(finalizers, path, errs)
     for i, f in enumerate(values):
@@ -257,7 +268,7 @@ def _validate_finalizers(finalizers: Any, path: str) -> list[FieldError]:
             errs.append(type_invalid(f"{path}[{i}]", f, "must be a string"))
             continue
         add_invalid(errs, path, f, names.is_qualified_name(f))
-        if "/" not in f and f not in STANDARD_FINALIZERS:
+        if kube and "/" not in f and f not in STANDARD_FINALIZERS:
             errs.append(
                 invalid(
                     f"{path}[{i}]",

@@ -310,6 +310,8 @@ def node_rules() -> list[Obj]:
 
 def controller_roles() -> list[Obj]:
     """The system:controller:<name> roles of the controllers draplane runs (1.28 rules)."""
+    from draplane.apiserver.authorization.workloadpolicy import workload_controller_rules
+
     roles = {
         "clusterrole-aggregation-controller": [
             rule(("escalate", "get", "list", "watch", "update", "patch"), (RBAC,), "clusterroles"),
@@ -336,74 +338,9 @@ def controller_roles() -> list[Obj]:
             rule(("create",), (CORE,), "serviceaccounts"),
             events_rule(),
         ],
-        **_workload_controller_rules(),
+        **workload_controller_rules(),
     }
     return [cluster_role(CONTROLLER_PREFIX + name, rules) for name, rules in roles.items()]
-
-
-# fmt: off
-def _workload_controller_rules() -> dict[str, list[Obj]]:
-    """The workload controllers' rules (bootstrappolicy controller_policy.go)."""
-    return {
-        "cronjob-controller": [
-            rule(("get", "list", "watch", "update"), (BATCH,), "cronjobs"),
-            rule(("get", "list", "watch", "create", "update", "delete", "patch"), (BATCH,), "jobs"),
-            rule(("update",), (BATCH,), "cronjobs/status"),
-            rule(("update",), (BATCH,), "cronjobs/finalizers"),
-            rule(("list", "watch", "delete"), (CORE,), "pods"),
-            events_rule(),
-        ],
-        "daemon-set-controller": [
-            rule(R, (EXTENSIONS, APPS), "daemonsets"),
-            rule(("update",), (EXTENSIONS, APPS), "daemonsets/status"),
-            rule(("update",), (EXTENSIONS, APPS), "daemonsets/finalizers"),
-            rule(("list", "watch"), (CORE,), "nodes"),
-            rule(("list", "watch", "create", "delete", "patch"), (CORE,), "pods"),
-            rule(("create",), (CORE,), "pods/binding"),
-            rule(("get", "list", "watch", "create", "delete", "update", "patch"), (APPS,),
-                 "controllerrevisions"),
-            events_rule(),
-        ],
-        "deployment-controller": [
-            rule(("get", "list", "watch", "update"), (EXTENSIONS, APPS), "deployments"),
-            rule(("update",), (EXTENSIONS, APPS), "deployments/status"),
-            rule(("update",), (EXTENSIONS, APPS), "deployments/finalizers"),
-            rule(("get", "list", "watch", (
-                "create"
-            ), "update", "patch", "delete"), (APPS, EXTENSIONS),
-                 "replicasets"),
-            rule(("get", "list", "watch", "update"), (CORE,), "pods"),
-            events_rule(),
-        ],
-        "job-controller": [
-            rule(("get", "list", "watch", "update", "patch"), (BATCH,), "jobs"),
-            rule(("update",), (BATCH,), "jobs/status"),
-            rule(("update",), (BATCH,), "jobs/finalizers"),
-            rule(("list", "watch", "create", "delete", "patch"), (CORE,), "pods"),
-            events_rule(),
-        ],
-        "replicaset-controller": [
-            rule(("get", "list", "watch", "update"), (APPS, EXTENSIONS), "replicasets"),
-            rule(("update",), (APPS, EXTENSIONS), "replicasets/status"),
-            rule(("update",), (APPS, EXTENSIONS), "replicasets/finalizers"),
-            rule(("list", "watch", "patch", "create", "delete"), (CORE,), "pods"),
-            events_rule(),
-        ],
-        "statefulset-controller": [
-            rule(("list", "watch"), (CORE,), "pods"),
-            rule(R, (APPS,), "statefulsets"),
-            rule(("update",), (APPS,), "statefulsets/status"),
-            rule(("update",), (APPS,), "statefulsets/finalizers"),
-            rule(("get", "create", "delete", "update", "patch"), (CORE,), "pods"),
-            rule(("get", "create", "delete", "update", "patch", "list", "watch"), (APPS,),
-                 "controllerrevisions"),
-            rule(("get", "create", "list", "watch"), (CORE,), "persistentvolumeclaims"),
-            rule(("update", "delete"), (CORE,), "persistentvolumeclaims"),
-            rule(("update",), (CORE,), "pods/finalizers"),
-            events_rule(),
-        ],
-    }
-# fmt: on
 
 
 def driver_roles() -> list[Obj]:
@@ -425,6 +362,8 @@ def driver_roles() -> list[Obj]:
                 # Leader election among the controller's replicas.
                 rule(("create",), (COORDINATION,), "leases"),
                 rule(("get", "update"), (COORDINATION,), "leases", names=(DRIVER_CONTROLLER_SA,)),
+                # Parameter objects (the driver's custom resources).
+                rule(R, (DRIVER,), "claimparameters", "classparameters"),
             ],
         ),
         cluster_role(DRIVER_PLUGIN_ROLE, [rule(("get",), (RESOURCE,), "resourceclaims")]),

@@ -62,10 +62,31 @@ class ResourceStrategy:
     """Annotation changes bump `metadata.generation` too (Deployments)."""
     default_propagation: str = "Background"
     """The propagation policy of a DELETE that names none (Orphan for batch/v1 Jobs)."""
+    status_zeros: tuple[str, ...] = ()
+    """Status counters Go encodes even when 0 (no omitempty): filled in on every write."""
+    status_writes_annotations: bool = False
+    """A `status` write may change annotations (Deployments: deploymentStatusStrategy resets
+    only spec and labels, and the controller writes its revision annotation that way)."""
+
+    def fill_status(self, obj: Obj) -> None:
+        """Puts the always-encoded status counters (as 0) into `obj`'s status."""
+        if not self.status_zeros:
+            return
+        status = obj.get("status")
+        if status is None:
+            status = obj["status"] = {}
+        if isinstance(status, dict):
+            for key in self.status_zeros:
+                if status.get(key) is None:
+                    status[key] = 0
 
     @property
     def status_subresource(self) -> bool:
         return "status" in self.rt.subresources
+
+    def normalize(self, obj: Obj) -> None:
+        """Prune and default a write before validation (custom resources' structural schema;
+        built-in kinds default through `draplane.api.validation.default`)."""
 
     # The kind's validation is its validation module's, registered in `draplane.api.validation`
     # (the registry checked the field types already, where kube-apiserver decodes the body).

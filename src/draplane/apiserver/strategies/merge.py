@@ -6,6 +6,7 @@ from __future__ import annotations
 from draplane.api import errors, meta, validation
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
+from draplane.api.request import NO_OPTIONS, Options
 from draplane.apiserver.strategies import ResourceStrategy
 
 # Metadata fields a write may not change (set by the server).
@@ -23,7 +24,10 @@ SERVER_META = (
 _STATUS_KEEPS_META = ("labels", "annotations", "finalizers", "ownerReferences")
 
 
-def check_type(rt: ResourceType, obj: Obj) -> None:
+def check_type(
+    rt: ResourceType, obj: Obj, options: Options = NO_OPTIONS, *, prune: bool = True
+) -> None:
+    """The body is of kind `rt` and decodes as it (`validation.require_field_types`)."""
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if (api_version and api_version != rt.api_version) or (kind and kind != rt.kind):
         raise errors.bad_request(
@@ -32,7 +36,13 @@ def check_type(rt: ResourceType, obj: Obj) -> None:
             if api_version != rt.api_version
             else f"the kind in the data ({kind}) does not match the expected kind ({rt.kind})"
         )
-    validation.require_field_types(rt, obj)
+    validation.require_field_types(
+        rt,
+        obj,
+        mode=options.field_validation,
+        duplicates=options.duplicate_fields,
+        prune=prune,
+    )
 
 
 def set_namespace(rt: ResourceType, namespace: str, md: Obj) -> None:
@@ -50,11 +60,19 @@ def set_namespace(rt: ResourceType, namespace: str, md: Obj) -> None:
 
 
 def merge_for_write(
-    strategy: ResourceStrategy, subresource: str, new: Obj, old: Obj, namespace: str, name: str
+    strategy: ResourceStrategy,
+    subresource: str,
+    new: Obj,
+    old: Obj,
+    namespace: str,
+    name: str,
+    options: Options = NO_OPTIONS,
 ) -> Obj:
     """The object to store for a write of `new` over `old` at `subresource`."""
     rt = strategy.rt
-    validation.require_field_types(rt, new)
+    validation.require_field_types(
+        rt, new, mode=options.field_validation, duplicates=options.duplicate_fields
+    )
     md = new.setdefault("metadata", {})
     if not isinstance(md, dict):
         raise errors.bad_request("metadata must be an object")
@@ -70,7 +88,15 @@ def merge_for_write(
     if subresource == "status":
         if not strategy.status_subresource:
             raise errors.not_found(rt, f"{name}/status")
-        return merge_status_update(new, old)
+        merged = merge_status_update(new, old)
+        if strategy.status_writes_annotations and "annotations" in (new.get("metadata") or {}):
+            merged["metadata"]["annotations"] = new["metadata"]["annotations"]
+        strategy.fill_status(merged)
+        if rt.custom is not None:
+            # Pruning and defaulting change the object in place: not the stored one's parts.
+            merged = meta.deep_copy(merged)
+            strategy.normalize(merged)
+        return merged
     if subresource == "finalize" and "finalize" in rt.subresources:
         result = meta.deep_copy(old)
         spec = new.get("spec")
@@ -88,6 +114,7 @@ def merge_for_write(
     if subresource:
         raise errors.not_found(rt, f"{name}/{subresource}")
     validation.default(rt, new)
+    strategy.normalize(new)
     return merge_main_update(strategy, new, old)
 
 

@@ -4,7 +4,9 @@ Create resets `status` (`{}` on the wire); DaemonSets count template changes in 
 `deprecated.daemonset.template.generation` annotation; Jobs get their generated selector and
 labels (unless `manualSelector`) and, without a propagationPolicy, DELETE orphans their pods.
 Deployment annotation changes bump `metadata.generation` like spec changes (annotations are
-copied to ReplicaSets). DELETE answers with a Status for all of them.
+copied to ReplicaSets). DELETE answers with a Status for all of them. Status counters Go
+encodes without omitempty (ReplicaSet and StatefulSet `replicas`, the DaemonSet node counts)
+are always present.
 """
 
 from __future__ import annotations
@@ -106,14 +108,29 @@ def _prepare_job(obj: Obj) -> None:
 
 STRATEGIES = (
     ResourceStrategy(
-        kinds.DEPLOYMENTS, prepare_for_create=_reset_status, generation_on_annotations=True
+        kinds.DEPLOYMENTS,
+        prepare_for_create=_reset_status,
+        generation_on_annotations=True,
+        status_writes_annotations=True,
     ),
-    ResourceStrategy(kinds.REPLICA_SETS, prepare_for_create=_reset_status),
-    ResourceStrategy(kinds.STATEFUL_SETS, prepare_for_create=_reset_status),
+    ResourceStrategy(
+        kinds.REPLICA_SETS, prepare_for_create=_reset_status, status_zeros=("replicas",)
+    ),
+    ResourceStrategy(
+        kinds.STATEFUL_SETS,
+        prepare_for_create=_reset_status,
+        status_zeros=("replicas", "availableReplicas"),
+    ),
     ResourceStrategy(
         kinds.DAEMON_SETS,
         prepare_for_create=_prepare_daemon_set,
         prepare_for_update=_update_daemon_set,
+        status_zeros=(
+            "currentNumberScheduled",
+            "numberMisscheduled",
+            "desiredNumberScheduled",
+            "numberReady",
+        ),
     ),
     ResourceStrategy(kinds.CONTROLLER_REVISIONS),
     ResourceStrategy(kinds.JOBS, prepare_for_create=_prepare_job, default_propagation="Orphan"),

@@ -10,7 +10,13 @@ from draplane.drivers.example._allocator import (
     Grant,
     Resources,
 )
-from draplane.drivers.example._driver import DRIVER_NAME, ExampleDriver, ParametersError
+from draplane.drivers.example._driver import (
+    CLAIM_PARAMETERS,
+    CLASS_PARAMETERS,
+    DRIVER_NAME,
+    ExampleDriver,
+    ParametersError,
+)
 from draplane.drivers.example._nodeplugin import (
     CDI_KIND,
     ExampleNodePlugin,
@@ -22,6 +28,8 @@ from draplane.drivers.example._run import example_controller
 
 __all__ = [
     "CDI_KIND",
+    "CLAIM_PARAMETERS",
+    "CLASS_PARAMETERS",
     "DRIVER_NAME",
     "AllocationError",
     "Allocator",

@@ -1,7 +1,10 @@
 """`ExampleDriver`: the control-plane half of `driver.example.com` (the e2e test driver's model).
 
-Parameters come from ConfigMaps named by the class and claim parametersRef and reach the node
-side as `admin_<key>` / `user_<key>` env values in the resource handle. The allocation state is
+Parameters come from the objects the class and claim parametersRef name, ConfigMaps (`data`)
+or the driver's custom resources `ClassParameters` (cluster-scoped) and `ClaimParameters`
+(namespaced) of group `driver.example.com` (`spec.parameters`, CRDs in
+examples/driver-parameters-crds.yaml), and reach the node side as `admin_<key>` / `user_<key>`
+env values in the resource handle. The allocation state is
 rebuilt from the allocated claims of this driver before the first call, so a restart continues.
 """
 
@@ -14,6 +17,7 @@ import random
 import orjson
 
 from draplane.api import kinds, meta
+from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.driver import ClaimAllocation
@@ -23,6 +27,14 @@ log = logging.getLogger(__name__)
 
 DRIVER_NAME = "driver.example.com"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+PARAMETERS_VERSION = "v1alpha1"
+CLASS_PARAMETERS = ResourceType(
+    DRIVER_NAME, PARAMETERS_VERSION, "classparameters", "ClassParameters", False, "classparameters"
+)
+CLAIM_PARAMETERS = ResourceType(
+    DRIVER_NAME, PARAMETERS_VERSION, "claimparameters", "ClaimParameters", True, "claimparameters"
+)
+_PARAMETER_KINDS = {"class": CLASS_PARAMETERS, "claim": CLAIM_PARAMETERS}
 
 
 class ParametersError(Exception):
@@ -51,7 +63,7 @@ class ExampleDriver:
         ref = resource_class.get("parametersRef")
         if not ref:
             return {}
-        return await self._config_map(
+        return await self._parameters(
             "class", ref, namespace=str(ref.get("namespace") or "default")
         )
 
@@ -61,16 +73,23 @@ class ExampleDriver:
         ref = (claim.get("spec") or {}).get("parametersRef")
         if not ref:
             return {}
-        return await self._config_map("claim", ref, namespace=meta.namespace(claim))
+        return await self._parameters("claim", ref, namespace=meta.namespace(claim))
 
-    async def _config_map(self, what: str, ref: Obj, *, namespace: str) -> dict[str, str]:
-        if ref.get("apiGroup") or ref.get("kind") != "ConfigMap":
-            raise ParametersError(
-                f"{what} parameters are only supported in APIVersion v1, Kind ConfigMap, "
-                f"got: {orjson.dumps(ref).decode()}"
-            )
-        config_map = await self._client.get(kinds.CONFIGMAPS, str(ref.get("name", "")), namespace)
-        return {str(k): str(v) for k, v in (config_map.get("data") or {}).items()}
+    async def _parameters(self, what: str, ref: Obj, *, namespace: str) -> dict[str, str]:
+        custom = _PARAMETER_KINDS[what]
+        name = str(ref.get("name", ""))
+        if not ref.get("apiGroup") and ref.get("kind") == "ConfigMap":
+            config_map = await self._client.get(kinds.CONFIGMAPS, name, namespace)
+            return {str(k): str(v) for k, v in (config_map.get("data") or {}).items()}
+        if ref.get("apiGroup") == custom.group and ref.get("kind") == custom.kind:
+            obj = await self._client.get(custom, name, namespace if custom.namespaced else "")
+            values = (obj.get("spec") or {}).get("parameters") or {}
+            return {str(k): str(v) for k, v in values.items()}
+        raise ParametersError(
+            f"{what} parameters are only supported in APIVersion v1, Kind ConfigMap or "
+            f"APIVersion {custom.api_version}, Kind {custom.kind}, "
+            f"got: {orjson.dumps(ref).decode()}"
+        )
 
     async def allocate(self, claims: list[ClaimAllocation], *, selected_node: str | None) -> None:
         async with self._lock:

@@ -1,0 +1,171 @@
+"""The schema model: `Field`, `Struct`, the field types, and the registry of structs and kinds.
+
+A field's type is one of:
+- a primitive name: `string`, `int32`, `int64`, `boolean`, `double`, `byte` (base64 string),
+  `quantity`, `time` (metav1.Time), `microtime`, `intorstring`, `object` (a free-form object,
+  x-kubernetes-preserve-unknown-fields), `json` (any JSON value);
+- the OpenAPI name of a registered `Struct` (it contains a dot: `io.k8s.api.core.v1.PodSpec`);
+- `Arr(t)` (a JSON array of `t`) or `Map(t)` (an object with arbitrary keys, values `t`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+PRIMITIVES: dict[str, tuple[str, str]] = {
+    "string": ("string", ""),
+    "int32": ("integer", "int32"),
+    "int64": ("integer", "int64"),
+    "boolean": ("boolean", ""),
+    "double": ("number", "double"),
+    "byte": ("string", "byte"),
+}
+"""Primitive name -> (OpenAPI type, format)."""
+
+SPECIAL = {
+    "quantity": "io.k8s.apimachinery.pkg.api.resource.Quantity",
+    "time": "io.k8s.apimachinery.pkg.apis.meta.v1.Time",
+    "microtime": "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime",
+    "intorstring": "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
+}
+"""Named scalar types with their own OpenAPI definition."""
+
+FREE = ("object", "json")
+
+
+@dataclass(frozen=True, slots=True)
+class Arr:
+    item: Type
+
+
+@dataclass(frozen=True, slots=True)
+class Map:
+    value: Type
+
+
+Type = str | Arr | Map
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One JSON field of a Go struct.
+
+    `emit`: the Go field is serialized even when empty: a non-pointer struct (`{}`), a non-pointer
+    metav1.Time (`null`) or a field without `omitempty` (its zero value). `required` is
+    OpenAPI's `required`. The list/patch attributes are upstream's `x-kubernetes-*` markers.
+    """
+
+    name: str
+    type: Type
+    description: str
+    required: bool = False
+    emit: bool = False
+    enum: tuple[str, ...] = ()
+    patch_strategy: str = ""
+    merge_key: str = ""
+    list_type: str = ""
+    map_keys: tuple[str, ...] = ()
+    map_type: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Struct:
+    """A Go struct: its OpenAPI name, description and fields (in Go order).
+
+    `preserve`: the struct also accepts fields it does not list (a subtree modelled only at its
+    top, x-kubernetes-preserve-unknown-fields)."""
+
+    name: str
+    description: str
+    fields: tuple[Field, ...]
+    preserve: bool = False
+    by_name: dict[str, Field] = field(default_factory=dict, compare=False, repr=False)
+    emitted: list[Field] = field(default_factory=list, compare=False, repr=False)
+    """The fields Go serializes even when empty."""
+    nested: dict[str, Type] = field(default_factory=dict, compare=False, repr=False)
+    """The fields holding structs (directly, in a list or as map values)."""
+
+    def __post_init__(self) -> None:
+        self.by_name.update((f.name, f) for f in self.fields)
+        self.emitted.extend(f for f in self.fields if f.emit)
+        for fld in self.fields:
+            leaf = fld.type.item if isinstance(fld.type, Arr) else fld.type
+            leaf = leaf.value if isinstance(leaf, Map) else leaf
+            if is_struct(leaf):
+                self.nested[fld.name] = fld.type
+
+
+_STRUCTS: dict[str, Struct] = {}
+_KINDS: dict[tuple[str, str, str], str] = {}
+_GENERATION = [0]
+
+
+def generation() -> int:
+    """Changes whenever a struct or kind is registered or removed (documents cache on it)."""
+    return _GENERATION[0]
+
+
+def f(name: str, type_: Type, description: str, **kw: object) -> Field:
+    """A field; keyword arguments as `Field`'s (`merge="name"` sets patch strategy merge)."""
+    merge = kw.pop("merge", None)
+    if merge:
+        kw.setdefault("patch_strategy", "merge")
+        kw["merge_key"] = merge
+    if kw.get("list_type") == "map" and "map_keys" not in kw and merge:
+        kw["map_keys"] = (merge,)
+    if kw.get("required") and not isinstance(type_, Arr | Map):
+        kw.setdefault("emit", True)  # no omitempty: Go serializes the zero value
+    return Field(name, type_, description, **kw)  # type: ignore[arg-type]
+
+
+def struct(name: str, description: str, *fields: Field, preserve: bool = False) -> str:
+    """Register a struct and return its name (to use as a field type)."""
+    if name in _STRUCTS:
+        raise ValueError(f"struct {name} is registered twice")
+    _STRUCTS[name] = Struct(name, description, tuple(fields), preserve)
+    _GENERATION[0] += 1
+    return name
+
+
+def register_kind(group: str, version: str, kind: str, struct_name: str) -> None:
+    """Serve `struct_name` as the schema of group/version/kind ("" is the core group)."""
+    _KINDS[(group, version, kind)] = struct_name
+    _GENERATION[0] += 1
+
+
+def unregister_kind(group: str, version: str, kind: str) -> None:
+    _KINDS.pop((group, version, kind), None)
+    _GENERATION[0] += 1
+
+
+def unregister_struct(name: str) -> None:
+    _STRUCTS.pop(name, None)
+    _GENERATION[0] += 1
+
+
+def kind_struct(group: str, version: str, kind: str) -> Struct | None:
+    name = _KINDS.get((group, version, kind))
+    return _STRUCTS[name] if name is not None else None
+
+
+def get(name: str) -> Struct:
+    return _STRUCTS[name]
+
+
+def is_struct(t: Type) -> bool:
+    return isinstance(t, str) and "." in t
+
+
+def kinds_of(struct_name: str) -> list[tuple[str, str, str]]:
+    """The (group, version, kind) served with this struct as their schema."""
+    return [gvk for gvk, name in _KINDS.items() if name == struct_name]
+
+
+def registered_kinds() -> Iterator[tuple[tuple[str, str, str], Struct]]:
+    for gvk, name in list(_KINDS.items()):
+        yield gvk, _STRUCTS[name]
+
+
+def structs() -> dict[str, Struct]:
+    return dict(_STRUCTS)

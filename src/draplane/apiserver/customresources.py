@@ -1,0 +1,288 @@
+"""Serving custom resources: the registry's catalog follows the stored CRDs (through the watch
+cache's change stream, like RBAC's index), the finalizer `customresourcecleanup` deletes a CRD's
+custom resources before the CRD goes, `scale` reads and writes the replicas paths as an
+autoscaling/v1 Scale, and objects are read at the requested version (conversion `None`:
+the apiVersion is rewritten) and defaulted as read, as apiextensions-apiserver's codec does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from draplane.api import crd, errors, kinds, meta, structural
+from draplane.api.auth import UserInfo
+from draplane.api.handler import WatchEvent, WatchStream
+from draplane.api.kinds import ResourceType
+from draplane.api.meta import Obj
+from draplane.api.patch import patch_object
+from draplane.api.request import Request
+from draplane.clock import format_time
+from draplane.storage.interface import Event
+
+if TYPE_CHECKING:
+    from draplane.apiserver.registry import Registry
+
+log = logging.getLogger(__name__)
+
+_SERVER = UserInfo("system:apiserver", "", ("system:masters",))
+_CLEANUP_PAUSE = 0.05
+_CLEANUP_MAX_PAUSE = 1.0
+
+
+class CustomResources:
+    def __init__(self, registry: Registry) -> None:
+        self._r = registry
+        self._cleanups: dict[str, asyncio.Task[None]] = {}
+
+    # --- the catalog follows the CRDs ---------------------------------------------------
+
+    async def load(self) -> None:
+        crds, _ = await self._r.storage.list(kinds.CUSTOM_RESOURCE_DEFINITIONS.key)
+        for obj in crds:
+            self._seen(obj, deleted=False)
+
+    def observe(self, event: Event) -> None:
+        if event.resource != kinds.CUSTOM_RESOURCE_DEFINITIONS.key:
+            return
+        try:
+            self._seen(event.object, deleted=event.type == "DELETED")
+        except Exception:
+            # Never stop the watch cache's fan-out; the CRD is served as its next write says.
+            log.exception("serving the CustomResourceDefinition %s", meta.name(event.object))
+
+    def _seen(self, obj: Obj, *, deleted: bool) -> None:
+        self._r.kinds.observe_crd(obj, deleted=deleted)
+        name = meta.name(obj)
+        if deleted:
+            # Names it held may now be free for a CRD of the group that was refused them.
+            group = str((obj.get("spec") or {}).get("group", ""))
+            self._track(f"names:{group}:{name}", self._recheck_names(group))
+        terminating = meta.deletion_timestamp(obj) and crd.CLEANUP_FINALIZER in meta.finalizers(obj)
+        if not deleted and terminating and name not in self._cleanups:
+            self._track(name, self._cleanup(obj))
+
+    def _track(self, key: str, work: Coroutine[Any, Any, None]) -> None:
+        if key in self._cleanups:
+            work.close()
+            return
+        task = asyncio.get_running_loop().create_task(work)
+        self._cleanups[key] = task
+        task.add_done_callback(lambda _t: self._cleanups.pop(key, None))
+
+    async def _recheck_names(self, group: str) -> None:
+        """The naming controller's second look: decide again for the group's CRDs whose names
+        were not accepted (the write runs the decision)."""
+        crds, _ = await self._r.storage.list(kinds.CUSTOM_RESOURCE_DEFINITIONS.key)
+        for obj in crds:
+            if (obj.get("spec") or {}).get("group") != group or crd.is_established(obj):
+                continue
+            req = Request("update", kinds.CUSTOM_RESOURCE_DEFINITIONS, "", meta.name(obj))
+            try:
+                await self._r.writer.guaranteed_update(_SERVER, req, meta.deep_copy)
+            except errors.StatusError as err:
+                if not errors.is_not_found(err):
+                    log.warning("deciding the names of %s again: %s", meta.name(obj), err)
+            await self._r.wait_committed(self._r.storage.revision)
+
+    async def stop(self) -> None:
+        for task in list(self._cleanups.values()):
+            task.cancel()
+        for task in list(self._cleanups.values()):
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    async def _cleanup(self, obj: Obj) -> None:
+        """Delete every custom resource of the CRD, then remove the cleanup finalizer (the
+        CRD finalizer controller)."""
+        name = meta.name(obj)
+        types = crd.resource_types(obj)[:1]  # every version is stored under one key
+        pause = _CLEANUP_PAUSE
+        try:
+            await self._set_terminating(name)
+            while True:
+                remaining = 0
+                for rt in types:
+                    items, _ = await self._r.storage.list(rt.key)
+                    remaining += len(items)
+                    for item in items:
+                        if meta.deletion_timestamp(item):
+                            continue
+                        try:
+                            await self._r.delete_object(
+                                _SERVER, rt, meta.namespace(item), meta.name(item)
+                            )
+                        except errors.StatusError as err:
+                            if not errors.is_not_found(err):
+                                raise
+                if not remaining:
+                    break
+                # Resources with finalizers of their own: wait for them, as upstream does.
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, _CLEANUP_MAX_PAUSE)
+            await self._remove_finalizer(name)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("cleaning up the custom resources of %s", name)
+
+    async def _set_terminating(self, name: str) -> None:
+        now = format_time(self._r.clock.now())
+
+        def mutate(old: Obj) -> Obj:
+            new = meta.deep_copy(old)
+            status = new.setdefault("status", {})
+            conditions = [
+                c for c in status.get("conditions") or [] if c.get("type") != "Terminating"
+            ]
+            conditions.append(
+                {
+                    "type": "Terminating",
+                    "status": "True",
+                    "lastTransitionTime": now,
+                    "reason": "InstanceDeletionInProgress",
+                    "message": "CustomResource deletion is in progress",
+                }
+            )
+            status["conditions"] = conditions
+            return new
+
+        req = Request("update", kinds.CUSTOM_RESOURCE_DEFINITIONS, "", name, "status")
+        await self._r.writer.guaranteed_update(_SERVER, req, mutate)
+
+    async def _remove_finalizer(self, name: str) -> None:
+        def mutate(old: Obj) -> Obj:
+            new = meta.deep_copy(old)
+            md = new["metadata"]
+            md["finalizers"] = [f for f in md.get("finalizers") or [] if f != crd.CLEANUP_FINALIZER]
+            return new
+
+        req = Request("update", kinds.CUSTOM_RESOURCE_DEFINITIONS, "", name)
+        await self._r.writer.guaranteed_update(_SERVER, req, mutate)
+
+    # --- versions -----------------------------------------------------------------------
+
+    @staticmethod
+    def at_version(rt: ResourceType, obj: Obj) -> Obj:
+        """`obj` as `rt`'s version serves it: defaulted as read from storage, and (conversion
+        None) with the version's apiVersion."""
+        custom = rt.custom
+        if custom is None or obj.get("kind") != rt.kind:
+            return obj
+        if custom.has_defaults:
+            obj = meta.deep_copy(obj)
+            structural.default(custom.schema, obj)
+        if obj.get("apiVersion") != rt.api_version:
+            obj = {**obj, "apiVersion": rt.api_version}
+        return obj
+
+    def converted(self, rt: ResourceType, result: Obj | WatchStream) -> Obj | WatchStream:
+        custom = rt.custom
+        if custom is None or (len(custom.versions) < 2 and not custom.has_defaults):
+            return result
+        if not isinstance(result, dict):
+            return _ConvertingWatch(result, rt)
+        if "items" in result and result.get("kind") == rt.list_kind:
+            return {**result, "items": [self.at_version(rt, i) for i in result["items"]]}
+        return self.at_version(rt, result)
+
+    # --- scale --------------------------------------------------------------------------
+
+    async def scale(self, user: UserInfo, req: Request) -> Obj:
+        rt = req.rt
+        spec = rt.custom.scale
+        if spec is None:
+            raise errors.not_found(rt, f"{req.name}/scale")
+        if req.verb == "get":
+            obj = await self._r.get_object(rt, req.namespace, req.name)
+            return _scale_of(obj, spec)
+        if req.verb not in ("update", "patch"):
+            raise errors.method_not_allowed()
+
+        def mutate(old: Obj) -> Obj:
+            current = _scale_of(old, spec)
+            if req.verb == "patch":
+                body = patch_object(current, req.body, req.options.patch_type, rt)
+            else:
+                body = req.body if isinstance(req.body, dict) else {}
+            rv = (body.get("metadata") or {}).get("resourceVersion")
+            if rv and rv != meta.resource_version(old):
+                raise errors.conflict(rt, req.name)
+            replicas = (body.get("spec") or {}).get("replicas")
+            if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+                raise errors.invalid_object(
+                    "Scale",
+                    req.name,
+                    [
+                        errors.invalid(
+                            "spec.replicas", replicas, "must be greater than or equal to 0"
+                        )
+                    ],
+                    ResourceType("autoscaling", "v1", "scale", "Scale", rt.namespaced, "scale"),
+                )
+            new = meta.deep_copy(old)
+            _set_path(new, spec.spec_replicas_path, replicas)
+            return new
+
+        target = Request("update", rt, req.namespace, req.name)
+        stored = await self._r.writer.guaranteed_update(
+            user, target, mutate, dry_run=req.options.dry_run
+        )
+        return _scale_of(stored, spec)
+
+
+def _get_path(obj: Any, path: str) -> Any:
+    for part in path.strip(".").split("."):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(part)
+    return obj
+
+
+def _set_path(obj: Obj, path: str, value: Any) -> None:
+    parts = path.strip(".").split(".")
+    for part in parts[:-1]:
+        child = obj.get(part)
+        if not isinstance(child, dict):
+            child = obj[part] = {}
+        obj = child
+    obj[parts[-1]] = value
+
+
+def _scale_of(obj: Obj, spec: crd.ScaleSubresource) -> Obj:
+    md = obj.get("metadata") or {}
+    status: Obj = {"replicas": _get_path(obj, spec.status_replicas_path) or 0}
+    if spec.label_selector_path:
+        selector = _get_path(obj, spec.label_selector_path)
+        if isinstance(selector, str) and selector:
+            status["selector"] = selector
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            k: md[k]
+            for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+            if k in md
+        },
+        "spec": {"replicas": _get_path(obj, spec.spec_replicas_path) or 0},
+        "status": status,
+    }
+
+
+class _ConvertingWatch:
+    def __init__(self, inner: WatchStream, rt: ResourceType) -> None:
+        self._inner, self._rt = inner, rt
+
+    def __aiter__(self) -> AsyncIterator[WatchEvent]:
+        return self._events()
+
+    async def _events(self) -> AsyncIterator[WatchEvent]:
+        async for event in self._inner:
+            yield WatchEvent(event.type, CustomResources.at_version(self._rt, event.object))
+
+    async def close(self) -> None:
+        await self._inner.close()

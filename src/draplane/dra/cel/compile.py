@@ -1,0 +1,292 @@
+"""Compiling and evaluating device selectors (k8s.io/dynamic-resource-allocation/cel).
+
+`compile_expression(text)` returns a `CompilationResult` (program or error, estimated cost);
+`CompilationResult.device_matches(device)` evaluates it against a `DeviceInput` and returns a bool
+or raises `CELRuntimeError`. A runtime error is never a non-match: the allocator turns it into a
+fatal error for the claim ("CEL runtime error: ..."), as upstream does.
+
+The `device` variable: `driver` (string), `attributes` and `capacity` (map domain -> map id ->
+value), `allowMultipleAllocations` (bool). Unqualified names belong to the driver's domain; an
+unknown domain reads as an empty map; a missing id is a runtime error "no such key: <id>".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cel_expr_python import cel
+from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
+
+from draplane.api.quantity import parse_quantity
+from draplane.dra.cel.library import (
+    CELFunctionError,
+    kubernetes_functions,
+    quantity_value,
+    semver_value,
+)
+
+# resource.k8s.io/v1 CELSelectorExpressionMaxCost and CELSelectorExpressionMaxLength.
+SELECTOR_MAX_COST = 1_000_000
+SELECTOR_MAX_LENGTH = 10 * 1024
+# Sizes the cost estimator assumes (ResourceSliceMaxAttributesAndCapacitiesPerDevice,
+# DeviceAttributeMaxValueLength), as upstream declares them on the device type.
+_MAX_ELEMENTS = 32
+_MAX_STRING = 64
+ERR_COST_LIMIT = "operation cancelled: actual cost limit exceeded"
+
+_DOMAIN_REF = re.compile(
+    r"""device\s*\.\s*(?:attributes|capacity)\s*\[\s*(["'])([^"'\\]*)\1\s*\]"""
+)
+_TOKEN = re.compile(r"""\d+\.?\d*|\w+|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\S""")
+_COMPREHENSIONS = frozenset(
+    {"all", "exists", "exists_one", "map", "filter", "sortBy", "transformList", "transformMap"}
+)
+_STRING_SCANS = frozenset(
+    {
+        "matches",
+        "find",
+        "findAll",
+        "split",
+        "replace",
+        "contains",
+        "startsWith",
+        "endsWith",
+        "indexOf",
+        "lastIndexOf",
+        "lowerAscii",
+        "upperAscii",
+        "trim",
+        "join",
+        "format",
+        "reverse",
+        "substring",
+        "charAt",
+    }
+)
+
+
+class CELRuntimeError(Exception):
+    """Evaluation failed: a missing key, a bad conversion, the cost limit."""
+
+
+class DeviceInput:
+    """A device as its selectors see it, converted once and reused for every expression.
+
+    `data` is the `device` variable; `error` is set when an attribute cannot be represented
+    (then every selector evaluation on this device fails with it, like upstream's conversion).
+    """
+
+    __slots__ = ("data", "error")
+
+    def __init__(self, driver: str, device: Mapping[str, Any], *, allow_multiple: bool) -> None:
+        self.error: str | None = None
+        attributes: dict[str, dict[str, Any]] = {}
+        for name, attr in (device.get("attributes") or {}).items():
+            domain, ident = split_qualified_name(name, driver)
+            try:
+                value = attribute_value(attr)
+            except CELFunctionError as e:
+                self.error = f"attribute {name}: {e}"
+                continue
+            attributes.setdefault(domain, {})[ident] = value
+        capacity: dict[str, dict[str, Any]] = {}
+        for name, cap in (device.get("capacity") or {}).items():
+            domain, ident = split_qualified_name(name, driver)
+            try:
+                capacity.setdefault(domain, {})[ident] = quantity_value(
+                    parse_quantity(str((cap or {}).get("value", "0")))
+                )
+            except ValueError as e:
+                self.error = f"capacity {name}: {e}"
+        self.data: dict[str, Any] = {
+            "driver": driver,
+            "attributes": attributes,
+            "capacity": capacity,
+            "allowMultipleAllocations": allow_multiple,
+        }
+
+
+def split_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
+    domain, sep, ident = name.partition("/")
+    return (domain, ident) if sep else (default_domain, name)
+
+
+def attribute_value(attr: Mapping[str, Any]) -> Any:
+    """The CEL value of one DeviceAttribute (exactly one of int, bool, string, version)."""
+    if "int" in attr:
+        return int(attr["int"])
+    if "bool" in attr:
+        return bool(attr["bool"])
+    if "string" in attr:
+        return str(attr["string"])
+    if "version" in attr:
+        try:
+            return semver_value(str(attr["version"]))
+        except CELFunctionError as e:
+            raise CELFunctionError(f"parse semantic version: {e}") from None
+    raise CELFunctionError("unsupported attribute value")
+
+
+@dataclass
+class CompilationResult:
+    """One compiled selector; `error` is set instead of `program` when compilation failed."""
+
+    expression: str
+    program: Any = None
+    error: str | None = None
+    max_cost: int = 0
+    cost_limit: int = SELECTOR_MAX_COST
+    # Domains named literally (device.attributes["d"]): filled in as empty maps when missing.
+    domains: tuple[str, ...] = field(default=())
+    evaluations: int = 0
+
+    def device_matches(self, device: DeviceInput) -> bool:
+        if self.error is not None:
+            raise CELRuntimeError(self.error)
+        if device.error is not None:
+            raise CELRuntimeError(device.error)
+        if self.max_cost > self.cost_limit:
+            raise CELRuntimeError(ERR_COST_LIMIT)
+        self.evaluations += 1
+        data = device.data
+        attrs, caps = data["attributes"], data["capacity"]
+        for d in self.domains:
+            if d not in attrs or d not in caps:
+                data = dict(data)
+                data["attributes"] = {d: {} for d in self.domains} | attrs
+                data["capacity"] = {d: {} for d in self.domains} | caps
+                break
+        value = self.program.eval(data={"device": data})
+        if value.type() == cel.Type.ERROR:
+            raise CELRuntimeError(_runtime_message(str(value.value())))
+        result = value.value()
+        if not isinstance(result, bool):
+            raise CELRuntimeError(
+                f"CEL result of type {value.type().name().lower()} could not be converted to bool"
+            )
+        return result
+
+
+_KEY_NOT_FOUND = re.compile(r'Key not found in map : "?([^"]*)"?')
+
+
+def _runtime_message(text: str) -> str:
+    text = re.sub(r"^[A-Z_]+: ", "", text.strip())
+    m = _KEY_NOT_FOUND.search(text)
+    if m:
+        return f"no such key: {m.group(1)}"
+    if "No matching overloads" in text:
+        return "no such overload"
+    return text
+
+
+def _compile_message(text: str) -> str:
+    text = re.sub(r"^[A-Z_]+: ", "", text.strip())
+    return re.sub(r"\s*\[[A-Z_]+\]$", "", text)
+
+
+def estimate_cost(expression: str) -> int:
+    """Worst-case cost in CEL cost units, in the spirit of cel-go's estimator.
+
+    Each token costs 1; a string scan costs the maximum string length; a comprehension body runs
+    once per element of the largest map a device has (32), nested comprehensions multiply.
+    """
+    cost = 0
+    depth_stack: list[int] = []  # paren depth at which each comprehension started
+    multiplier = 1
+    depth = 0
+    tokens = _TOKEN.findall(expression)
+    for i, tok in enumerate(tokens):
+        if tok == "(":
+            depth += 1
+            prev = tokens[i - 1] if i else ""
+            if prev in _COMPREHENSIONS and i >= 2 and tokens[i - 2] == ".":
+                depth_stack.append(depth)
+                multiplier *= _MAX_ELEMENTS
+        elif tok == ")":
+            if depth_stack and depth_stack[-1] == depth:
+                depth_stack.pop()
+                multiplier //= _MAX_ELEMENTS
+            depth -= 1
+        weight = _MAX_STRING if tok in _STRING_SCANS else 1
+        cost += weight * multiplier
+    return cost
+
+
+class Compiler:
+    """The device-selector environment; compiled programs cached by expression text.
+
+    Failures are not cached (upstream's cache keeps only successes). Thread-compatible: the
+    scheduler calls it from one event loop.
+    """
+
+    def __init__(self, *, cost_limit: int = SELECTOR_MAX_COST, max_cached: int = 10_000) -> None:
+        self.cost_limit = cost_limit
+        self.max_cached = max_cached
+        self._cache: dict[str, CompilationResult] = {}
+        self.compilations = 0
+        self._env = cel.NewEnv(
+            variables={"device": cel.Type.Map(cel.Type.STRING, cel.Type.DYN)},
+            extensions=[
+                ext_strings.ExtStrings(),
+                ext_bindings.ExtBindings(),
+                ext_optional.ExtOptional(),
+                cel.CelExtension("kubernetes", kubernetes_functions()),
+            ],
+        )
+
+    def get_or_compile(self, expression: str) -> CompilationResult:
+        hit = self._cache.get(expression)
+        if hit is not None:
+            return hit
+        result = self.compile(expression)
+        if result.error is None:
+            if len(self._cache) >= self.max_cached:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[expression] = result
+        return result
+
+    def compile(self, expression: str) -> CompilationResult:
+        self.compilations += 1
+        if len(expression) > SELECTOR_MAX_LENGTH:
+            return CompilationResult(
+                expression,
+                error=f"compilation failed: expression too long ({len(expression)} > "
+                f"{SELECTOR_MAX_LENGTH} bytes)",
+            )
+        try:
+            program = self._env.compile(expression)
+        except RuntimeError as e:
+            return CompilationResult(
+                expression, error="compilation failed: " + _compile_message(str(e))
+            )
+        out = program.return_type()
+        if out not in (cel.Type.BOOL, cel.Type.DYN):
+            return CompilationResult(
+                expression,
+                error=f"must evaluate to bool or the unknown type, not {out.name().lower()}",
+            )
+        domains = tuple(dict.fromkeys(m.group(2) for m in _DOMAIN_REF.finditer(expression)))
+        return CompilationResult(
+            expression,
+            program=program,
+            max_cost=estimate_cost(expression),
+            cost_limit=self.cost_limit,
+            domains=domains,
+        )
+
+    def validate(self, expression: str) -> str | None:
+        """The validation error for a selector being stored (compile error or cost), or None."""
+        result = self.compile(expression)
+        if result.error is not None:
+            return result.error
+        if result.max_cost > SELECTOR_MAX_COST:
+            return (
+                "cost exceeds budget by factor of more than 100x"
+                if result.max_cost > 100 * SELECTOR_MAX_COST
+                else "too complex, exceeds cost limit"
+            )
+        return None

@@ -1,0 +1,37 @@
+"""The structured-parameters allocator (k8s.io/dynamic-resource-allocation/structured).
+
+Pure functions over v1 object dicts: `Allocator(...).allocate(node, claims)` returns one
+`status.allocation` dict per claim, None for "does not fit this node", or raises
+`FailedAllocationOnNode` / `AllocationError`.
+"""
+
+from draplane.dra.structured.allocator import (
+    ALLOCATION_RESULTS_MAX_SIZE,
+    ERR_CANNOT_ALLOCATE,
+    ERR_INVALID_POOLS,
+    Allocator,
+    available_counters,
+)
+from draplane.dra.structured.pools import Pool, SliceIndex
+from draplane.dra.structured.state import (
+    AllocatedState,
+    AllocationError,
+    DeviceID,
+    FailedAllocationOnNode,
+    Features,
+)
+
+__all__ = [
+    "ALLOCATION_RESULTS_MAX_SIZE",
+    "ERR_CANNOT_ALLOCATE",
+    "ERR_INVALID_POOLS",
+    "AllocatedState",
+    "AllocationError",
+    "Allocator",
+    "DeviceID",
+    "FailedAllocationOnNode",
+    "Features",
+    "Pool",
+    "SliceIndex",
+    "available_counters",
+]

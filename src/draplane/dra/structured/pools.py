@@ -1,0 +1,216 @@
+"""Gathering the resource pools a node can use (structured/internal/incubating/pools_incubating.go).
+
+`SliceIndex` indexes all ResourceSlices once per scheduling cycle; `SliceIndex.gather(node)` returns
+the node's pools, sorted by driver then pool name (pools with binding-condition devices last),
+slices sorted by name. Only the newest generation of a pool counts; a pool is incomplete when
+fewer than `resourceSliceCount` slices of that generation exist and invalid when device or counter
+set names repeat or a device consumes an unknown counter set or counter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from draplane.api.nodeselector import NodeSelector
+from draplane.api.quantity import parse_quantity
+from draplane.dra.structured.state import AllocationError, Features
+
+Obj = Mapping[str, Any]
+
+
+@dataclass
+class Pool:
+    driver: str
+    name: str
+    generation: int
+    slices: list[Obj] = field(default_factory=list)  # targeting the node, sorted by name
+    slices_not_targeting: list[Obj] = field(default_factory=list)
+    incomplete: bool = False
+    invalid: bool = False
+    invalid_reason: str = ""
+    counter_sets: dict[str, dict[str, Fraction]] = field(default_factory=dict)
+    has_binding_conditions: bool = False
+    # Search candidates of this pool, built once: (device ID, device, slice)
+    candidates: list[Any] = field(default_factory=list)
+
+    @property
+    def pool_id(self) -> str:
+        return f"{self.driver}/{self.name}"
+
+
+_selector_cache: dict[int, tuple[Obj, NodeSelector]] = {}
+
+
+def parse_node_selector(sel: Obj) -> NodeSelector:
+    hit = _selector_cache.get(id(sel))
+    if hit is not None and hit[0] is sel:
+        return hit[1]
+    try:
+        parsed = NodeSelector.parse(dict(sel))
+    except ValueError as e:
+        raise AllocationError(f"failed to parse node selector: {e}") from None
+    if len(_selector_cache) > 10_000:
+        _selector_cache.clear()
+    _selector_cache[id(sel)] = (sel, parsed)
+    return parsed
+
+
+def node_matches(node: Obj, node_name: str | None, all_nodes: bool, selector: Obj | None) -> bool:
+    if node_name:
+        return bool(node_name == (node.get("metadata") or {}).get("name"))
+    if all_nodes:
+        return True
+    if selector is not None:
+        return parse_node_selector(selector).matches(dict(node))
+    return False
+
+
+def slice_targets_node(spec: Obj, node: Obj) -> bool:
+    if spec.get("perDeviceNodeSelection"):
+        return any(
+            node_matches(node, d.get("nodeName"), bool(d.get("allNodes")), d.get("nodeSelector"))
+            for d in spec.get("devices") or []
+        )
+    return node_matches(
+        node, spec.get("nodeName"), bool(spec.get("allNodes")), spec.get("nodeSelector")
+    )
+
+
+class SliceIndex:
+    """All ResourceSlices of the cluster, indexed for per-node pool gathering.
+
+    Build one whenever the set of slices changes and share it between pods: it caches each
+    node's pools and candidate devices by node object (a node update is a new object).
+    """
+
+    def __init__(self, slices: Iterable[Obj]) -> None:
+        self.all_slices = list(slices)
+        self.by_node: dict[str, list[Obj]] = {}
+        self.shared: list[Obj] = []  # no nodeName: selectors, allNodes, per-device, counters
+        # (driver, pool) -> {generation: slice count}; the newest generation anywhere
+        self.generations: dict[tuple[str, str], dict[int, int]] = {}
+        self.pool_slices: dict[tuple[str, str], list[Obj]] = {}
+        self._gathered: dict[tuple[int, Features], tuple[Obj, Features, list[Pool], list[Any]]] = {}
+        for s in self.all_slices:
+            spec = s.get("spec") or {}
+            node_name = spec.get("nodeName")
+            (self.by_node.setdefault(node_name, []) if node_name else self.shared).append(s)
+            pool = spec.get("pool") or {}
+            key = (spec.get("driver", ""), pool.get("name", ""))
+            gens = self.generations.setdefault(key, {})
+            gen = int(pool.get("generation", 0))
+            gens[gen] = gens.get(gen, 0) + 1
+            self.pool_slices.setdefault(key, []).append(s)
+
+    def gather(self, node: Obj, features: Features) -> list[Pool]:
+        """The node's pools; cached per node object (pools are read-only once gathered)."""
+        return self.gather_with_candidates(node, features)[0]
+
+    def gather_with_candidates(self, node: Obj, features: Features) -> tuple[list[Pool], list[Any]]:
+        """The node's pools and the devices of its usable pools in search order."""
+        key = (id(node), features)
+        hit = self._gathered.get(key)
+        if hit is not None and hit[0] is node:
+            return hit[2], hit[3]
+        pools = self._gather(node, features)
+        candidates = [
+            c for p in pools if not p.incomplete and not p.invalid for c in pool_candidates(p)
+        ]
+        if len(self._gathered) > 20_000:
+            self._gathered.clear()
+        self._gathered[key] = (node, features, pools, candidates)
+        return pools, candidates
+
+    def _gather(self, node: Obj, features: Features) -> list[Pool]:
+        node_name = (node.get("metadata") or {}).get("name", "")
+        pools: dict[tuple[str, str], Pool] = {}
+        for s in [*self.by_node.get(node_name, ()), *self.shared]:
+            spec = s.get("spec") or {}
+            if not spec.get("sharedCounters") and not slice_targets_node(spec, node):
+                continue
+            pool = spec.get("pool") or {}
+            key = (spec.get("driver", ""), pool.get("name", ""))
+            gen = int(pool.get("generation", 0))
+            current = pools.get(key)
+            if current is None or gen > current.generation:
+                current = pools[key] = Pool(key[0], key[1], gen)
+            elif gen < current.generation:
+                continue
+            current.slices.append(s)
+        result: list[Pool] = []
+        for key, p in pools.items():
+            gens = self.generations[key]
+            wanted = _slice_count(p.slices[0])
+            if len(p.slices) != wanted:
+                if max(gens) > p.generation:
+                    continue  # a newer generation exists elsewhere: this one is obsolete
+                p.incomplete = gens.get(p.generation, 0) != wanted
+            targeting = {id(s) for s in p.slices}
+            p.slices_not_targeting = [
+                s
+                for s in self.pool_slices[key]
+                if id(s) not in targeting
+                and int(((s.get("spec") or {}).get("pool") or {}).get("generation", 0))
+                == p.generation
+            ]
+            _validate(p, features)
+            p.slices = [s for s in p.slices if (s.get("spec") or {}).get("devices")]
+            p.slices.sort(key=lambda s: (s.get("metadata") or {}).get("name", ""))
+            result.append(p)
+        result.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
+        return result
+
+
+def _slice_count(s: Obj) -> int:
+    return int(((s.get("spec") or {}).get("pool") or {}).get("resourceSliceCount", 1))
+
+
+def _validate(p: Pool, features: Features) -> None:
+    names: set[str] = set()
+    consumers: list[Obj] = []
+    for s in [*p.slices, *p.slices_not_targeting]:
+        spec = s.get("spec") or {}
+        for cs in spec.get("sharedCounters") or []:
+            if cs.get("name") in p.counter_sets and features.partitionable_devices:
+                p.invalid, p.invalid_reason = True, f"duplicate counter set name {cs.get('name')}"
+            p.counter_sets[cs.get("name", "")] = {
+                n: parse_quantity(str((c or {}).get("value", "0")))
+                for n, c in (cs.get("counters") or {}).items()
+            }
+        for d in spec.get("devices") or []:
+            if d.get("name") in names:
+                p.invalid, p.invalid_reason = True, f"duplicate device name {d.get('name')}"
+            names.add(d.get("name", ""))
+            if d.get("consumesCounters"):
+                consumers.append(d)
+            if d.get("bindingConditions"):
+                p.has_binding_conditions = True
+    if not features.partitionable_devices:
+        return
+    for d in consumers:
+        for use in d.get("consumesCounters") or []:
+            counters = p.counter_sets.get(use.get("counterSet", ""))
+            if counters is None:
+                p.invalid = True
+                p.invalid_reason = f"device {d.get('name')} uses unknown counter set"
+                continue
+            for n in use.get("counters") or {}:
+                if n not in counters:
+                    p.invalid = True
+                    p.invalid_reason = f"device {d.get('name')} uses unknown counter {n}"
+
+
+def pool_candidates(p: Pool) -> list[Any]:
+    """The pool's devices in search order (slices by name, devices as listed), built once."""
+    from draplane.dra.structured.requests import Candidate
+
+    if not p.candidates and p.slices:
+        p.candidates = [
+            Candidate((p.driver, p.name, d.get("name", "")), d, s, p)
+            for s in p.slices
+            for d in (s.get("spec") or {}).get("devices") or ()
+        ]
+    return p.candidates

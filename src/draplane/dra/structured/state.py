@@ -1,0 +1,93 @@
+"""Inputs of the structured allocator besides the objects: feature switches, the allocated state.
+
+`AllocatedState` is what the scheduler's allocated-devices tracker plus its in-flight map hold
+(structured/internal/allocatedstate.go): dedicated devices, shared devices per shareID and the
+capacity their shares consume. `AllocatedState.from_allocations()` builds it from
+`status.allocation` dicts of allocated claims and of in-flight allocations alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from draplane.api.quantity import parse_quantity
+
+# (driver, pool, device)
+DeviceID = tuple[str, str, str]
+
+
+def device_id_string(d: DeviceID) -> str:
+    return "/".join(d)
+
+
+class AllocationError(Exception):
+    """Allocation cannot proceed: fatal for the pod's scheduling attempt."""
+
+
+class FailedAllocationOnNode(AllocationError):
+    """Concerns only this node (ErrFailedAllocationOnNode): "invalid resource pools ..."."""
+
+
+@dataclass(frozen=True)
+class Features:
+    """Allocator feature switches; defaults are the 1.36 feature-gate defaults."""
+
+    admin_access: bool = True
+    prioritized_list: bool = True
+    partitionable_devices: bool = True
+    device_taints: bool = True
+    device_binding_and_status: bool = True
+    consumable_capacity: bool = True
+
+
+@dataclass
+class AllocatedState:
+    """Devices in use by allocated and in-flight claims (admin-access results excluded)."""
+
+    allocated_devices: set[DeviceID] = field(default_factory=set)
+    # (driver, pool, device, shareID)
+    allocated_shared_device_ids: set[tuple[str, str, str, str]] = field(default_factory=set)
+    aggregated_capacity: dict[DeviceID, dict[str, Fraction]] = field(default_factory=dict)
+
+    @classmethod
+    def from_allocations(cls, allocations: Iterable[Mapping[str, Any] | None]) -> AllocatedState:
+        state = cls()
+        for allocation in allocations:
+            if allocation:
+                state.add(allocation)
+        return state
+
+    def add(self, allocation: Mapping[str, Any]) -> None:
+        """Record one `status.allocation` (AllocationResult dict)."""
+        for r in (allocation.get("devices") or {}).get("results") or []:
+            if r.get("adminAccess"):
+                continue
+            did: DeviceID = (r["driver"], r["pool"], r["device"])
+            share = r.get("shareID")
+            if not share:
+                self.allocated_devices.add(did)
+                continue
+            self.allocated_shared_device_ids.add((*did, share))
+            agg = self.aggregated_capacity.setdefault(did, {})
+            for name, q in (r.get("consumedCapacity") or {}).items():
+                agg[name] = agg.get(name, Fraction(0)) + parse_quantity(str(q))
+
+    def copy(self) -> AllocatedState:
+        return AllocatedState(
+            set(self.allocated_devices),
+            set(self.allocated_shared_device_ids),
+            {k: dict(v) for k, v in self.aggregated_capacity.items()},
+        )
+
+    def shared_devices(self) -> set[DeviceID]:
+        """Devices with at least one share allocated."""
+        return {(s[0], s[1], s[2]) for s in self.allocated_shared_device_ids} | set(
+            self.aggregated_capacity
+        )
+
+    def is_allocated(self, did: DeviceID) -> bool:
+        """Dedicated or shared: the device consumes its counters."""
+        return did in self.allocated_devices or did in self.shared_devices()

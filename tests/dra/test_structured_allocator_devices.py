@@ -1,0 +1,404 @@
+"""The structured allocator on special devices: shared counters (partitionable devices), taints,
+binding conditions and consumable capacity, with their feature switches.
+"""
+
+from __future__ import annotations
+
+from unittest.mock import ANY
+
+import pytest
+
+from draplane.dra.structured import Features
+from draplane.testing.allocatorcases import AllocatorCase, allocation, check_case
+from draplane.testing.structured import (
+    device_result,
+    make_device,
+    make_device_class,
+    make_resource_slice,
+    make_structured_claim,
+    make_subrequest,
+)
+
+A = "driver-a.example.com"
+B = "driver-b.example.com"
+CLASS_A = make_device_class("class-a", A).obj()
+CLASS_B = make_device_class("class-b", B).obj()
+NOTHING = make_device_class("nothing", "no-such-driver.example.com").obj()
+
+
+def res(request: str, device: str, pool: str = "pool-1", driver: str = A, **extra: object):  # type: ignore[no-untyped-def]
+    return device_result(request, device, driver, pool, **extra)
+
+
+def node_slice(*devices: object, name: str = "slice-1", pool: str = "pool-1", count: int = 1):  # type: ignore[no-untyped-def]
+    b = make_resource_slice(name, A, pool).node("node-1").slice_count(count)
+    return b.device(*devices).obj()  # type: ignore[arg-type]
+
+
+def counters(name: str = "slice-c", pool: str = "pool-1", count: int = 2, **values: str):  # type: ignore[no-untyped-def]
+    return (
+        make_resource_slice(name, A, pool)
+        .node("node-1")
+        .slice_count(count)
+        .shared_counters("counter-set-1", **values)
+        .obj()
+    )
+
+
+def part(name: str, memory: str, **extra: str):  # type: ignore[no-untyped-def]
+    return (
+        make_device(name)
+        .capacity("memory", memory)
+        .consumes("counter-set-1", memory=memory, **extra)
+    )
+
+
+def at_least(q: str) -> str:
+    return f'device.capacity["{A}"].memory.compareTo(quantity("{q}")) >= 0'
+
+
+def two(*constraint: str, kind: str = "match", devices: tuple[object, ...] = ()):  # type: ignore[no-untyped-def]
+    b = make_structured_claim("claim-0").request("req-0", "class-a").request("req-1", "class-a")
+    if kind == "match":
+        b.match_attribute(*constraint)
+    else:
+        b.distinct_attribute(*constraint)
+    return b.obj()
+
+
+def attrs(name: str, **values: object):  # type: ignore[no-untyped-def]
+    d = make_device(name)
+    for k, v in values.items():
+        if k == "driverVersion":
+            d.version_attr(k, str(v))
+        else:
+            d.attr(k, v)  # type: ignore[arg-type]
+    return d
+
+
+EVERYTHING = [f"{A}/{n}" for n in ("numa", "driverVersion", "stringAttribute", "boolAttribute")]
+FULL = dict(numa=1, driverVersion="1.0.0", stringAttribute="s", boolAttribute=True)
+NO_SCHEDULE = make_device("device-1").taint("taint-key", "NoSchedule", "taint-value")
+TOL_EXISTS = {"key": "taint-key", "operator": "Exists", "effect": "NoSchedule"}
+TOL_OTHER_KEY = {"key": "key1", "operator": "Exists", "effect": "NoSchedule"}
+SHARED = (
+    make_device("device-1")
+    .allow_multiple_allocations()
+    .capacity("memory", "10Gi", {"default": "1Gi", "validRange": {"min": "1Gi", "step": "1Gi"}})
+)
+CLASS_CONFIG = make_device_class("class-a", A).config(A, {"a": "class"}).obj()
+
+
+def opaque(params: dict[str, str], driver: str = A) -> dict[str, object]:
+    return {"opaque": {"driver": driver, "parameters": params}}
+
+
+CASES = [
+    # --- shared counters
+    AllocatorCase(
+        "partitionable-devices-single-device",
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[node_slice(part("device-1", "4Gi"), count=2), counters(memory="8Gi")],
+        expect=[allocation(res("req-0", "device-1"))],
+    ),
+    AllocatorCase(
+        "partitionable-devices-multiple-devices",
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a")
+            .request("req-1", "class-a")
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[
+            node_slice(
+                part("device-1", "4Gi"), part("device-2", "6Gi"), part("device-3", "4Gi"), count=2
+            ),
+            counters(memory="8Gi"),
+        ],
+        expect=[allocation(res("req-0", "device-1"), res("req-1", "device-3"))],
+    ),
+    AllocatorCase(
+        "partitionable-devices-prioritized-list",
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a")
+            .first_available(
+                "req-1",
+                make_subrequest("sub-0", "class-a", selectors=[at_least("6Gi")]),
+                make_subrequest("sub-1", "class-a", selectors=[at_least("4Gi")]),
+            )
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[
+            node_slice(
+                part("device-1", "4Gi"), part("device-2", "6Gi"), part("device-3", "4Gi"), count=2
+            ),
+            counters(memory="8Gi"),
+        ],
+        expect=[allocation(res("req-0", "device-1"), res("req-1/sub-1", "device-3"))],
+    ),
+    AllocatorCase(
+        "partitionable-devices-counters-exhausted-by-allocated-device",
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[
+            node_slice(part("device-1", "6Gi"), part("device-2", "4Gi"), count=2),
+            counters(memory="8Gi"),
+        ],
+        allocated_devices=[(A, "pool-1", "device-1")],
+        expect=None,
+    ),
+    AllocatorCase(
+        "partitionable-devices-disabled",
+        features=Features(partitionable_devices=False),
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[node_slice(part("device-1", "4Gi"), count=2), counters(memory="8Gi")],
+        expect=None,
+    ),
+    AllocatorCase(
+        "partitionable-devices-unknown-counter-set",
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[node_slice(make_device("device-1").consumes("no-such-set", memory="1Gi"))],
+        node_error="invalid resource pools were encountered",
+    ),
+    AllocatorCase(
+        "partitionable-shared-device-share-consumes-counters-once",
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", selectors=[f'device.attributes["{A}"].shared'])
+            .obj(),
+            make_structured_claim("claim-1")
+            .request("req-0", "class-a", selectors=[f'!device.attributes["{A}"].shared'])
+            .obj(),
+        ],
+        classes=[CLASS_A],
+        slices=[
+            node_slice(
+                make_device("device-1")
+                .attr("shared", True)
+                .allow_multiple_allocations()
+                .consumes("counter-set-1", memory="4Gi"),
+                make_device("device-2")
+                .attr("shared", False)
+                .consumes("counter-set-1", memory="6Gi"),
+                count=2,
+            ),
+            counters(memory="8Gi"),
+        ],
+        allocated=[allocation(res("req-0", "device-1", shareID="s-1"))],
+        expect=None,
+    ),
+    AllocatorCase(
+        "partitionable-shared-device-allocated-again",
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[
+            node_slice(
+                make_device("device-1")
+                .allow_multiple_allocations()
+                .capacity("memory", "8Gi", {"default": "1Gi"})
+                .consumes("counter-set-1", memory="8Gi"),
+                count=2,
+            ),
+            counters(memory="8Gi"),
+        ],
+        allocated=[
+            allocation(res("req-0", "device-1", shareID="s-1", consumedCapacity={"memory": "1Gi"}))
+        ],
+        expect=[
+            allocation(res("req-0", "device-1", shareID=ANY, consumedCapacity={"memory": "1Gi"}))
+        ],
+    ),
+    # --- taints
+    AllocatorCase(
+        "tainted-device",
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[node_slice(NO_SCHEDULE)],
+        expect=None,
+    ),
+    AllocatorCase(
+        "tainted-device-tolerated",
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", tolerations=[TOL_EXISTS])
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice(NO_SCHEDULE)],
+        expect=[allocation(res("req-0", "device-1", tolerations=[TOL_EXISTS]))],
+    ),
+    AllocatorCase(
+        "tainted-device-other-toleration",
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", tolerations=[TOL_OTHER_KEY])
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice(NO_SCHEDULE)],
+        expect=None,
+    ),
+    AllocatorCase(
+        "tainted-device-no-execute-equal-value",
+        claims=[
+            make_structured_claim("claim-0")
+            .request(
+                "req-0",
+                "class-a",
+                tolerations=[
+                    {"key": "taint-key", "operator": "Equal", "value": "v2", "effect": "NoExecute"}
+                ],
+            )
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[
+            node_slice(
+                make_device("device-1").taint("taint-key", "NoExecute", "v1"),
+                make_device("device-2").taint("taint-key", "NoExecute", "v2"),
+            )
+        ],
+        expect=[
+            allocation(
+                res(
+                    "req-0",
+                    "device-2",
+                    tolerations=[
+                        {
+                            "key": "taint-key",
+                            "operator": "Equal",
+                            "value": "v2",
+                            "effect": "NoExecute",
+                        }
+                    ],
+                )
+            )
+        ],
+    ),
+    AllocatorCase(
+        "taint-effect-none-does-not-block",
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[node_slice(make_device("device-1").taint("taint-key", "None"))],
+        expect=[allocation(res("req-0", "device-1"))],
+    ),
+    AllocatorCase(
+        "tainted-device-admin-access",
+        claims=[
+            make_structured_claim("claim-0").request("req-0", "class-a", admin_access=True).obj()
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice(NO_SCHEDULE)],
+        expect=None,
+    ),
+    AllocatorCase(
+        "tainted-device-feature-disabled",
+        features=Features(device_taints=False),
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[node_slice(NO_SCHEDULE)],
+        expect=[allocation(res("req-0", "device-1"))],
+    ),
+    # --- binding conditions
+    AllocatorCase(
+        "binding-conditions-pool-tried-last",
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a", count=2).obj()],
+        classes=[CLASS_A],
+        slices=[
+            node_slice(
+                make_device("device-1").binding_conditions(["Attached"], ["Failed"]), pool="pool-0"
+            ),
+            node_slice("device-2", name="slice-2"),
+        ],
+        expect=[
+            allocation(
+                res("req-0", "device-2"),
+                res(
+                    "req-0",
+                    "device-1",
+                    pool="pool-0",
+                    bindingConditions=["Attached"],
+                    bindingFailureConditions=["Failed"],
+                ),
+            )
+        ],
+    ),
+    AllocatorCase(
+        "binding-conditions-feature-disabled",
+        features=Features(device_binding_and_status=False),
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[node_slice(make_device("device-1").binding_conditions(["Attached"], ["Failed"]))],
+        expect=None,
+    ),
+    # --- consumable capacity
+    AllocatorCase(
+        "consumable-capacity-shared-by-two-claims",
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", capacity={"memory": "1500Mi"})
+            .obj(),
+            make_structured_claim("claim-1").request("req-0", "class-a").obj(),
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice(SHARED)],
+        expect=[
+            allocation(res("req-0", "device-1", shareID=ANY, consumedCapacity={"memory": "2Gi"})),
+            allocation(res("req-0", "device-1", shareID=ANY, consumedCapacity={"memory": "1Gi"})),
+        ],
+    ),
+    AllocatorCase(
+        "consumable-capacity-exhausted",
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", capacity={"memory": "2Gi"})
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice(SHARED)],
+        allocated=[
+            allocation(res("req-0", "device-1", shareID="s-1", consumedCapacity={"memory": "9Gi"}))
+        ],
+        expect=None,
+    ),
+    AllocatorCase(
+        "consumable-capacity-disabled",
+        features=Features(consumable_capacity=False),
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", capacity={"memory": "1Gi"})
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice(SHARED)],
+        error="claim default/claim-0, request req-0: has capacity requests, but the "
+        "DRAConsumableCapacity feature is disabled",
+    ),
+    AllocatorCase(
+        "capacity-request-filters-dedicated-devices",
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", capacity={"memory": "6Gi"})
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[
+            node_slice(
+                make_device("device-1").capacity("memory", "4Gi"),
+                make_device("device-2").capacity("memory", "8Gi"),
+            )
+        ],
+        expect=[allocation(res("req-0", "device-2"))],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_allocator_devices(case: AllocatorCase) -> None:
+    check_case(case)

@@ -1,0 +1,56 @@
+"""The real kubectl binaries and a CustomResourceDefinition: `apply` of the CRD and of a custom
+resource in one manifest (discovery picks up the new group), `get` through the short name with
+the CRD's printer columns, `scale` through the scale subresource, and `get crd`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from draplane.api.kinds import ResourceType
+from draplane.testing.crds import make_crd, make_widget
+from draplane.testing.httpserver import HttpServer
+from draplane.testing.kubectl import VERSIONS, Kubectl, kubectl_binary
+
+pytestmark = pytest.mark.kubectl
+
+if not any(kubectl_binary(v) for v in VERSIONS):
+    pytest.skip("no versioned kubectl binaries installed", allow_module_level=True)
+
+WIDGETS = ResourceType("example.com", "v1", "widgets", "Widget", True, "widget")
+COLUMNS = [
+    {"name": "Size", "type": "string", "jsonPath": ".spec.size"},
+    {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+    {"name": "Phase", "type": "string", "jsonPath": ".status.phase", "priority": 1},
+    {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+]
+
+
+async def test_apply_get_and_scale_a_custom_resource(
+    kubectl: Kubectl, server: HttpServer, tmp_path: Path
+) -> None:
+    crd_manifest = tmp_path / "crd.yaml"
+    crd_manifest.write_text(yaml.safe_dump(make_crd(short_names=("wd",), columns=COLUMNS)))
+    widget_manifest = tmp_path / "widget.yaml"
+    widget_manifest.write_text(yaml.safe_dump(make_widget("big", size="large", replicas=2)))
+
+    applied_crd = await kubectl.run("apply", "-f", str(crd_manifest))
+    applied = await kubectl.run("apply", "-f", str(widget_manifest))
+    scaled = await kubectl.run("scale", "wd", "big", "--replicas=5")
+    table = await kubectl.run("get", "wd")
+    crds = await kubectl.run("get", "crd")
+
+    assert applied_crd.strip() == (
+        "customresourcedefinition.apiextensions.k8s.io/widgets.example.com created"
+    )
+    assert applied.strip() == "widget.example.com/big created"
+    assert scaled.strip() == "widget.example.com/big scaled"
+    header, row = table.strip().splitlines()
+    assert header.split() == ["NAME", "SIZE", "REPLICAS", "AGE"]
+    assert row.split()[:3] == ["big", "large", "5"]
+    assert crds.strip().splitlines()[0].split() == ["NAME", "CREATED", "AT"]
+    assert crds.strip().splitlines()[1].split()[0] == "widgets.example.com"
+    stored = await server.client().get(WIDGETS, "big", "default")
+    assert stored["spec"]["replicas"] == 5

@@ -1,0 +1,86 @@
+"""kubectl against the served OpenAPI: `kubectl explain` of every served kind and of nested
+fields, and validation left to the server (`--validate` strict, warn, false)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from draplane.api import kinds
+from draplane.testing.httpserver import HttpServer
+from draplane.testing.kubectl import VERSIONS, Kubectl, kubectl_binary
+
+pytestmark = pytest.mark.kubectl
+
+if not any(kubectl_binary(v) for v in VERSIONS):
+    pytest.skip("no versioned kubectl binaries installed", allow_module_level=True)
+
+_EXPLAINED = [rt for rt in kinds.SERVED if rt.version != "v1beta1"]
+_NESTED = {
+    "resourceclaims.spec": "resourceClassName",
+    "pods.spec.containers.resources.claims": "name",
+    "pods.spec.resourceClaims.source": "resourceClaimTemplateName",
+    "nodes.status.nodeInfo": "kubeletVersion",
+}
+_CLAIM = """apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata:
+  name: {name}
+  namespace: default
+spec:
+  resourceClassNmae: typo
+  resourceClassName: example
+"""
+
+
+async def test_explain_every_kind_and_nested_fields(kubectl: Kubectl, server: HttpServer) -> None:
+    await kubectl.run("explain", "pods")  # fills the discovery and OpenAPI caches once
+    outputs = await asyncio.gather(
+        *(
+            kubectl.run("explain", f"{rt.resource}.{rt.group}" if rt.group else rt.resource)
+            for rt in _EXPLAINED
+        ),
+        *(kubectl.run("explain", path) for path in _NESTED),
+    )
+    for rt, output in zip(_EXPLAINED, outputs, strict=False):
+        assert f"KIND:       {rt.kind}" in output or f"KIND:     {rt.kind}" in output, output
+        assert "metadata" in output
+    for (path, field), output in zip(_NESTED.items(), outputs[len(_EXPLAINED) :], strict=True):
+        assert field in output, (path, output)
+
+
+_APPLY_CASES = [
+    # (--validate flags, stored, expected output)
+    (
+        (),
+        False,
+        'ResourceClaim in version "v1alpha2" cannot be handled as a ResourceClaim: '
+        'strict decoding error: unknown field "spec.resourceClassNmae"',
+    ),
+    (("--validate=warn",), True, 'Warning: unknown field "spec.resourceClassNmae"'),
+    (("--validate=false",), True, ""),
+]
+
+
+async def test_apply_leaves_validation_to_the_server(kubectl: Kubectl, server: HttpServer) -> None:
+    """kubectl's default (strict) fails with the server's message, warn warns, false drops the
+    field silently (one server per kubectl version for the three cases)."""
+    for flags, stored, message in _APPLY_CASES:
+        name = "typo-" + (flags[0].split("=")[1] if flags else "strict")
+        output = await kubectl.run(
+            "apply", *flags, "-f", "-", stdin=_CLAIM.format(name=name), check=False
+        )
+        listed = await server.client().list(kinds.RESOURCE_CLAIMS, "default")
+        claims = {c["metadata"]["name"]: c for c in listed["items"]}
+        assert message in output, (flags, output)
+        if not stored:
+            assert name not in claims
+            assert "Error from server (BadRequest)" in output
+            continue
+        assert claims[name]["spec"] == {
+            "resourceClassName": "example",
+            "allocationMode": "WaitForFirstConsumer",
+        }
+        if not message:
+            assert "unknown field" not in output
