@@ -2,7 +2,9 @@
 
 First start writes `DIR/ca.crt` (+ key), the serving certificate, `DIR/tokens` with the component
 users, and `DIR/kubeconfig` for the admin (context `draplane`). Port 0 picks a free port; the
-kubeconfig is rewritten on every start with the port actually bound.
+kubeconfig is rewritten on every start with the port actually bound. Several replicas may share
+one data dir (on one etcd): the files are created under `DIR/bootstrap.lock` by whichever starts
+first and read by the others; `DIR/kubeconfig` names the replica that started last.
 """
 
 from __future__ import annotations
@@ -36,11 +38,13 @@ from draplane.apiserver.registry import Registry, lookup_core_object
 from draplane.apiserver.serviceips import DEFAULT_SERVICE_CIDR
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.metrics import component_registry
+from draplane.storage import files
 from draplane.storage.interface import Storage
 
 log = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
+BOOTSTRAP_LOCK = "bootstrap.lock"
 SHUTDOWN_TIMEOUT = 5.0
 
 
@@ -116,9 +120,13 @@ class ApiServer:
         return self._handler
 
     async def start(self) -> None:
-        paths = certs.ensure_certs(self.data_dir)
-        authn.ensure_bootstrap_tokens(self.data_dir)
-        issuer = TokenIssuer(sakeys.load_or_create(self.data_dir))
+        # Replicas started at once on one data dir: the first creates the CA, serving
+        # certificate, tokens and signing key, the others wait for it and read them.
+        files.private_dir(self.data_dir)
+        with files.locked(self.data_dir / BOOTSTRAP_LOCK):
+            paths = certs.ensure_certs(self.data_dir)
+            authn.ensure_bootstrap_tokens(self.data_dir)
+            issuer = TokenIssuer(sakeys.load_or_create(self.data_dir))
         handler = await self._ensure_handler()
         if isinstance(handler, Registry):
             handler.token_issuer = issuer
