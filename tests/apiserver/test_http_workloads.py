@@ -1,7 +1,8 @@
 """The apps/v1 and batch/v1 kinds over HTTPS (one server for the module): create, get, list,
 the `scale` subresource (GET, PUT, merge/JSON patch, 409/422), the `status` subresource (spec
 and generation untouched), generation on spec changes, Tables with upstream's columns,
-discovery, Job selector generation, and what DELETE answers."""
+discovery, Job selector generation, what DELETE answers, and the generation bump of the first
+deletion mark."""
 
 from __future__ import annotations
 
@@ -417,3 +418,16 @@ async def test_discovery_lists_workloads(http: aiohttp.ClientSession) -> None:
     assert entries["deployments"]["categories"] == ["all"]
     assert "daemonsets/scale" not in entries
     assert {"jobs", "jobs/status", "cronjobs", "cronjobs/status"} <= set(entries)
+
+
+async def test_deletion_mark_bumps_generation(http: aiohttp.ClientSession) -> None:
+    await _call(http, "POST", _path(kinds.DEPLOYMENTS), make_deployment("fg").obj())
+    code, marked = await _call(
+        http, "DELETE", _path(kinds.DEPLOYMENTS, "fg"), {"propagationPolicy": "Foreground"}
+    )
+    again_code, again = await _call(
+        http, "DELETE", _path(kinds.DEPLOYMENTS, "fg"), {"propagationPolicy": "Foreground"}
+    )
+    assert code == 200 and marked["metadata"]["finalizers"] == ["foregroundDeletion"]
+    assert marked["metadata"]["generation"] == 2
+    assert again_code == 200 and again["metadata"]["generation"] == 2  # only the first mark

@@ -2,8 +2,9 @@
 
 An object with finalizers (or a pod with a grace period, or a namespace with spec.finalizers)
 gets `deletionTimestamp` and stays; it is removed when an update leaves it with no finalizers and
-no grace period left. Propagation: Orphan adds finalizer `orphan`, Foreground adds
-`foregroundDeletion`; the garbage collector (a controller) does the cascade, as in Kubernetes.
+no grace period left; the first deletion mark bumps `metadata.generation`. Propagation: Orphan
+adds finalizer `orphan`, Foreground adds `foregroundDeletion`; the garbage collector (a
+controller) does the cascade, as in Kubernetes.
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ class Deleter:
         now = self._registry.clock.now()
         md["deletionTimestamp"] = format_time(now + timedelta(seconds=grace))
         md["deletionGracePeriodSeconds"] = grace
+        generation = md.get("generation")
+        if isinstance(generation, int) and generation > 0:
+            md["generation"] = generation + 1  # BeforeDelete: the deletion mark is a change
         if rt is kinds.NAMESPACES:
             new.setdefault("status", {})["phase"] = "Terminating"
         if dry_run:
