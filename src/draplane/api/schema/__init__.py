@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from draplane.api.kinds import ResourceType
 from draplane.api.schema import affinity, container, core, meta, pod, rbac, resource, reviews
+from draplane.api.schema import apps, batch, services, volumeclaim
 from draplane.api.schema.meta import serve
 from draplane.api.schema.model import (
     Arr,
@@ -77,6 +78,7 @@ __all__ = [
 ]
 
 _DEFINITIONS = (affinity, container, core, meta, pod, rbac, resource, reviews)
+_WORKLOAD_DEFINITIONS = (volumeclaim, apps, batch, services)
 
 GENERIC = Struct(
     "io.draplane.Object",
