@@ -39,8 +39,20 @@ without a registered schema keeps every field (only its metadata is checked).
 from __future__ import annotations
 
 from draplane.api.kinds import ResourceType
-from draplane.api.schema import affinity, container, core, meta, pod, rbac, resource, reviews
-from draplane.api.schema import apps, batch, services, volumeclaim
+from draplane.api.schema import (
+    affinity,
+    apps,
+    batch,
+    container,
+    core,
+    meta,
+    pod,
+    rbac,
+    resource,
+    reviews,
+    services,
+    volumeclaim,
+)
 from draplane.api.schema.meta import serve
 from draplane.api.schema.model import (
     Arr,

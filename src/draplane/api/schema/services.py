@@ -66,7 +66,7 @@ SERVICE_SPEC = struct(
     ),
     f("selector", Map("string"), "Labels of the pods traffic goes to.", map_type="atomic"),
     f("clusterIP", "string", "The Service's virtual IP; None for a headless Service."),
-    f("clusterIPs", Arr("string"), "The Service's virtual IPs, one per IP family.", list_type="atomic"),
+    f("clusterIPs", Arr("string"), "Its virtual IPs, one per IP family.", list_type="atomic"),
     f(
         "type",
         "string",
