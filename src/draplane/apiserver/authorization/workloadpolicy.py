@@ -79,5 +79,9 @@ def workload_controller_rules() -> dict[str, list[Obj]]:
             rule(("update",), (CORE,), "pods/finalizers"),
             events_rule(),
         ],
+        "ttl-after-finished-controller": [
+            rule(("get", "list", "watch", "delete"), (BATCH,), "jobs"),
+            events_rule(),
+        ],
     }
 # fmt: on
