@@ -42,6 +42,8 @@ from draplane.api.kinds import ResourceType
 from draplane.api.schema import (
     affinity,
     apiextensions,
+    apps,
+    batch,
     container,
     core,
     meta,
@@ -49,6 +51,8 @@ from draplane.api.schema import (
     rbac,
     resource,
     reviews,
+    services,
+    volumeclaim,
 )
 from draplane.api.schema.meta import serve
 from draplane.api.schema.model import (
@@ -87,6 +91,7 @@ __all__ = [
 ]
 
 _DEFINITIONS = (affinity, container, core, meta, pod, rbac, resource, reviews, apiextensions)
+_WORKLOAD_DEFINITIONS = (volumeclaim, apps, batch, services)
 
 GENERIC = Struct(
     "io.draplane.Object",
