@@ -12,6 +12,7 @@ from draplane.cli.leaderelect import add_leader_election_flags, leading
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
+    add_master_flag,
     add_metrics_port_flag,
     cluster_mode,
     component_client,
@@ -35,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "scheduler", help="run the scheduler (DynamicResources plugin included)"
     )
     parser.add_argument("--kubeconfig", required=True)
+    add_master_flag(parser)
     parser.add_argument("--config", help="KubeSchedulerConfiguration YAML file")
     parser.add_argument(
         "--queueing-hints",
@@ -63,7 +65,7 @@ async def async_main(args: argparse.Namespace) -> int:
         config = load_config(args.config) if args.config else SchedulerConfig()
     except (errors.StatusError, ValueError) as err:
         raise CommandError(f"invalid scheduler configuration: {err}") from err
-    client = component_client(args.kubeconfig)
+    client = component_client(args.kubeconfig, args.master)
     try:
         metrics = component_registry()
         try:
