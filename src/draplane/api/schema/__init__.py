@@ -42,6 +42,8 @@ from draplane.api.kinds import ResourceType
 from draplane.api.schema import (
     affinity,
     apiextensions,
+    apps,
+    batch,
     container,
     core,
     meta,
@@ -50,6 +52,8 @@ from draplane.api.schema import (
     resource,
     resourcev1,
     reviews,
+    services,
+    volumeclaim,
 )
 from draplane.api.schema.meta import serve
 from draplane.api.schema.model import (
@@ -99,6 +103,7 @@ _DEFINITIONS = (
     apiextensions,
     resourcev1,
 )
+_WORKLOAD_DEFINITIONS = (volumeclaim, apps, batch, services)
 
 GENERIC = Struct(
     "io.draplane.Object",
