@@ -74,6 +74,28 @@ def test_every_served_kind_has_a_schema_and_every_type_resolves() -> None:
             [],
             id="fields-v1-is-free-form",
         ),
+        pytest.param(
+            kinds.CUSTOM_RESOURCE_DEFINITIONS,
+            {
+                "spec": {
+                    "names": {"plural": "widgets", "kind": "Widget", "shortName": ["w"]},
+                    "versions": [
+                        {
+                            "name": "v1",
+                            "schema": {"openAPIV3Schema": {"type": "object", "x-any": 1}},
+                            "subresources": {"scale": {"specReplicas": ".spec.r"}},
+                        }
+                    ],
+                },
+                "status": {"acceptedNames": {"plural": "w"}, "storedVersion": ["v1"]},
+            },
+            [
+                "spec.names.shortName",
+                "spec.versions[0].subresources.scale.specReplicas",
+                "status.storedVersion",
+            ],
+            id="crd-openapi-v3-schema-is-free-form",
+        ),
     ],
 )
 def test_decode_finds_unknown_fields(

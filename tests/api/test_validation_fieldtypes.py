@@ -10,6 +10,7 @@ import pytest
 from draplane.api import kinds, validation
 from draplane.api.kinds import ResourceType
 from draplane.testing.builders import make_claim, make_node, make_pod
+from draplane.testing.workloadbuilders import make_cron_job, make_deployment, make_job
 
 TYPE = "FieldValueTypeInvalid"
 
@@ -106,6 +107,76 @@ def _with(obj: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
             {"metadata": {"name": "c", "managedFields": 5}},
             [(TYPE, "metadata.managedFields", "Invalid value: 5: must be a list")],
             id="managed-fields-number",
+        ),
+        pytest.param(
+            kinds.DEPLOYMENTS,
+            _with(make_deployment().obj(), "spec.template.spec.containers.0.image", 5),
+            [
+                (
+                    TYPE,
+                    "spec.template.spec.containers[0].image",
+                    "Invalid value: 5: must be a string",
+                )
+            ],
+            id="deployment-template-image-number",
+        ),
+        pytest.param(
+            kinds.DEPLOYMENTS,
+            _with(make_deployment().obj(), "status.conditions", [{"lastUpdateTime": "soon"}]),
+            [
+                (
+                    TYPE,
+                    "status.conditions[0].lastUpdateTime",
+                    'Invalid value: "soon": must be an RFC 3339 timestamp',
+                )
+            ],
+            id="deployment-condition-update-time",
+        ),
+        pytest.param(
+            kinds.JOBS,
+            _with(make_job().obj(), "status.uncountedTerminatedPods", {"succeeded": "a"}),
+            [
+                (
+                    TYPE,
+                    "status.uncountedTerminatedPods.succeeded",
+                    'Invalid value: "a": must be a list',
+                )
+            ],
+            id="job-uncounted-pods-string",
+        ),
+        pytest.param(
+            kinds.CRON_JOBS,
+            _with(make_cron_job().obj(), "spec.jobTemplate.spec.parallelism", "2"),
+            [(TYPE, "spec.jobTemplate.spec.parallelism", 'Invalid value: "2": must be an integer')],
+            id="cronjob-job-template-parallelism",
+        ),
+        pytest.param(
+            kinds.SECRETS,
+            {"metadata": {"name": "s"}, "stringData": {"a": 1}, "immutable": "no"},
+            [
+                (TYPE, "stringData[a]", "Invalid value: 1: must be a string"),
+                (TYPE, "immutable", 'Invalid value: "no": must be a boolean'),
+            ],
+            id="secret-string-data-and-immutable",
+        ),
+        pytest.param(
+            kinds.SERVICES,
+            {"metadata": {"name": "s"}, "spec": {"ports": [{"port": "80"}], "clusterIPs": "a"}},
+            [
+                (TYPE, "spec.ports[0].port", 'Invalid value: "80": must be an integer'),
+                (TYPE, "spec.clusterIPs", 'Invalid value: "a": must be a list'),
+            ],
+            id="service-port-and-cluster-ips",
+        ),
+        pytest.param(
+            kinds.ENDPOINT_SLICES,
+            {
+                "metadata": {"name": "e"},
+                "addressType": "IPv4",
+                "endpoints": [{"addresses": ["10.0.0.1"], "conditions": {"ready": "yes"}}],
+            },
+            [(TYPE, "endpoints[0].conditions.ready", 'Invalid value: "yes": must be a boolean')],
+            id="endpoint-slice-condition",
         ),
     ],
 )

@@ -176,16 +176,30 @@ async def test_scale_get_put_patch(http: aiohttp.ClientSession) -> None:
 
 
 @pytest.mark.parametrize(
-    ("rt", "builder", "status"),
+    ("rt", "builder", "status", "spec_change"),
     [
-        (kinds.DEPLOYMENTS, make_deployment("st-d"), {"replicas": 1, "readyReplicas": 1}),
-        (kinds.STATEFUL_SETS, make_stateful_set("st-s"), {"replicas": 1, "readyReplicas": 1}),
-        (kinds.JOBS, make_job("st-j"), {"active": 1}),
+        (
+            kinds.DEPLOYMENTS,
+            make_deployment("st-d"),
+            {"replicas": 1, "readyReplicas": 1},
+            {"minReadySeconds": 3},
+        ),
+        (
+            kinds.STATEFUL_SETS,
+            make_stateful_set("st-s"),
+            {"replicas": 1, "readyReplicas": 1},
+            {"minReadySeconds": 3},
+        ),
+        (kinds.JOBS, make_job("st-j"), {"active": 1}, {"parallelism": 3}),
     ],
     ids=["deployment", "statefulset", "job"],
 )
 async def test_status_subresource_leaves_spec_and_generation(
-    http: aiohttp.ClientSession, rt: ResourceType, builder: WorkloadBuilder, status: Any
+    http: aiohttp.ClientSession,
+    rt: ResourceType,
+    builder: WorkloadBuilder,
+    status: Any,
+    spec_change: Any,
 ) -> None:
     obj = builder.obj()
     name = obj["metadata"]["name"]
@@ -193,7 +207,7 @@ async def test_status_subresource_leaves_spec_and_generation(
     changed = {**created, "status": status, "spec": {**created["spec"], "paused": True}}
     code, updated = await _call(http, "PUT", _path(rt, name, "status"), changed)
     main = {**updated, "status": {"replicas": 7}}
-    main["spec"] = {**updated["spec"], "minReadySeconds": 3}
+    main["spec"] = {**updated["spec"], **spec_change}
     _, spec_updated = await _call(http, "PUT", _path(rt, name), main)
 
     # Create drops the status sent; StatefulSets always carry replicas and availableReplicas.

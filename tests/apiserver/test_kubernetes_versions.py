@@ -197,3 +197,19 @@ def test_unsupported_versions_name_the_choices(value: str) -> None:
 
 def test_the_default_mode_is_1_28() -> None:
     assert versions.DEFAULT is versions.CLASSIC
+
+
+async def test_openapi_v3_follows_the_mode(mode_server: HttpServer) -> None:
+    mode = _mode(mode_server)
+
+    code, index = await _get(mode_server, "/openapi/v3")
+    resource_paths = sorted(p for p in index["paths"] if p.startswith("apis/resource.k8s.io/"))
+
+    assert code == 200
+    if mode.structured:
+        assert resource_paths == ["apis/resource.k8s.io/v1", "apis/resource.k8s.io/v1beta2"]
+        _, doc = await _get(mode_server, "/openapi/v3/apis/resource.k8s.io/v1")
+        assert "io.k8s.api.resource.v1.ResourceSlice" in doc["components"]["schemas"]
+        assert doc["info"]["version"] == "v1.36.0"
+    else:
+        assert resource_paths == ["apis/resource.k8s.io/v1alpha2"]

@@ -242,6 +242,21 @@ _TYPED_LISTS = {
     kinds.CLUSTER_ROLES: ("RbacAuthorizationV1Api", "list_cluster_role"),
     kinds.ROLE_BINDINGS: ("RbacAuthorizationV1Api", "list_role_binding_for_all_namespaces"),
     kinds.CLUSTER_ROLE_BINDINGS: ("RbacAuthorizationV1Api", "list_cluster_role_binding"),
+    kinds.CUSTOM_RESOURCE_DEFINITIONS: (
+        "ApiextensionsV1Api",
+        "list_custom_resource_definition",
+    ),
+    kinds.DEPLOYMENTS: ("AppsV1Api", "list_deployment_for_all_namespaces"),
+    kinds.REPLICA_SETS: ("AppsV1Api", "list_replica_set_for_all_namespaces"),
+    kinds.STATEFUL_SETS: ("AppsV1Api", "list_stateful_set_for_all_namespaces"),
+    kinds.DAEMON_SETS: ("AppsV1Api", "list_daemon_set_for_all_namespaces"),
+    kinds.CONTROLLER_REVISIONS: ("AppsV1Api", "list_controller_revision_for_all_namespaces"),
+    kinds.JOBS: ("BatchV1Api", "list_job_for_all_namespaces"),
+    kinds.CRON_JOBS: ("BatchV1Api", "list_cron_job_for_all_namespaces"),
+    kinds.SECRETS: ("CoreV1Api", "list_secret_for_all_namespaces"),
+    kinds.SERVICES: ("CoreV1Api", "list_service_for_all_namespaces"),
+    kinds.ENDPOINTS: ("CoreV1Api", "list_endpoints_for_all_namespaces"),
+    kinds.ENDPOINT_SLICES: ("DiscoveryV1Api", "list_endpoint_slice_for_all_namespaces"),
 }
 
 

@@ -1,6 +1,7 @@
 """The real kubectl binaries and a CustomResourceDefinition: `apply` of the CRD and of a custom
 resource in one manifest (discovery picks up the new group), `get` through the short name with
-the CRD's printer columns, `scale` through the scale subresource, and `get crd`."""
+the CRD's printer columns, `scale` through the scale subresource, `get crd`, and `explain` of
+the custom resource's fields from the CRD's /openapi/v3 document."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ async def test_apply_get_and_scale_a_custom_resource(
     scaled = await kubectl.run("scale", "wd", "big", "--replicas=5")
     table = await kubectl.run("get", "wd")
     crds = await kubectl.run("get", "crd")
+    explained = await kubectl.run("explain", "widgets.spec")
 
     assert applied_crd.strip() == (
         "customresourcedefinition.apiextensions.k8s.io/widgets.example.com created"
@@ -52,5 +54,10 @@ async def test_apply_get_and_scale_a_custom_resource(
     assert row.split()[:3] == ["big", "large", "5"]
     assert crds.strip().splitlines()[0].split() == ["NAME", "CREATED", "AT"]
     assert crds.strip().splitlines()[1].split()[0] == "widgets.example.com"
+    assert "KIND:" in explained and "Widget" in explained
+    assert "FIELD: spec <Object>" in explained or "RESOURCE: spec <Object>" in explained
+    listed = explained.split("FIELDS:")[1].splitlines()
+    fields = {line.split()[0] for line in listed if line.strip()}
+    assert {"size", "replicas", "selector"} <= fields
     stored = await server.client().get(WIDGETS, "big", "default")
     assert stored["spec"]["replicas"] == 5

@@ -22,6 +22,13 @@ _NESTED = {
     "pods.spec.containers.resources.claims": "name",
     "pods.spec.resourceClaims.source": "resourceClaimTemplateName",
     "nodes.status.nodeInfo": "kubeletVersion",
+    "deployment.spec.template.spec.containers": "imagePullPolicy",
+    "cronjob.spec.jobTemplate": "spec",
+    "cronjob.spec.jobTemplate.spec": "backoffLimit",
+    "secret.data": "map[string]",
+    "statefulsets.spec.volumeClaimTemplates.spec": "storageClassName",
+    "services.spec.ports": "targetPort",
+    "endpointslices.endpoints.conditions": "terminating",
 }
 _CLAIM = """apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaim

@@ -77,7 +77,7 @@ async def test_keys_laid_out_as_kube_apiserver_does(etcd: EtcdStorage) -> None:
             id="grouped",
         ),
         pytest.param(b"/registry/pods/ns/a/b", None, id="too-deep"),
-        pytest.param(b"/registry/deployments/ns/a", None, id="not-served"),
+        pytest.param(b"/registry/widgets/ns/a", None, id="not-served"),
         pytest.param(b"/other/pods/ns/a", None, id="other-prefix"),
     ],
 )

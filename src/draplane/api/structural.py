@@ -115,6 +115,38 @@ def _prune(schema: dict[str, Any], value: Any, keep_meta: bool) -> None:
             _prune(schema["items"], item, False)
 
 
+def unknown_fields(schema: Any, obj: Any) -> list[str]:
+    """The paths `prune` would drop (`spec.x`, `spec.items[0].y`), in document order: what
+    fieldValidation Strict reports and Warn warns about."""
+    out: list[str] = []
+    if isinstance(schema, dict):
+        _unknown(schema, obj, True, "", out)
+    return out
+
+
+def _unknown(
+    schema: dict[str, Any], value: Any, keep_meta: bool, path: str, out: list[str]
+) -> None:
+    if isinstance(value, dict):
+        props = schema.get("properties")
+        additional = schema.get("additionalProperties")
+        embedded = keep_meta or bool(schema.get("x-kubernetes-embedded-resource"))
+        preserve = bool(schema.get("x-kubernetes-preserve-unknown-fields"))
+        prefix = f"{path}." if path else ""
+        for key, item in value.items():
+            if embedded and key in _ROOT_KEEP:
+                continue
+            if isinstance(props, dict) and key in props:
+                _unknown(props[key] or {}, item, False, prefix + key, out)
+            elif isinstance(additional, dict):
+                _unknown(additional, item, False, prefix + key, out)
+            elif not preserve and additional is not True:
+                out.append(prefix + key)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            _unknown(schema["items"], item, False, f"{path}[{i}]", out)
+
+
 def default(schema: Any, obj: Any) -> None:
     """Fill in, in place, the `default` of every missing or null (non-nullable) property."""
     if isinstance(schema, dict):

@@ -216,21 +216,17 @@ def _openapi_v2_handler(catalog: Catalog) -> Handler:
     return document
 
 
-def _openapi_v3_index(catalog: Catalog) -> Handler:
+def _openapi_v3_handlers(catalog: Catalog) -> tuple[Handler, Handler]:
     async def index(_: web.Request) -> web.Response:
-        return _json(openapi.v3_index(catalog.mode))
+        return _json(openapi.v3_index(catalog))
 
-    return index
-
-
-def _openapi_v3(catalog: Catalog) -> Handler:
     async def document(request: web.Request) -> web.Response:
-        return await _openapi_v3_document(request, catalog)
+        return await _openapi_v3(request, catalog)
 
-    return document
+    return index, document
 
 
-async def _openapi_v3_document(request: web.Request, catalog: Catalog) -> web.Response:
+async def _openapi_v3(request: web.Request, catalog: Catalog) -> web.Response:
     parts = request.match_info["tail"].strip("/").split("/")
     if len(parts) == 2 and parts[0] == "api":
         group, version = "", parts[1]
@@ -238,7 +234,7 @@ async def _openapi_v3_document(request: web.Request, catalog: Catalog) -> web.Re
         group, version = parts[1], parts[2]
     else:
         raise web.HTTPNotFound()
-    body = openapi.v3_document(group, version, catalog.mode)
+    body = openapi.v3_document(group, version, catalog)
     if body is None:
         raise web.HTTPNotFound()
     headers = {"Etag": f'"{openapi.document_hash(body)}"'}
@@ -298,9 +294,10 @@ def create_app(config: AppConfig) -> web.Application:
         r.add_get(path, discovery_handler)
         r.add_get(path + "/", discovery_handler)
     r.add_get("/openapi/v2", _openapi_v2_handler(config.catalog))
-    r.add_get("/openapi/v3", _openapi_v3_index(config.catalog))
-    r.add_get("/openapi/v3/", _openapi_v3_index(config.catalog))
-    r.add_get("/openapi/v3/{tail:.+}", _openapi_v3(config.catalog))
+    v3_index, v3_document = _openapi_v3_handlers(config.catalog)
+    r.add_get("/openapi/v3", v3_index)
+    r.add_get("/openapi/v3/", v3_index)
+    r.add_get("/openapi/v3/{tail:.+}", v3_document)
     for endpoint in ("healthz", "livez", "readyz"):
         r.add_get(f"/{endpoint}", config.health.handle)
         r.add_get(f"/{endpoint}/{{check}}", config.health.handle)

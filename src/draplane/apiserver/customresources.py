@@ -1,8 +1,9 @@
 """Serving custom resources: the registry's catalog follows the stored CRDs (through the watch
 cache's change stream, like RBAC's index), the finalizer `customresourcecleanup` deletes a CRD's
-custom resources before the CRD goes, `scale` reads and writes the replicas paths as an
-autoscaling/v1 Scale, and objects are read at the requested version (conversion `None`:
-the apiVersion is rewritten) and defaulted as read, as apiextensions-apiserver's codec does.
+custom resources before the CRD goes, and objects are read at the requested version
+(conversion `None`: the apiVersion is rewritten) and defaulted as read, as
+apiextensions-apiserver's codec does. `scale` is the one mechanism of `strategies.scale`, at
+the CRD's replicas paths.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from draplane.api.auth import UserInfo
 from draplane.api.handler import WatchEvent, WatchStream
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.api.patch import patch_object
 from draplane.api.request import Request
 from draplane.clock import format_time
 from draplane.storage.interface import Event
@@ -196,88 +196,6 @@ class CustomResources:
         if "items" in result and result.get("kind") == rt.list_kind:
             return {**result, "items": [self.at_version(rt, i) for i in result["items"]]}
         return self.at_version(rt, result)
-
-    # --- scale --------------------------------------------------------------------------
-
-    async def scale(self, user: UserInfo, req: Request) -> Obj:
-        rt = req.rt
-        spec = rt.custom.scale
-        if spec is None:
-            raise errors.not_found(rt, f"{req.name}/scale")
-        if req.verb == "get":
-            obj = await self._r.get_object(rt, req.namespace, req.name)
-            return _scale_of(obj, spec)
-        if req.verb not in ("update", "patch"):
-            raise errors.method_not_allowed()
-
-        def mutate(old: Obj) -> Obj:
-            current = _scale_of(old, spec)
-            if req.verb == "patch":
-                body = patch_object(current, req.body, req.options.patch_type, rt)
-            else:
-                body = req.body if isinstance(req.body, dict) else {}
-            rv = (body.get("metadata") or {}).get("resourceVersion")
-            if rv and rv != meta.resource_version(old):
-                raise errors.conflict(rt, req.name)
-            replicas = (body.get("spec") or {}).get("replicas")
-            if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
-                raise errors.invalid_object(
-                    "Scale",
-                    req.name,
-                    [
-                        errors.invalid(
-                            "spec.replicas", replicas, "must be greater than or equal to 0"
-                        )
-                    ],
-                    ResourceType("autoscaling", "v1", "scale", "Scale", rt.namespaced, "scale"),
-                )
-            new = meta.deep_copy(old)
-            _set_path(new, spec.spec_replicas_path, replicas)
-            return new
-
-        target = Request("update", rt, req.namespace, req.name)
-        stored = await self._r.writer.guaranteed_update(
-            user, target, mutate, dry_run=req.options.dry_run
-        )
-        return _scale_of(stored, spec)
-
-
-def _get_path(obj: Any, path: str) -> Any:
-    for part in path.strip(".").split("."):
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(part)
-    return obj
-
-
-def _set_path(obj: Obj, path: str, value: Any) -> None:
-    parts = path.strip(".").split(".")
-    for part in parts[:-1]:
-        child = obj.get(part)
-        if not isinstance(child, dict):
-            child = obj[part] = {}
-        obj = child
-    obj[parts[-1]] = value
-
-
-def _scale_of(obj: Obj, spec: crd.ScaleSubresource) -> Obj:
-    md = obj.get("metadata") or {}
-    status: Obj = {"replicas": _get_path(obj, spec.status_replicas_path) or 0}
-    if spec.label_selector_path:
-        selector = _get_path(obj, spec.label_selector_path)
-        if isinstance(selector, str) and selector:
-            status["selector"] = selector
-    return {
-        "kind": "Scale",
-        "apiVersion": "autoscaling/v1",
-        "metadata": {
-            k: md[k]
-            for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
-            if k in md
-        },
-        "spec": {"replicas": _get_path(obj, spec.spec_replicas_path) or 0},
-        "status": status,
-    }
 
 
 class _ConvertingWatch:

@@ -1,7 +1,9 @@
 """Kubeconfig files the API server writes: one cluster, one token user, context `draplane`.
 
 `DIR/kubeconfig` is the admin's; `kubeconfig_for_user` builds one for any user (adding a token
-to the token file when needed) from the server URL recorded in the admin kubeconfig.
+to the token file when needed) from the server URL recorded in the admin kubeconfig, or from
+a comma list of API server replicas' URLs (the first as `server`, all of them in the
+`draplane.io/servers` cluster extension that `RESTClient` fails over along).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import yaml
 
 from draplane.apiserver.authn import ensure_user_token
 from draplane.apiserver.certs import cert_paths
+from draplane.client.kubeconfig import SERVERS_EXTENSION, split_servers
 from draplane.storage import files
 
 CONTEXT = "draplane"
@@ -21,16 +24,23 @@ KUBECONFIG_FILE = "kubeconfig"
 
 
 def build_kubeconfig(*, server: str, ca_pem: bytes, user: str, token: str) -> dict[str, Any]:
+    """`server` is one URL or a comma list of replicas' URLs."""
+    servers = split_servers(server)
+    cluster: dict[str, Any] = {
+        "server": servers[0] if servers else server,
+        "certificate-authority-data": base64.b64encode(ca_pem).decode(),
+    }
+    if len(servers) > 1:
+        cluster["extensions"] = [
+            {"name": SERVERS_EXTENSION, "extension": {"servers": list(servers)}}
+        ]
     return {
         "apiVersion": "v1",
         "kind": "Config",
         "clusters": [
             {
                 "name": CONTEXT,
-                "cluster": {
-                    "server": server,
-                    "certificate-authority-data": base64.b64encode(ca_pem).decode(),
-                },
+                "cluster": cluster,
             }
         ],
         "users": [{"name": user, "user": {"token": token}}],

@@ -5,19 +5,24 @@ written at every start so a new port is picked up. Its cluster IP is the service
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
-from draplane.api import kinds, meta
+from draplane.api import errors, kinds, meta
 from draplane.api.auth import UserInfo
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
+from draplane.apiserver.storageerrors import to_status
 from draplane.apiserver.strategies.merge import merge_for_write
 from draplane.apiserver.strategies.table import strategy_for
+from draplane.storage.errors import StorageError
 
 if TYPE_CHECKING:
     from draplane.apiserver.registry import Registry
 
 NAME, NAMESPACE = "kubernetes", "default"
+_ATTEMPTS = 10
+_RETRY_SECONDS = 0.05
 _SELF = UserInfo("system:apiserver", "", ("system:masters",))
 
 
@@ -88,7 +93,21 @@ async def _put(registry: Registry, rt: ResourceType, obj: Obj, same: bool) -> No
 
 
 async def ensure_kubernetes_service(registry: Registry, host: str, port: int) -> None:
-    """Create or update the `kubernetes` Service, Endpoints and EndpointSlice."""
+    """Create or update the `kubernetes` Service, Endpoints and EndpointSlice. A replica on the
+    same store writing them at the same moment (409 or 404) makes it read and write again; the
+    last replica to start names itself (no lease-based endpoint reconciler)."""
+    for attempt in range(_ATTEMPTS):
+        try:
+            await _ensure(registry, host, port)
+            return
+        except (StorageError, errors.StatusError) as err:
+            code = to_status(err).code if isinstance(err, StorageError) else err.code
+            if code not in (404, 409) or attempt == _ATTEMPTS - 1:
+                raise
+            await asyncio.sleep(_RETRY_SECONDS * (attempt + 1))
+
+
+async def _ensure(registry: Registry, host: str, port: int) -> None:
     service = _service(registry.service_ips.kubernetes_ip, port)
     old = await registry.storage.get(kinds.SERVICES.key, NAMESPACE, NAME)
     old_port = ((old or {}).get("spec") or {}).get("ports") or [{}]

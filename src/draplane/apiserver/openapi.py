@@ -4,10 +4,11 @@ their REST operations.
 - `/openapi/v3` lists one document per group-version (`paths` -> `serverRelativeURL` with a
   content hash); `/openapi/v3/api/v1`, `/openapi/v3/apis/<group>/<version>` are OpenAPI 3.0
   documents: `components.schemas` named as upstream (`io.k8s.api.core.v1.Pod`, with
-  `x-kubernetes-group-version-kind`) and the paths with their operations. Each PATCH operation
-  names its kind and takes `fieldValidation`, so kubectl leaves validation to the server, and
-  lists the strategic-merge content type, so client-side apply computes strategic patches from
-  the schemas; `kubectl explain` reads the schemas.
+  `x-kubernetes-group-version-kind`) and the paths with their operations; the group-versions
+  of established CRDs are listed beside them (`crdopenapi`), with the same operations. Each
+  PATCH operation names its kind and takes `fieldValidation`, so kubectl leaves validation to
+  the server, and lists the strategic-merge content type, so client-side apply computes
+  strategic patches from the schemas; `kubectl explain` reads the schemas.
 - `/openapi/v2` as JSON (Accept: application/json) is the Swagger 2.0 document of everything;
   as protobuf (what kubectl asks for) it is the smallest gnostic `Document` without
   definitions: kubectl reads v3 first for explain and validation, and finds no kind in v2 to
@@ -23,9 +24,11 @@ from typing import Any
 import orjson
 
 from draplane.api import kinds, schema, versions
+from draplane.api.catalog import Catalog
 from draplane.api.kinds import ResourceType
 from draplane.api.schema import model
 from draplane.api.schema.openapi import Converter
+from draplane.apiserver.crdopenapi import crd_openapi_v3, definition_name
 from draplane.apiserver.discovery import KUBE_VERSION
 
 # Go's mime parser rejects the `@v1.0` spelling kubectl puts in its Accept header.
@@ -125,7 +128,9 @@ def _operation(
     return op
 
 
-def _paths(conv: Converter, rt: ResourceType, struct_name: str) -> dict[str, Any]:
+def _paths(
+    conv: Converter, rt: ResourceType, struct_name: str, list_name: str = ""
+) -> dict[str, Any]:
     """The collection, item and status paths of one resource."""
     base = "/" + gv_path(rt.group, rt.version)
     ns = "/namespaces/{namespace}" if rt.namespaced else ""
@@ -145,7 +150,7 @@ def _paths(conv: Converter, rt: ResourceType, struct_name: str) -> dict[str, Any
             "list",
             kind,
             f"list{suffix}{op_kind}",
-            responses=_response(conv, struct_name + "List"),
+            responses=_response(conv, list_name or struct_name + "List"),
         )
     if "create" in rt.verbs:
         collection["post"] = _operation(
@@ -251,20 +256,47 @@ def _v3_document(group: str, version: str, generation: int, mode: versions.Mode)
     return orjson.dumps(doc)
 
 
-def v3_document(group: str, version: str, mode: versions.Mode = versions.DEFAULT) -> bytes | None:
-    """The OpenAPI 3.0 document of one group-version, or None when nothing is served there."""
-    return _v3_document(group, version, model.generation(), mode)
+def _crd_document(catalog: Catalog, group: str, version: str) -> bytes | None:
+    """The document of a custom group-version: the CRDs' kinds (`crd_openapi_v3`) with their
+    REST operations and the meta/v1 schemas they reference, as apiextensions-apiserver
+    publishes it."""
+    doc = crd_openapi_v3(catalog).get(gv_path(group, version))
+    if doc is None:
+        return None
+    conv = Converter(v3=True)
+    for rt in catalog.custom():
+        if (rt.group, rt.version) == (group, version):
+            names = (definition_name(rt, rt.kind), definition_name(rt, rt.list_kind))
+            doc["paths"].update(_paths(conv, rt, *names))
+    schemas = doc["components"]["schemas"]
+    schemas.update(conv.definitions([_META + "ObjectMeta", _META + "ListMeta", *_COMMON_SCHEMAS]))
+    schemas[_META + "Patch"] = _patch_definition(True)
+    doc["components"]["schemas"] = dict(sorted(schemas.items()))
+    return orjson.dumps(doc)
+
+
+def v3_document(group: str, version: str, catalog: Catalog | None = None) -> bytes | None:
+    """The OpenAPI 3.0 document of one group-version, or None when nothing is served there:
+    the built-in kinds' or, for a group-version of established CRDs in `catalog`, theirs."""
+    mode = catalog.mode if catalog is not None else versions.DEFAULT
+    body = _v3_document(group, version, model.generation(), mode)
+    if body is None and catalog is not None:
+        return _crd_document(catalog, group, version)
+    return body
 
 
 def document_hash(body: bytes) -> str:
     return hashlib.sha512(body).hexdigest().upper()
 
 
-def v3_index(mode: versions.Mode = versions.DEFAULT) -> dict[str, Any]:
+def v3_index(catalog: Catalog | None = None) -> dict[str, Any]:
+    """`/openapi/v3`: each served group-version's document with its content hash (so a CRD
+    change gives its group-version a new URL)."""
     paths: dict[str, Any] = {}
-    for group, served in kinds.group_versions(mode.served).items():
-        for version in served:
-            body = v3_document(group, version, mode)
+    served = catalog.group_versions() if catalog is not None else kinds.group_versions()
+    for group, group_versions in served.items():
+        for version in group_versions:
+            body = v3_document(group, version, catalog)
             if body is not None:
                 key = gv_path(group, version)
                 paths[key] = {"serverRelativeURL": f"/openapi/v3/{key}?hash={document_hash(body)}"}

@@ -9,6 +9,7 @@ cache.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from typing import Any
@@ -54,6 +55,8 @@ from draplane.storage.interface import Storage
 
 log = logging.getLogger(__name__)
 
+_STARTUP_ATTEMPTS = 10
+_STARTUP_RETRY_SECONDS = 0.05
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-node-lease", "kube-public")
 _DELETE_CONFLICT_RETRIES = 1000
 _GRAPH_WAIT = 3.0
@@ -122,20 +125,41 @@ class Registry:
         await policy.load_index(self.storage, self.rbac)
         await self.custom_resources.load()
         await self.watch_cache.start()
-        for ns in DEFAULT_NAMESPACES:
-            if await self.storage.get(kinds.NAMESPACES.key, "", ns) is None:
-                obj: Obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
-                await self.writer.create_object(
-                    _SERVER, strategy_for(kinds.NAMESPACES), "", obj, dry_run=False
+        await self._startup_writes()
+
+    async def _startup_writes(self) -> None:
+        """The default namespaces and the bootstrap RBAC reconcile. Another API server on the
+        same store may run them at the same moment: a 409 (AlreadyExists, Conflict) or a 404
+        from its write re-runs them on fresh reads, as kube-apiserver's post-start hooks
+        retry; both are idempotent."""
+        for attempt in range(_STARTUP_ATTEMPTS):
+            try:
+                for ns in DEFAULT_NAMESPACES:
+                    if await self.storage.get(kinds.NAMESPACES.key, "", ns) is None:
+                        obj: Obj = {
+                            "apiVersion": "v1",
+                            "kind": "Namespace",
+                            "metadata": {"name": ns},
+                        }
+                        await self.writer.create_object(
+                            _SERVER, strategy_for(kinds.NAMESPACES), "", obj, dry_run=False
+                        )
+                written = await policy.reconcile_policy(
+                    self._policy_get,
+                    self._policy_write,
+                    self._policy_delete,
+                    structured=self.kinds.mode.structured,
                 )
-        written = await policy.reconcile_policy(
-            self._policy_get,
-            self._policy_write,
-            self._policy_delete,
-            structured=self.kinds.mode.structured,
-        )
-        if written:
-            log.info("reconciled %d bootstrap RBAC objects", written)
+            except (StorageError, errors.StatusError) as err:
+                code = to_status(err).code if isinstance(err, StorageError) else err.code
+                if code not in (404, 409) or attempt == _STARTUP_ATTEMPTS - 1:
+                    raise
+                log.info("start-up writes raced another API server (%s); again", err)
+                await asyncio.sleep(_STARTUP_RETRY_SECONDS * (attempt + 1))
+                continue
+            if written:
+                log.info("reconciled %d bootstrap RBAC objects", written)
+            return
 
     async def _policy_get(self, rt: ResourceType, name: str) -> Obj | None:
         return await self.storage.get(rt.key, "", name)
@@ -213,8 +237,6 @@ class Registry:
                 "MethodNotAllowed",
                 "create not allowed while custom resource definition is terminating",
             )
-        if request.subresource == "scale" and custom is not None:
-            return await self.custom_resources.scale(user, request)
         asked = request.rt
         if request.is_write and resourceconversion.converts(asked):
             # Written at the storage version; the answer is converted back below.
@@ -283,8 +305,12 @@ class Registry:
         rt, o = req.rt, req.options
         if req.verb == "get":
             await self.lists.wait_fresh(listoptions.parse_resource_version(o.resource_version))
-            obj = await self._get(rt, req.namespace, req.name)
-            return scale.scale_of(obj) if req.subresource == "scale" else obj
+            if req.subresource == "scale":
+                paths = strategy_for(rt).scale
+                if paths is None:
+                    raise errors.not_found(rt, f"{req.name}/scale")
+                return scale.scale_of(await self._get(rt, req.namespace, req.name), paths)
+            return await self._get(rt, req.namespace, req.name)
         if req.verb == "list":
             return await reads.list_objects(
                 self.lists,

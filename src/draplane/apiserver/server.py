@@ -2,7 +2,9 @@
 
 First start writes `DIR/ca.crt` (+ key), the serving certificate, `DIR/tokens` with the component
 users, and `DIR/kubeconfig` for the admin (context `draplane`). Port 0 picks a free port; the
-kubeconfig is rewritten on every start with the port actually bound.
+kubeconfig is rewritten on every start with the port actually bound. Several replicas may share
+one data dir (on one etcd): the files are created under `DIR/bootstrap.lock` by whichever starts
+first and read by the others; `DIR/kubeconfig` names the replica that started last.
 """
 
 from __future__ import annotations
@@ -37,12 +39,13 @@ from draplane.apiserver.registry import Registry, lookup_core_object
 from draplane.apiserver.serviceips import DEFAULT_SERVICE_CIDR
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.metrics import component_registry
-from draplane.storage import mode_marker
+from draplane.storage import files, mode_marker
 from draplane.storage.interface import Storage
 
 log = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
+BOOTSTRAP_LOCK = "bootstrap.lock"
 SHUTDOWN_TIMEOUT = 5.0
 
 
@@ -126,9 +129,13 @@ class ApiServer:
     async def start(self) -> None:
         """Serve; `ModeMismatchError` when the data dir holds the other mode's cluster."""
         mode_marker.ensure_mode(self.data_dir, self.mode)
-        paths = certs.ensure_certs(self.data_dir)
-        authn.ensure_bootstrap_tokens(self.data_dir)
-        issuer = TokenIssuer(sakeys.load_or_create(self.data_dir))
+        # Replicas started at once on one data dir: the first creates the CA, serving
+        # certificate, tokens and signing key, the others wait for it and read them.
+        files.private_dir(self.data_dir)
+        with files.locked(self.data_dir / BOOTSTRAP_LOCK):
+            paths = certs.ensure_certs(self.data_dir)
+            authn.ensure_bootstrap_tokens(self.data_dir)
+            issuer = TokenIssuer(sakeys.load_or_create(self.data_dir))
         handler = await self._ensure_handler()
         if isinstance(handler, Registry):
             handler.token_issuer = issuer

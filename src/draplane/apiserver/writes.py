@@ -213,14 +213,18 @@ class Writer:
 
     async def _scale(self, user: UserInfo, req: Request) -> Obj:
         """PUT or PATCH of `scale`: the Scale of the stored object is replaced or patched, then
-        its spec.replicas is written to the object as a main-resource update."""
+        its replicas are written to the object, at the paths of the kind's strategy, as a
+        main-resource update."""
         rt = req.rt
+        paths = strategy_for(rt).scale
+        if paths is None:
+            raise errors.not_found(rt, f"{req.name}/scale")
 
         def mutate(old: Obj) -> Obj:
             body = req.body
             if req.verb == "patch":
-                body = patch_object(scale.scale_of(old), body, req.options.patch_type, rt)
-            return scale.apply_scale(rt, old, body)
+                body = patch_object(scale.scale_of(old, paths), body, req.options.patch_type, rt)
+            return scale.apply_scale(rt, old, body, paths)
 
         stored = await self.guaranteed_update(
             user,
@@ -229,7 +233,7 @@ class Writer:
             retry=not scale.pinned(req.body),
             dry_run=req.options.dry_run,
         )
-        return scale.scale_of(stored)
+        return scale.scale_of(stored, paths)
 
     def _apply(self, old: Obj | None, req: Request) -> Obj:
         return server_side_apply(

@@ -24,6 +24,7 @@ from draplane.cli.process import (
     port_number,
     stop_on_signals,
 )
+from draplane.storage import mode_marker
 from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
 from draplane.storage.factory import open_storage
 from draplane.storage.files import DiskFullError
@@ -87,6 +88,11 @@ async def _open_store(
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
+    try:
+        # Before the store is opened: nothing is written to the other mode's data dir.
+        mode_marker.ensure_mode(args.data_dir, args.kubernetes_version)
+    except StoreError as err:
+        raise CommandError(str(err)) from err
     storage = await _open_store(
         args.store, args.data_dir, restored=args.restored_store, etcd=EtcdFlags.from_args(args)
     )

@@ -27,6 +27,7 @@ from draplane.cli.leaderelect import add_leader_election_flags, leading
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
+    add_master_flag,
     add_metrics_port_flag,
     cluster_mode,
     rest_client,
@@ -52,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "ClusterRole aggregation controllers",
     )
     parser.add_argument("--kubeconfig", required=True)
+    add_master_flag(parser)
     parser.add_argument(
         "--use-service-account-credentials",
         choices=("true", "false"),
@@ -67,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
-    client = rest_client(args.kubeconfig)
+    client = rest_client(args.kubeconfig, args.master)
     writers: dict[str, RESTClient] = {}
     managers: list[ControllerManager] = []
     metrics = component_registry()

@@ -13,6 +13,7 @@ from draplane.api import versions
 from draplane.cli.leaderelect import add_leader_election_flags, leading
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
+    add_master_flag,
     add_metrics_port_flag,
     cluster_mode,
     component_client,
@@ -44,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "example", help=f"the example driver ({DRIVER_NAME}): allocation, scheduling answers"
     )
     example.add_argument("--kubeconfig", required=True, help="kubeconfig of the driver's user")
+    add_master_flag(example)
     mode = example.add_mutually_exclusive_group()
     mode.add_argument(
         "--devices-per-node",
@@ -87,7 +89,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
-    client = component_client(args.kubeconfig)
+    client = component_client(args.kubeconfig, args.master)
     try:
         registry = component_registry()
         resources = Resources(

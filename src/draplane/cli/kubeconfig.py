@@ -1,7 +1,8 @@
 """`draplane kubeconfig --data-dir DIR --user USER`: print a kubeconfig for any user.
 
 Adds a token for the user to `DIR/tokens` when it has none (the running API server picks it up);
-the server URL comes from the admin kubeconfig the API server wrote on start.
+the server URL comes from the admin kubeconfig the API server wrote on start, or from
+`--server URL[,URL...]` (API server replicas, listed for the client's failover).
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ def register(subparsers: Any) -> None:
         default=None,
         help="group of a new user (repeatable; default from the user name)",
     )
+    parser.add_argument(
+        "--server",
+        default="",
+        help="API server URL, or a comma list of replicas' URLs to fail over along "
+        "(default: the one in DIR/kubeconfig)",
+    )
     parser.set_defaults(func=async_main)
 
 
@@ -40,7 +47,9 @@ async def async_main(args: argparse.Namespace) -> int:
         raise CommandError("--user must name a user")
     groups = tuple(args.group) if args.group else None
     try:
-        config = kubeconfig_for_user(Path(args.data_dir), args.user, groups=groups)
+        config = kubeconfig_for_user(
+            Path(args.data_dir), args.user, groups=groups, server=args.server
+        )
     except FileNotFoundError as err:
         raise CommandError(
             f"no API server has started with data dir {args.data_dir} (no kubeconfig or CA there)"

@@ -23,6 +23,7 @@ from draplane.cli.driver import positive_seconds
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
+    add_master_flag,
     add_metrics_port_flag,
     cluster_mode,
     positive,
@@ -46,6 +47,7 @@ NODE_PLUGINS = {"example": [DRIVER_NAME]}
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("nodes", help="run simulated nodes (kubelets)")
     parser.add_argument("--kubeconfig", required=True)
+    add_master_flag(parser)
     parser.add_argument("--count", type=positive, required=True, help="number of nodes")
     parser.add_argument(
         "--name-prefix", default="node-", help="nodes are named <prefix>0 ... <prefix>N-1"
@@ -132,7 +134,7 @@ def _client_factory(
 ) -> Callable[[str], Client]:
     """Clients per node name: each node's own user when a token file is at hand, else the
     kubeconfig's user for all. Every kubeconfig is written and checked before nodes start."""
-    shared = rest_client(args.kubeconfig)
+    shared = rest_client(args.kubeconfig, args.master)
     clients.append(shared)
     data_dir = Path(args.data_dir) if args.data_dir else Path(args.kubeconfig).parent
     if not (data_dir / "tokens").exists():
@@ -150,7 +152,7 @@ def _client_factory(
                 data_dir,
                 NODE_PREFIX + name,
                 groups=(SYSTEM_NODES, SYSTEM_AUTHENTICATED),
-                server=shared.server,
+                server=",".join(shared.transport.config.endpoints),
             )
         except (OSError, ValueError) as err:
             raise CommandError(f"cannot give node {name} a user in {data_dir}: {err}") from err

@@ -96,20 +96,32 @@ def add_restored_store_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def rest_client(kubeconfig: str) -> RESTClient:
-    """A client for the kubeconfig's current context, its TLS settings checked up front (so a
-    bad CA fails here, not as endless informer retries)."""
+def add_master_flag(parser: argparse.ArgumentParser) -> None:
+    """`--master`, as the Kubernetes components have: the API server URL overriding the
+    kubeconfig's, here also a comma list of replicas' URLs to fail over along."""
+    parser.add_argument(
+        "--master",
+        default="",
+        help="API server URL, or URL,URL,... of replicas (overrides the kubeconfig's server)",
+    )
+
+
+def rest_client(kubeconfig: str, master: str = "") -> RESTClient:
+    """A client for the kubeconfig's current context (against `master`'s URLs when given), its
+    TLS settings checked up front (so a bad CA fails here, not as endless informer retries)."""
     try:
         config = load_kubeconfig(kubeconfig)
+        if master:
+            config = config.with_servers(master)
         config.ssl_context()
     except (KubeconfigError, OSError, ValueError) as err:
         raise CommandError(f"cannot use kubeconfig {kubeconfig}: {err}") from err
     return RESTClient(config)
 
 
-def component_client(kubeconfig: str) -> Client:
-    """`rest_client(kubeconfig)` for a component: with `-v 6` it logs every request."""
-    return logged(rest_client(kubeconfig))
+def component_client(kubeconfig: str, master: str = "") -> Client:
+    """`rest_client(kubeconfig, master)` for a component: with `-v 6` it logs every request."""
+    return logged(rest_client(kubeconfig, master))
 
 
 @contextlib.contextmanager

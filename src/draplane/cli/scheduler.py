@@ -14,6 +14,7 @@ from draplane.cli.leaderelect import add_leader_election_flags, leading
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
+    add_master_flag,
     add_metrics_port_flag,
     cluster_mode,
     component_client,
@@ -37,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "scheduler", help="run the scheduler (DynamicResources plugin included)"
     )
     parser.add_argument("--kubeconfig", required=True)
+    add_master_flag(parser)
     parser.add_argument("--config", help="KubeSchedulerConfiguration YAML file")
     parser.add_argument(
         "--queueing-hints",
@@ -65,7 +67,7 @@ async def async_main(args: argparse.Namespace) -> int:
         config = load_config(args.config) if args.config else SchedulerConfig()
     except (errors.StatusError, ValueError) as err:
         raise CommandError(f"invalid scheduler configuration: {err}") from err
-    client = component_client(args.kubeconfig)
+    client = component_client(args.kubeconfig, args.master)
     try:
         metrics = component_registry()
 

@@ -20,6 +20,7 @@ from draplane.cli.process import (
 )
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
 from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
+from draplane.storage.interface import StoreError
 
 
 def register(sub: Any) -> None:
@@ -106,7 +107,7 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
 async def _start(config: ControlPlaneConfig) -> ControlPlane:
     try:
         plane = ControlPlane(config)
-    except (ValueError, OSError) as err:
+    except (ValueError, OSError, StoreError) as err:
         raise CommandError(str(err)) from err
     try:
         await plane.start()

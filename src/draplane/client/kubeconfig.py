@@ -3,6 +3,11 @@
 Supports what draplane and kind/kwok-style files use: `certificate-authority-data` or
 `certificate-authority`, `insecure-skip-tls-verify`, `token` or `tokenFile`, and client
 certificates (`client-certificate[-data]`, `client-key[-data]`).
+
+Several API server replicas: the cluster's `server` is the first, and the cluster extension
+named `draplane.io/servers` (`extension: {servers: [URL, ...]}`, which kubectl keeps and ignores)
+lists all of them, for `RESTClient`'s failover. `with_servers` sets them from a comma list (the
+components' `--master` flag).
 """
 
 from __future__ import annotations
@@ -11,15 +16,36 @@ import base64
 import os
 import ssl
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+SERVERS_EXTENSION = "draplane.io/servers"
+
 
 class KubeconfigError(ValueError):
     """The kubeconfig is missing, malformed or names something it does not define."""
+
+
+def split_servers(urls: str) -> tuple[str, ...]:
+    """`https://a:1,https://b:2` -> the URLs, without trailing slashes or empty entries."""
+    servers = tuple(u.strip().rstrip("/") for u in urls.split(",") if u.strip())
+    for url in servers:
+        if not url.startswith(("https://", "http://")):
+            raise KubeconfigError(f"server {url!r} is not an http(s) URL")
+    return servers
+
+
+def _extension_servers(cluster: dict[str, Any]) -> tuple[str, ...]:
+    for entry in cluster.get("extensions") or []:
+        if isinstance(entry, dict) and entry.get("name") == SERVERS_EXTENSION:
+            ext = entry.get("extension")
+            urls = ext.get("servers") if isinstance(ext, dict) else None
+            if isinstance(urls, list):
+                return split_servers(",".join(str(u) for u in urls))
+    return ()
 
 
 @dataclass(frozen=True)
@@ -31,10 +57,23 @@ class KubeConfig:
     insecure: bool = False
     client_cert_pem: bytes | None = None
     client_key_pem: bytes | None = None
+    servers: tuple[str, ...] = ()
+    """Every API server URL to try, in order (empty: `server` only)."""
+
+    @property
+    def endpoints(self) -> tuple[str, ...]:
+        return self.servers or (self.server,)
+
+    def with_servers(self, urls: str) -> KubeConfig:
+        """This config against the comma-separated `urls` (the first becomes `server`)."""
+        servers = split_servers(urls)
+        if not servers:
+            raise KubeconfigError("no server URL given")
+        return replace(self, server=servers[0], servers=servers)
 
     def ssl_context(self) -> ssl.SSLContext | bool:
         """What aiohttp's `ssl=` wants: a context for https, True for plain http."""
-        if not self.server.startswith("https"):
+        if not any(url.startswith("https") for url in self.endpoints):
             return True
         if self.insecure:
             ctx = ssl.create_default_context()
@@ -89,8 +128,12 @@ def parse_kubeconfig(doc: Any, *, base: Path, context: str = "") -> KubeConfig:
     token = str(user.get("token") or "")
     if not token and user.get("tokenFile"):
         token = (base / os.path.expanduser(user["tokenFile"])).read_text().strip()
+    servers = _extension_servers(cluster)
+    if servers and server not in servers:
+        servers = (server, *servers)
     return KubeConfig(
         server=server,
+        servers=servers,
         user=user_name,
         token=token,
         ca_pem=_data_or_file(cluster, "certificate-authority", base),

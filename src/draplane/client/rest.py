@@ -4,15 +4,24 @@
 API errors come back as `StatusError` (from the Status body, or built from the HTTP code when the
 body is not a Status). Watches are read line by line from the chunked response, so events of any
 size work.
+
+Failover: a config with several servers (`KubeConfig.endpoints`, API server replicas on one
+store) sends to the current one and moves on to the next on a refused connection, and for reads
+and watches also on a broken connection or a 503; a watch that ends because its server went
+away is started again by its informer from the last resourceVersion, which every replica serves
+alike. A write that got a 503 or whose connection broke after it was sent is not resent (etcd
+may have applied it): its error is raised and the next request goes to the next server.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 import orjson
@@ -41,6 +50,13 @@ _REASONS = {
     503: "ServiceUnavailable",
     504: "Timeout",
 }
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_UNSENT = (aiohttp.ClientConnectorError, ConnectionRefusedError)
+"""Errors that mean the request never reached the server: safe to send elsewhere."""
+_BROKEN = (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, asyncio.TimeoutError, OSError)
+"""Errors of a connection that broke (the request may have been applied)."""
 _REQUEST_TIMEOUT = aiohttp.ClientTimeout(total=60, connect=10)
 _WATCH_TIMEOUT = aiohttp.ClientTimeout(total=None, connect=10)
 
@@ -132,11 +148,57 @@ class HTTPTransport:
         if config.token:
             self._headers["Authorization"] = f"Bearer {config.token}"
         self._session: aiohttp.ClientSession | None = None
+        self._current = 0
         self._watches: weakref.WeakSet[HttpWatch] = weakref.WeakSet()
 
     @property
     def user(self) -> str:
         return self.config.user
+
+    @property
+    def server(self) -> str:
+        """The server requests go to now."""
+        endpoints = self.config.endpoints
+        return endpoints[self._current % len(endpoints)]
+
+    def _fail_over(self, server: str, reason: object) -> None:
+        endpoints = self.config.endpoints
+        if len(endpoints) > 1 and self.server == server:
+            self._current = (self._current + 1) % len(endpoints)
+            log.info("API server %s failed (%s); using %s", server, reason, self.server)
+
+    async def _each_server(self, method: str, attempt: Callable[[str], Awaitable[T]]) -> T:
+        """`attempt(server)` on the current server, then on the next ones while it fails with a
+        refused connection (a 503 or a broken connection only for reads: a write is raised, and
+        the next request goes to the next server); when every server failed, the 503 one of
+        them answered, else the last connection error."""
+        last: BaseException | None = None
+        answered: errors.StatusError | None = None
+        for _ in range(len(self.config.endpoints)):
+            server = self.server
+            try:
+                return await attempt(server)
+            except errors.StatusError as err:
+                if err.code != 503:
+                    raise
+                if method != "GET":
+                    # etcd may have applied a write the server could not confirm: not resent.
+                    self._fail_over(server, err)
+                    raise
+                last = answered = err
+            except _UNSENT as err:
+                last = err
+            except _BROKEN as err:
+                self._fail_over(server, err)
+                if method != "GET":
+                    raise
+                last = err
+                continue
+            self._fail_over(server, last)
+        # A server that answered says more than one that could not be reached.
+        failure = answered or last
+        assert failure is not None
+        raise failure
 
     def _get_session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -178,23 +240,31 @@ class HTTPTransport:
         """One request; returns the decoded JSON body, raises StatusError on an error code."""
         data = None if body is None else orjson.dumps(body)
         headers = {"Content-Type": content_type} if data is not None else None
-        async with self._get_session().request(
-            method, self.config.server + path, params=params, data=data, headers=headers
-        ) as resp:
-            raw = await resp.read()
-            if resp.status >= 400:
-                raise status_error(resp.status, raw)
-            result: Obj = orjson.loads(raw) if raw else {}
-            return result
+
+        async def attempt(server: str) -> Obj:
+            async with self._get_session().request(
+                method, server + path, params=params, data=data, headers=headers
+            ) as resp:
+                raw = await resp.read()
+                if resp.status >= 400:
+                    raise status_error(resp.status, raw)
+                result: Obj = orjson.loads(raw) if raw else {}
+                return result
+
+        result: Obj = await self._each_server(method, attempt)
+        return result
 
     async def _watch(self, path: str, params: dict[str, str]) -> HttpWatch:
-        resp = await self._get_session().get(
-            self.config.server + path, params=params, timeout=_WATCH_TIMEOUT
-        )
-        if resp.status != 200:
-            with contextlib.closing(resp):
-                raise status_error(resp.status, await resp.read())
-        stream = HttpWatch(resp)
+        async def attempt(server: str) -> HttpWatch:
+            resp = await self._get_session().get(
+                server + path, params=params, timeout=_WATCH_TIMEOUT
+            )
+            if resp.status != 200:
+                with contextlib.closing(resp):
+                    raise status_error(resp.status, await resp.read())
+            return HttpWatch(resp)
+
+        stream: HttpWatch = await self._each_server("GET", attempt)
         self._watches.add(stream)
         return stream
 
@@ -221,7 +291,8 @@ class RESTClient(Client):
 
     @property
     def server(self) -> str:
-        return self.transport.config.server
+        """The API server requests go to now (the next replica after a failover)."""
+        return self.transport.server
 
     async def request(
         self,

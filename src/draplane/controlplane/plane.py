@@ -41,6 +41,7 @@ from draplane.drivers.example import Resources, example_controller, node_plugin_
 from draplane.metrics import component_registry
 from draplane.node import Nodes
 from draplane.scheduler.scheduler import Scheduler
+from draplane.storage import mode_marker
 from draplane.storage.etcd_flags import EtcdFlags
 from draplane.storage.factory import open_storage
 from draplane.storage.files import private_dir
@@ -104,6 +105,8 @@ class ControlPlane:
         else:
             self.data_dir = Path(config.data_dir)
         private_dir(self.data_dir)
+        # Before the store is opened: nothing is written to the other mode's data dir.
+        mode_marker.ensure_mode(self.data_dir, config.kubernetes_version)
         self.storage = open_storage(
             config.store, str(self.data_dir), restored=config.restored_store, etcd=config.etcd
         )

@@ -106,7 +106,8 @@ class Nodes:
         while True:
             try:
                 await _write_lease(client, node, renew_time=format_micro_time(self._clock.now()))
-            except errors.StatusError as err:
+            except (errors.StatusError, OSError, TimeoutError) as err:
+                # An API server that cannot be reached: the kubelet keeps renewing.
                 log.warning("node %s: lease renewal failed: %s", meta.name(node), err)
             await self._clock.sleep(LEASE_RENEW_SECONDS)
 

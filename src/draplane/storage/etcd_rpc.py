@@ -111,6 +111,10 @@ def is_compacted(exc: BaseException) -> bool:
     return isinstance(exc, grpc.aio.AioRpcError) and COMPACTED in (exc.details() or "")
 
 
+_TIMED_OUT = ("context deadline exceeded", "request timed out")
+_NO_LEADER = ("no leader", "leader changed")
+
+
 def unavailable(detail: str) -> errors.StatusError:
     return errors.StatusError(503, "ServiceUnavailable", f"etcd is unavailable: {detail}")
 
@@ -127,6 +131,12 @@ def to_status(exc: BaseException) -> errors.StatusError:
             return errors.StatusError(507, "InsufficientStorage", f"etcd: {exc.details()}")
         if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
             return unavailable(exc.details() or code.name)
+        details = exc.details() or ""
+        # A member without quorum: the server's own deadline ends the proposal (code Unknown).
+        if any(text in details for text in _TIMED_OUT):
+            return errors.server_timeout(f"etcd request timed out: {details}")
+        if any(text in details for text in _NO_LEADER):
+            return unavailable(details)
         return errors.internal(f"etcd: {exc.details() or code.name}")
     return errors.internal(f"etcd: {exc}")
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import logging
 import os
 import sqlite3
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -134,3 +136,16 @@ def write_private(path: str | Path, data: bytes | str) -> None:
         if is_disk_full(exc):
             raise DiskFullError(path, exc) from exc
         raise
+
+
+@contextlib.contextmanager
+def locked(path: str | Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file `path` (created 0600) for the block: processes that
+    share a data dir (API server replicas starting at once) take turns."""
+    create_private(path)
+    with open(path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -41,6 +41,9 @@ from __future__ import annotations
 from draplane.api.kinds import ResourceType
 from draplane.api.schema import (
     affinity,
+    apiextensions,
+    apps,
+    batch,
     container,
     core,
     meta,
@@ -49,6 +52,8 @@ from draplane.api.schema import (
     resource,
     resourcev1,
     reviews,
+    services,
+    volumeclaim,
 )
 from draplane.api.schema.meta import serve
 from draplane.api.schema.model import (
@@ -86,7 +91,19 @@ __all__ = [
     "unregister_kind",
 ]
 
-_DEFINITIONS = (affinity, container, core, meta, pod, rbac, resource, reviews, resourcev1)
+_DEFINITIONS = (
+    affinity,
+    container,
+    core,
+    meta,
+    pod,
+    rbac,
+    resource,
+    reviews,
+    apiextensions,
+    resourcev1,
+)
+_WORKLOAD_DEFINITIONS = (volumeclaim, apps, batch, services)
 
 GENERIC = Struct(
     "io.draplane.Object",

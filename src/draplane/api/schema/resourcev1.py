@@ -8,18 +8,9 @@ from __future__ import annotations
 from draplane.api.schema.affinity import NODE_SELECTOR
 from draplane.api.schema.meta import OBJECT_META, metadata_field, serve, type_meta
 from draplane.api.schema.model import Arr, Map, f, struct
+from draplane.api.schema.services import CONDITION
 
 GROUP = "resource.k8s.io"
-CONDITION = struct(
-    "io.k8s.apimachinery.pkg.apis.meta.v1.Condition",
-    "One aspect of the current state of an object.",
-    f("type", "string", "Type of the condition.", required=True),
-    f("status", "string", "True, False or Unknown.", required=True),
-    f("observedGeneration", "int64", "The generation the condition was set for."),
-    f("lastTransitionTime", "time", "When the condition last changed.", required=True),
-    f("reason", "string", "Machine-readable reason.", required=True),
-    f("message", "string", "Human-readable detail.", required=True),
-)
 
 
 def _register(version: str) -> None:

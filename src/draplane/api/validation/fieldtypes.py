@@ -11,14 +11,15 @@ schemas of `draplane.api.schema`:
   finds those in JSON and YAML bodies): `Strict` fails with 400 BadRequest, `<Kind> in version "<v>"
   cannot be handled as a <Kind>: strict decoding error: unknown field "spec.foo", duplicate
   field "spec.bar"`; `Warn` (the default, as upstream) drops them with one warning each;
-  `Ignore` drops them silently.
+  `Ignore` drops them silently. A custom resource's unknown fields are those its structural
+  schema prunes (`structural.unknown_fields`), reported the same way.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from draplane.api import errors, schema, warnings
+from draplane.api import errors, schema, structural, warnings
 from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.validation.objectmeta import type_invalid
@@ -52,7 +53,11 @@ def decode_fields(
     or duplicate fields, else drop unknown fields (when `prune`) and warn under `Warn` (also
     the default, `mode` ""). Returns the type errors."""
     found = schema.decode(schema.for_resource(rt), obj, prune=prune and mode != STRICT)
-    problems = [f'unknown field "{p}"' for p in found.unknown]
+    unknown = found.unknown
+    if rt.custom is not None and mode != IGNORE and isinstance(obj, dict):
+        # Custom resources: the fields pruning drops (apiextensions-apiserver's codec).
+        unknown = unknown + structural.unknown_fields(rt.custom.schema, obj)
+    problems = [f'unknown field "{p}"' for p in unknown]
     problems += [f'duplicate field "{p}"' for p in duplicates]
     if problems:
         if mode == STRICT:

@@ -1,7 +1,8 @@
 """The bootstrap rules of the workload controllers (Deployment, ReplicaSet, StatefulSet,
-DaemonSet, Job and CronJob), as plugin/pkg/auth/authorizer/rbac/bootstrappolicy's
-controller_policy.go gives them; `bootstrap.controller_roles` adds them to the other
-system:controller:<name> roles and binds each to its kube-system service account.
+DaemonSet, Job, CronJob and TTL-after-finished), as
+plugin/pkg/auth/authorizer/rbac/bootstrappolicy's controller_policy.go gives them;
+`bootstrap.controller_roles` adds them to the other system:controller:<name> roles and binds
+each to its kube-system service account.
 """
 
 from __future__ import annotations
@@ -77,6 +78,10 @@ def workload_controller_rules() -> dict[str, list[Obj]]:
             rule(("get", "create", "list", "watch"), (CORE,), "persistentvolumeclaims"),
             rule(("update", "delete"), (CORE,), "persistentvolumeclaims"),
             rule(("update",), (CORE,), "pods/finalizers"),
+            events_rule(),
+        ],
+        "ttl-after-finished-controller": [
+            rule(("get", "list", "watch", "delete"), (BATCH,), "jobs"),
             events_rule(),
         ],
     }

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from draplane.api import validation
 from draplane.api.auth import UserInfo
+from draplane.api.crd import ScaleSubresource
 from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
@@ -69,6 +70,9 @@ class ResourceStrategy:
     status_writes_annotations: bool = False
     """A `status` write may change annotations (Deployments: deploymentStatusStrategy resets
     only spec and labels, and the controller writes its revision annotation that way)."""
+    scale: ScaleSubresource | None = None
+    """Where the `scale` subresource reads and writes replicas and the selector (`scale.py`);
+    None: the kind serves no `scale`."""
 
     def fill_status(self, obj: Obj) -> None:
         """Puts the always-encoded status counters (as 0) into `obj`'s status."""

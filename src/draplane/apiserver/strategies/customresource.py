@@ -65,5 +65,7 @@ def _keep(obj: Obj) -> None:
 
 def custom_strategy(rt: ResourceType) -> CustomResourceStrategy:
     return CustomResourceStrategy(
-        rt, prepare_for_create=_drop_status if rt.custom.status else _keep
+        rt,
+        prepare_for_create=_drop_status if rt.custom.status else _keep,
+        scale=rt.custom.scale,
     )

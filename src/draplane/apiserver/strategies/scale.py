@@ -1,15 +1,24 @@
-"""The `scale` subresource of Deployments, ReplicaSets and StatefulSets: the autoscaling/v1
-Scale of an object (pkg/registry/apps/*/storage `scaleFrom*`), and what a Scale write sets.
+"""The `scale` subresource, one mechanism for every kind that serves it: the autoscaling/v1
+Scale of an object and what a Scale write sets, at the paths the kind's strategy declares
+(`ResourceStrategy.scale`: `.spec.replicas`, `.status.replicas` and the `.spec.selector`
+LabelSelector for Deployments, ReplicaSets and StatefulSets, as pkg/registry/apps/*/storage
+`scaleFrom*`; a CRD's `specReplicasPath`, `statusReplicasPath` and `labelSelectorPath` for
+custom resources, as apiextensions-apiserver's scale storage).
 
 A Scale carries the parent's name, namespace, uid, resourceVersion and creationTimestamp,
-`spec.replicas` (omitted when 0, as autoscaling/v1 encodes it), `status.replicas` and
-`status.selector` as a label-selector string. A write validates the Scale (422 on kind Scale),
-checks its resourceVersion (409) and sets only the parent's `spec.replicas`.
+`spec.replicas` and `status.selector` (omitted when 0 or empty, as autoscaling/v1 encodes
+them), and `status.replicas`. The selector is read as a label-selector string: a LabelSelector
+object is formatted, a string (a CRD's serialized selector) is taken as it is. A write
+validates the Scale (422 on kind Scale), checks its resourceVersion and uid (409) and sets
+only the parent's desired replicas.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from draplane.api import errors, kinds, meta
+from draplane.api.crd import ScaleSubresource
 from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
@@ -20,26 +29,58 @@ SCALE_KIND = "Scale"
 _SCALE_RT = ResourceType(kinds.AUTOSCALING_GROUP, "v1", "scales", SCALE_KIND, True, "scale")
 """Only to qualify the kind in Status messages (`Scale.autoscaling "x" is invalid`)."""
 
+REPLICAS = ScaleSubresource(".spec.replicas", ".status.replicas", ".spec.selector")
+"""The paths of the built-in kinds that serve `scale`."""
 
-def scale_of(obj: Obj) -> Obj:
+
+def get_path(obj: Any, path: str) -> Any:
+    """The value at a simple JSON path (`.spec.replicas`), None when absent."""
+    for part in path.strip(".").split("."):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(part)
+    return obj
+
+
+def set_path(obj: Obj, path: str, value: Any) -> None:
+    parts = path.strip(".").split(".")
+    for part in parts[:-1]:
+        child = obj.get(part)
+        if not isinstance(child, dict):
+            child = obj[part] = {}
+        obj = child
+    obj[parts[-1]] = value
+
+
+def _selector(obj: Obj, path: str) -> str:
+    value = get_path(obj, path) if path else None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        text = format_selector(value)
+        return "" if text == "<none>" else text
+    return ""
+
+
+def scale_of(obj: Obj, paths: ScaleSubresource = REPLICAS) -> Obj:
     md = obj.get("metadata") or {}
-    spec: Obj = obj["spec"] if isinstance(obj.get("spec"), dict) else {}
-    status: Obj = obj["status"] if isinstance(obj.get("status"), dict) else {}
     scale_md = {
         k: md[k]
         for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
         if k in md
     }
-    replicas = spec.get("replicas") if is_int(spec.get("replicas")) else 0
-    current = status.get("replicas") if is_int(status.get("replicas")) else 0
-    selector = spec.get("selector")
-    text = format_selector(selector) if selector is not None else ""
+    replicas = get_path(obj, paths.spec_replicas_path)
+    current = get_path(obj, paths.status_replicas_path)
+    status: Obj = {"replicas": current if is_int(current) else 0}
+    selector = _selector(obj, paths.label_selector_path)
+    if selector:
+        status["selector"] = selector
     return {
         "kind": SCALE_KIND,
         "apiVersion": SCALE_API_VERSION,
         "metadata": scale_md,
-        "spec": {"replicas": replicas} if replicas else {},
-        "status": {"replicas": current, "selector": "" if text == "<none>" else text},
+        "spec": {"replicas": replicas} if is_int(replicas) and replicas else {},
+        "status": status,
     }
 
 
@@ -53,7 +94,9 @@ def _validate(scale: Obj) -> list[FieldError]:
     return nonnegative(replicas, "spec.replicas")
 
 
-def apply_scale(rt: ResourceType, old: Obj, scale: object) -> Obj:
+def apply_scale(
+    rt: ResourceType, old: Obj, scale: object, paths: ScaleSubresource = REPLICAS
+) -> Obj:
     """The parent object after writing `scale` over it (raises 400/409/422)."""
     if not isinstance(scale, dict):
         raise errors.bad_request("the request body must be an object")
@@ -78,10 +121,7 @@ def apply_scale(rt: ResourceType, old: Obj, scale: object) -> Obj:
             f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.uid(old)}",
         )
     new = meta.deep_copy(old)
-    spec = new.get("spec")
-    if not isinstance(spec, dict):
-        spec = new["spec"] = {}
-    spec["replicas"] = (scale.get("spec") or {}).get("replicas") or 0
+    set_path(new, paths.spec_replicas_path, (scale.get("spec") or {}).get("replicas") or 0)
     return new
 
 

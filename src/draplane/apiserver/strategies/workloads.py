@@ -20,6 +20,7 @@ from draplane.api.validation.batch import (
     LEGACY_JOB_NAME_LABEL,
 )
 from draplane.apiserver.strategies import ResourceStrategy
+from draplane.apiserver.strategies.scale import REPLICAS
 
 TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
 
@@ -112,14 +113,19 @@ STRATEGIES = (
         prepare_for_create=_reset_status,
         generation_on_annotations=True,
         status_writes_annotations=True,
+        scale=REPLICAS,
     ),
     ResourceStrategy(
-        kinds.REPLICA_SETS, prepare_for_create=_reset_status, status_zeros=("replicas",)
+        kinds.REPLICA_SETS,
+        prepare_for_create=_reset_status,
+        status_zeros=("replicas",),
+        scale=REPLICAS,
     ),
     ResourceStrategy(
         kinds.STATEFUL_SETS,
         prepare_for_create=_reset_status,
         status_zeros=("replicas", "availableReplicas"),
+        scale=REPLICAS,
     ),
     ResourceStrategy(
         kinds.DAEMON_SETS,

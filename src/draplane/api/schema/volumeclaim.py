@@ -1,0 +1,54 @@
+"""core/v1 PersistentVolumeClaim, as a StatefulSet's volumeClaimTemplates hold it (Kubernetes
+1.28; the kind itself is not served). Its status is modelled at its top only."""
+
+from __future__ import annotations
+
+from draplane.api.schema.container import RESOURCE_REQUIREMENTS
+from draplane.api.schema.meta import LABEL_SELECTOR, metadata_field, type_meta
+from draplane.api.schema.model import Arr, Map, f, struct
+
+CORE = "io.k8s.api.core.v1."
+
+TYPED_LOCAL_OBJECT_REFERENCE = struct(
+    CORE + "TypedLocalObjectReference",
+    "A reference to an object of any kind in the same namespace.",
+    f("apiGroup", "string", "API group of the referent; empty for the core group."),
+    f("kind", "string", "Kind of the referent.", required=True),
+    f("name", "string", "Name of the referent.", required=True),
+)
+TYPED_OBJECT_REFERENCE = struct(
+    CORE + "TypedObjectReference",
+    "A reference to an object of any kind, possibly in another namespace.",
+    f("apiGroup", "string", "API group of the referent; empty for the core group."),
+    f("kind", "string", "Kind of the referent.", required=True),
+    f("name", "string", "Name of the referent.", required=True),
+    f("namespace", "string", "Namespace of the referent."),
+)
+PERSISTENT_VOLUME_CLAIM_SPEC = struct(
+    CORE + "PersistentVolumeClaimSpec",
+    "The storage a claim asks for.",
+    f("accessModes", Arr("string"), "ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ..."),
+    f("selector", LABEL_SELECTOR, "Label query over the volumes that may bind."),
+    f("resources", RESOURCE_REQUIREMENTS, "The least and most storage the claim needs."),
+    f("volumeName", "string", "The PersistentVolume bound to the claim."),
+    f("storageClassName", "string", "The StorageClass of the claim."),
+    f("volumeMode", "string", "Filesystem or Block."),
+    f("dataSource", TYPED_LOCAL_OBJECT_REFERENCE, "An object to populate the volume from."),
+    f("dataSourceRef", TYPED_OBJECT_REFERENCE, "The object the volume is populated from."),
+)
+PERSISTENT_VOLUME_CLAIM_STATUS = struct(
+    CORE + "PersistentVolumeClaimStatus",
+    "The observed state of a claim (fields below its top are not checked).",
+    f("phase", "string", "Pending, Bound or Lost."),
+    f("accessModes", Arr("string"), "Access modes of the bound volume."),
+    f("capacity", Map("quantity"), "Capacity of the bound volume."),
+    preserve=True,
+)
+PERSISTENT_VOLUME_CLAIM = struct(
+    CORE + "PersistentVolumeClaim",
+    "A user's request for storage.",
+    *type_meta(),
+    metadata_field(),
+    f("spec", PERSISTENT_VOLUME_CLAIM_SPEC, "What the claim asks for.", emit=True),
+    f("status", PERSISTENT_VOLUME_CLAIM_STATUS, "Observed state.", emit=True),
+)
