@@ -46,7 +46,11 @@ def _claim(i: int) -> dict[str, Any]:
 async def run(nodes: int, devices: int, pods: int, all_nodes: bool) -> dict[str, float]:
     node_objs, slices = cluster(nodes, devices)
     for node_obj in node_objs:
-        node_obj.setdefault("status", {})["allocatable"] = {"cpu": "64", "memory": "256Gi", "pods": "110"}
+        node_obj.setdefault("status", {})["allocatable"] = {
+            "cpu": "64",
+            "memory": "256Gi",
+            "pods": "110",
+        }
     store = ClaimStore([_claim(i) for i in range(pods)])
     plugin = StructuredDynamicResources(structured_handle(store, classes=[CLASS], slices=slices))
     infos = [NodeInfo(n) for n in node_objs]
