@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from typing import Protocol, TypeVar
 
 from prometheus_client import CollectorRegistry
 
@@ -36,6 +37,13 @@ from draplane.controllers.resourceclaim_context import EVENT_COMPONENT
 from draplane.controllers.serviceaccounts import ServiceAccountsController
 from draplane.controllers.statefulset import StatefulSetController
 from draplane.controllers.ttlafterfinished import TTLAfterFinishedController
+
+_W = TypeVar("_W")
+
+
+class _Runnable(Protocol):
+    async def run(self) -> None: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -123,59 +131,43 @@ class ControllerManager:
             clock=clock,
             metrics=metrics,
         )
-        sts_client = writer(STATEFULSET_CONTROLLER)
-        self.statefulset_controller = StatefulSetController(
-            sts_client,
-            informers=self._informers,
-            recorder=EventRecorder(sts_client, STATEFULSET_CONTROLLER, clock=clock),
-            clock=clock,
-            metrics=metrics,
+
+        def workload(cls: Callable[..., _W], name: str, component: str = "") -> _W:
+            """A workload controller writing and recording events as its service account."""
+            client = writer(name)
+            recorder = EventRecorder(client, component or name, clock=clock)
+            return cls(
+                client, informers=self._informers, recorder=recorder, clock=clock, metrics=metrics
+            )
+
+        self.statefulset_controller = workload(StatefulSetController, STATEFULSET_CONTROLLER)
+        # kube-controller-manager's DaemonSet events say "daemonset-controller".
+        self.daemonset_controller = workload(
+            DaemonSetController, DAEMONSET_CONTROLLER, "daemonset-controller"
         )
-        ds_client = writer(DAEMONSET_CONTROLLER)
-        self.daemonset_controller = DaemonSetController(
-            ds_client,
-            informers=self._informers,
-            recorder=EventRecorder(ds_client, "daemonset-controller", clock=clock),
-            clock=clock,
-            metrics=metrics,
-        )
-        job_client = writer(JOB_CONTROLLER)
-        self.job_controller = JobController(
-            job_client,
-            informers=self._informers,
-            recorder=EventRecorder(job_client, JOB_CONTROLLER, clock=clock),
-            clock=clock,
-            metrics=metrics,
-        )
-        cronjob_client = writer(CRONJOB_CONTROLLER)
-        self.cronjob_controller = CronJobController(
-            cronjob_client,
-            informers=self._informers,
-            recorder=EventRecorder(cronjob_client, CRONJOB_CONTROLLER, clock=clock),
-            clock=clock,
-            metrics=metrics,
-        )
+        self.job_controller = workload(JobController, JOB_CONTROLLER)
+        self.cronjob_controller = workload(CronJobController, CRONJOB_CONTROLLER)
         self.ttl_after_finished_controller = TTLAfterFinishedController(
             writer(TTL_AFTER_FINISHED_CONTROLLER),
             informers=self._informers,
             clock=clock,
             metrics=metrics,
         )
-        deployment_client = writer(DEPLOYMENT_CONTROLLER)
-        self.deployment_controller = DeploymentController(
-            deployment_client,
-            informers=self._informers,
-            recorder=EventRecorder(deployment_client, DEPLOYMENT_CONTROLLER, clock=clock),
-            clock=clock,
-            metrics=metrics,
-        )
-        replicaset_client = writer(REPLICASET_CONTROLLER)
-        self.replicaset_controller = ReplicaSetController(
-            replicaset_client,
-            informers=self._informers,
-            recorder=EventRecorder(replicaset_client, REPLICASET_CONTROLLER, clock=clock),
-            clock=clock,
-            metrics=metrics,
+        self.deployment_controller = workload(DeploymentController, DEPLOYMENT_CONTROLLER)
+        self.replicaset_controller = workload(ReplicaSetController, REPLICASET_CONTROLLER)
+        self._controllers: tuple[_Runnable, ...] = (
+            self.resource_claim_controller,
+            self.garbage_collector,
+            self.namespace_controller,
+            self.service_account_controller,
+            self.clusterrole_aggregation_controller,
+            self.statefulset_controller,
+            self.daemonset_controller,
+            self.job_controller,
+            self.cronjob_controller,
+            self.ttl_after_finished_controller,
+            self.deployment_controller,
+            self.replicaset_controller,
         )
 
     def has_synced(self) -> bool:
@@ -186,18 +178,8 @@ class ControllerManager:
         await self._informers.start()
         try:
             async with asyncio.TaskGroup() as group:
-                group.create_task(self.resource_claim_controller.run())
-                group.create_task(self.garbage_collector.run())
-                group.create_task(self.namespace_controller.run())
-                group.create_task(self.service_account_controller.run())
-                group.create_task(self.clusterrole_aggregation_controller.run())
-                group.create_task(self.statefulset_controller.run())
-                group.create_task(self.daemonset_controller.run())
-                group.create_task(self.job_controller.run())
-                group.create_task(self.cronjob_controller.run())
-                group.create_task(self.ttl_after_finished_controller.run())
-                group.create_task(self.deployment_controller.run())
-                group.create_task(self.replicaset_controller.run())
+                for controller in self._controllers:
+                    group.create_task(controller.run())
         finally:
             await self._informers.stop()
 
