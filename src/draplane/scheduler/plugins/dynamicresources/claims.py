@@ -14,7 +14,7 @@ from draplane import dra
 from draplane.api import errors
 from draplane.api.kinds import RESOURCE_CLAIMS
 from draplane.api.meta import Obj
-from draplane.scheduler.framework import Lister, lister_get
+from draplane.scheduler.framework import SUCCESS, Lister, Status, lister_get
 
 IMMEDIATE = "Immediate"
 WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
@@ -29,6 +29,16 @@ class PodClaim:
     pod_claim_name: str
     """`pod.spec.resourceClaims[].name`"""
     claim: Obj
+
+
+def pre_enqueue(pod: Obj, claims: Lister) -> Status:
+    """PreEnqueue of both modes: the pod waits, unresolvable, until every claim it names can be
+    used."""
+    try:
+        pod_resource_claims(pod, claims)
+    except ClaimLookupError as err:
+        return Status.unresolvable(str(err))
+    return SUCCESS
 
 
 def pod_resource_claims(pod: Obj, claims: Lister) -> list[PodClaim]:

@@ -49,6 +49,7 @@ from draplane.scheduler.plugins.dynamicresources.claims import (
     allocation_mode,
     claim_status,
     pod_resource_claims,
+    pre_enqueue as claims_pre_enqueue,
 )
 from draplane.scheduler.plugins.dynamicresources.state import (
     STATE_KEY,
@@ -115,11 +116,7 @@ class DynamicResources:
         )
 
     def pre_enqueue(self, pod: Obj) -> Status:
-        try:
-            pod_resource_claims(pod, self._claims)
-        except ClaimLookupError as err:
-            return Status.unresolvable(str(err))
-        return SUCCESS
+        return claims_pre_enqueue(pod, self._claims)
 
     # -- scheduling cycle ----------------------------------------------------------------------
 

@@ -53,6 +53,7 @@ from draplane.scheduler.plugins.dynamicresources.claims import (
     PodClaim,
     claim_status,
     pod_resource_claims,
+    pre_enqueue as claims_pre_enqueue,
 )
 from draplane.scheduler.plugins.dynamicresources.state import NodePredicate, node_predicate
 
@@ -149,11 +150,7 @@ class StructuredDynamicResources:
         )
 
     def pre_enqueue(self, pod: Obj) -> Status:
-        try:
-            pod_resource_claims(pod, self.tracker)
-        except ClaimLookupError as err:
-            return Status.unresolvable(str(err))
-        return SUCCESS
+        return claims_pre_enqueue(pod, self.tracker)
 
     # -- scheduling cycle ----------------------------------------------------------------------
 
