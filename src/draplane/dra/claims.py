@@ -41,6 +41,23 @@ def pod_claim_source(pod_claim: Obj) -> Obj:
     return source
 
 
+def pod_resource_claim(
+    name: str,
+    *,
+    claim_name: str | None = None,
+    template_name: str | None = None,
+    structured: bool = False,
+) -> Obj:
+    """One entry of `pod.spec.resourceClaims` in the mode's shape: the fields under `source`
+    (1.28) or directly on the entry (core/v1 since 1.31, the 1.36 mode)."""
+    fields: Obj = {}
+    if claim_name is not None:
+        fields["resourceClaimName"] = claim_name
+    if template_name is not None:
+        fields["resourceClaimTemplateName"] = template_name
+    return {"name": name, **fields} if structured else {"name": name, "source": fields}
+
+
 def name(pod: Obj, pod_claim: Obj) -> tuple[str | None, bool]:
     """Resolve a pod claim to (claim name or None, must_check_owner); raises ClaimNameError.
 
