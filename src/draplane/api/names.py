@@ -124,28 +124,26 @@ def generate_name(base: str) -> str:
     return base + "".join(_rand.choice(_GENERATE_ALPHABET) for _ in range(5))
 
 
-@_memoized
-def is_dns1123_label(value: Any) -> list[str]:
+def _bounded_match(value: Any, max_len: int, regex: re.Pattern[str], error: str) -> list[str]:
+    """The shape of upstream's IsDNS1123Label and its kin: a length limit and one pattern."""
     if not isinstance(value, str):
         return ["must be a string"]
     errs: list[str] = []
-    if len(value) > DNS1123_LABEL_MAX:
-        errs.append(max_len_error(DNS1123_LABEL_MAX))
-    if not _LABEL_RE.fullmatch(value):
-        errs.append(LABEL_ERROR)
+    if len(value) > max_len:
+        errs.append(max_len_error(max_len))
+    if not regex.fullmatch(value):
+        errs.append(error)
     return errs
+
+
+@_memoized
+def is_dns1123_label(value: Any) -> list[str]:
+    return _bounded_match(value, DNS1123_LABEL_MAX, _LABEL_RE, LABEL_ERROR)
 
 
 @_memoized
 def is_dns1123_subdomain(value: Any) -> list[str]:
-    if not isinstance(value, str):
-        return ["must be a string"]
-    errs: list[str] = []
-    if len(value) > DNS1123_SUBDOMAIN_MAX:
-        errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX))
-    if not _SUBDOMAIN_RE.fullmatch(value):
-        errs.append(SUBDOMAIN_ERROR)
-    return errs
+    return _bounded_match(value, DNS1123_SUBDOMAIN_MAX, _SUBDOMAIN_RE, SUBDOMAIN_ERROR)
 
 
 def _mask_trailing_dash(value: str) -> str:
@@ -197,30 +195,24 @@ def is_qualified_name(value: Any) -> list[str]:
 
 @_memoized
 def is_valid_label_value(value: Any) -> list[str]:
-    if not isinstance(value, str):
-        return ["must be a string"]
-    errs: list[str] = []
-    if len(value) > LABEL_VALUE_MAX:
-        errs.append(max_len_error(LABEL_VALUE_MAX))
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errs.append(LABEL_VALUE_ERROR)
-    return errs
+    return _bounded_match(value, LABEL_VALUE_MAX, _LABEL_VALUE_RE, LABEL_VALUE_ERROR)
+
+
+def _dot_errors(value: str) -> list[str]:
+    if value == ".":
+        return ["must not be '.'"]
+    if value == "..":
+        return ["must not be '..'"]
+    if value.startswith(".."):
+        return ["must not start with '..'"]
+    return []
 
 
 def is_config_map_key(value: Any) -> list[str]:
+    errs = _bounded_match(value, CONFIG_MAP_KEY_MAX, _CONFIG_MAP_KEY_RE, CONFIG_MAP_KEY_ERROR)
     if not isinstance(value, str):
-        return ["must be a string"]
-    errs: list[str] = []
-    if len(value) > CONFIG_MAP_KEY_MAX:
-        errs.append(max_len_error(CONFIG_MAP_KEY_MAX))
-    if not _CONFIG_MAP_KEY_RE.fullmatch(value):
-        errs.append(CONFIG_MAP_KEY_ERROR)
-    if value == ".":
-        errs.append("must not be '.'")
-    elif value == "..":
-        errs.append("must not be '..'")
-    elif value.startswith(".."):
-        errs.append("must not start with '..'")
+        return errs
+    errs.extend(_dot_errors(value))
     return errs
 
 
@@ -230,10 +222,5 @@ def is_env_var_name(value: Any) -> list[str]:
     errs: list[str] = []
     if not _ENV_VAR_RE.fullmatch(value):
         errs.append(ENV_VAR_ERROR)
-    if value == ".":
-        errs.append("must not be '.'")
-    elif value == "..":
-        errs.append("must not be '..'")
-    elif value.startswith(".."):
-        errs.append("must not start with '..'")
+    errs.extend(_dot_errors(value))
     return errs
