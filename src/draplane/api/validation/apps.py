@@ -5,6 +5,7 @@ kinds (`statefulset`) share.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from draplane.api import names
@@ -45,6 +46,30 @@ def nonnegative_fields(spec: Obj, path: str, *fields: str) -> list[FieldError]:
 
 def update_meta(obj: Obj, old: Obj) -> list[FieldError]:
     return validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
+
+
+Validator = Callable[[Obj], list[FieldError]]
+UpdateValidator = Callable[[Obj, Obj], list[FieldError]]
+
+
+def selector_spec_validators(
+    spec_fn: Callable[[Obj], list[FieldError]],
+) -> tuple[Validator, UpdateValidator]:
+    """Create and update validation of a kind whose spec has an immutable `selector`
+    (Deployment, ReplicaSet, DaemonSet): object meta, then `spec_fn` on the spec."""
+
+    def validate(obj: Obj) -> list[FieldError]:
+        errs = create_meta(obj)
+        errs.extend(spec_fn(spec_of(obj, errs)))
+        return errs
+
+    def validate_update(obj: Obj, old: Obj) -> list[FieldError]:
+        errs = update_meta(obj, old)
+        errs.extend(spec_fn(spec_of(obj, errs)))
+        errs.extend(selector_immutable(obj, old))
+        return errs
+
+    return validate, validate_update
 
 
 def selector_immutable(obj: Obj, old: Obj) -> list[FieldError]:
@@ -109,17 +134,7 @@ def _deployment_spec(spec: Obj) -> list[FieldError]:
     return errs
 
 
-def validate_deployment(obj: Obj) -> list[FieldError]:
-    errs = create_meta(obj)
-    errs.extend(_deployment_spec(spec_of(obj, errs)))
-    return errs
-
-
-def validate_deployment_update(obj: Obj, old: Obj) -> list[FieldError]:
-    errs = update_meta(obj, old)
-    errs.extend(_deployment_spec(spec_of(obj, errs)))
-    errs.extend(selector_immutable(obj, old))
-    return errs
+validate_deployment, validate_deployment_update = selector_spec_validators(_deployment_spec)
 
 
 def _replica_counts(
@@ -180,17 +195,7 @@ def _replica_set_spec(spec: Obj) -> list[FieldError]:
     return errs
 
 
-def validate_replica_set(obj: Obj) -> list[FieldError]:
-    errs = create_meta(obj)
-    errs.extend(_replica_set_spec(spec_of(obj, errs)))
-    return errs
-
-
-def validate_replica_set_update(obj: Obj, old: Obj) -> list[FieldError]:
-    errs = update_meta(obj, old)
-    errs.extend(_replica_set_spec(spec_of(obj, errs)))
-    errs.extend(selector_immutable(obj, old))
-    return errs
+validate_replica_set, validate_replica_set_update = selector_spec_validators(_replica_set_spec)
 
 
 def validate_replica_set_status_update(obj: Obj, old: Obj) -> list[FieldError]:

@@ -13,7 +13,7 @@ from draplane.api.meta import Obj
 from draplane.api.validation.apps import (
     create_meta,
     nonnegative_fields,
-    selector_immutable,
+    selector_spec_validators,
     spec_of,
     status_update,
     update_meta,
@@ -255,17 +255,7 @@ def _daemon_set_spec(spec: Obj) -> list[FieldError]:
     return errs
 
 
-def validate_daemon_set(obj: Obj) -> list[FieldError]:
-    errs = create_meta(obj)
-    errs.extend(_daemon_set_spec(spec_of(obj, errs)))
-    return errs
-
-
-def validate_daemon_set_update(obj: Obj, old: Obj) -> list[FieldError]:
-    errs = update_meta(obj, old)
-    errs.extend(_daemon_set_spec(spec_of(obj, errs)))
-    errs.extend(selector_immutable(obj, old))
-    return errs
+validate_daemon_set, validate_daemon_set_update = selector_spec_validators(_daemon_set_spec)
 
 
 def validate_daemon_set_status_update(obj: Obj, old: Obj) -> list[FieldError]:
