@@ -26,7 +26,7 @@ from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.cronjob_sync import CronPlan, drop_active, plan_cronjob, record_created
 from draplane.controllers.objectkey import ObjectKey
-from draplane.controllers.workload import is_namespace_terminating, unwrap
+from draplane.controllers.workload import controller_uid_of, is_namespace_terminating, unwrap
 
 log = logging.getLogger(__name__)
 
@@ -37,11 +37,7 @@ CRONJOB_UID_INDEX = "cronjob-controller-uid"
 CRONJOB = "CronJob"
 
 
-def cronjob_uid_index(job: Obj) -> list[str]:
-    ref = meta.controller_ref(job)
-    if ref is None or ref.get("kind") != CRONJOB or ref.get("apiVersion") != "batch/v1":
-        return []
-    return [str(ref.get("uid"))]
+cronjob_uid_index = controller_uid_of(CRONJOB, "batch/v1")
 
 
 class CronJobController:

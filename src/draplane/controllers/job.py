@@ -31,7 +31,12 @@ from draplane.controllers.job_backoff import BackoffRecord
 from draplane.controllers.job_flush import flush_status
 from draplane.controllers.job_sync import JobPlan, plan_sync
 from draplane.controllers.objectkey import ObjectKey
-from draplane.controllers.workload import Expectations, is_namespace_terminating, unwrap
+from draplane.controllers.workload import (
+    Expectations,
+    controller_uid_of,
+    is_namespace_terminating,
+    unwrap,
+)
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +58,7 @@ def remove_finalizer_patch(pod: Obj) -> Obj:
     }
 
 
-def job_uid_index(pod: Obj) -> list[str]:
-    ref = meta.controller_ref(pod)
-    if ref is None or ref.get("kind") != JOB or ref.get("apiVersion") != "batch/v1":
-        return []
-    return [str(ref.get("uid"))]
+job_uid_index = controller_uid_of(JOB, "batch/v1")
 
 
 class JobController:

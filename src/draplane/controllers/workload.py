@@ -9,7 +9,7 @@ The controllers themselves (statefulset.py, daemonset.py) run the one worker loo
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -33,6 +33,19 @@ NAMESPACE_TERMINATING = "NamespaceTerminating"
 
 
 # -- pods from templates ---------------------------------------------------------------------
+
+
+def controller_uid_of(kind: str, api_version: str) -> Callable[[Obj], list[str]]:
+    """An informer index function: the controller's UID when that controller is a `kind` of
+    `api_version` (the Job controller's pods, the CronJob controller's Jobs), else nothing."""
+
+    def index(obj: Obj) -> list[str]:
+        ref = meta.controller_ref(obj)
+        if ref is None or ref.get("kind") != kind or ref.get("apiVersion") != api_version:
+            return []
+        return [str(ref.get("uid"))]
+
+    return index
 
 
 def controller_reference(owner: Obj) -> Obj:
