@@ -7,7 +7,6 @@ asks for. Every sync requeues the CronJob for just after its next schedule time.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from prometheus_client import CollectorRegistry
@@ -17,15 +16,14 @@ from draplane.api.errors import StatusError, is_already_exists, is_not_found
 from draplane.api.kinds import CRON_JOBS, JOBS
 from draplane.api.meta import Obj
 from draplane.client.events import NORMAL, WARNING, EventRecorder
-from draplane.client.informer import InformerFactory
+from draplane.client.informer import Informer, InformerFactory
 from draplane.client.interface import Client
 from draplane.client.mutationcache import MutationCache
 from draplane.client.ratelimit import RateLimiter
-from draplane.client.workers import run_workers
-from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.cronjob_sync import CronPlan, drop_active, plan_cronjob, record_created
 from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.queuecontroller import QueueController
 from draplane.controllers.workload import controller_uid_of, is_namespace_terminating, unwrap
 
 log = logging.getLogger(__name__)
@@ -40,7 +38,10 @@ CRONJOB = "CronJob"
 cronjob_uid_index = controller_uid_of(CRONJOB, "batch/v1")
 
 
-class CronJobController:
+class CronJobController(QueueController):
+    QUEUE_NAME = QUEUE_NAME
+    EVENT_COMPONENT = EVENT_COMPONENT
+
     def __init__(
         self,
         client: Client,
@@ -51,11 +52,8 @@ class CronJobController:
         metrics: CollectorRegistry | None = None,
         rate_limiter: RateLimiter | None = None,
     ) -> None:
-        self._client = client
-        self._clock = clock
-        self.recorder = recorder or EventRecorder(client, EVENT_COMPONENT, clock=clock)
-        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
-            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
+        super().__init__(
+            client, recorder=recorder, clock=clock, metrics=metrics, rate_limiter=rate_limiter
         )
         self._cronjobs = informers.informer(CRON_JOBS)
         # The CronJob as last written, until the informer has it: the Job it just created
@@ -69,16 +67,8 @@ class CronJobController:
             on_delete=lambda job: self._enqueue_owner(unwrap(job)),
         )
 
-    def has_synced(self) -> bool:
-        return self._cronjobs.has_synced() and self._jobs.has_synced()
-
-    async def run(self, workers: int = WORKERS) -> None:
-        await asyncio.gather(self._cronjobs.wait_synced(), self._jobs.wait_synced())
-        log.info("Starting cronjob controller with %d workers", workers)
-        try:
-            await run_workers(self.queue, self.sync, workers=workers, name="cronjob")
-        finally:
-            await self.recorder.flush()
+    def informers(self) -> tuple[Informer, ...]:
+        return (self._cronjobs, self._jobs)
 
     def _enqueue(self, cronjob: Obj) -> None:
         self.queue.add(ObjectKey.of(CRONJOB, cronjob))
@@ -94,7 +84,7 @@ class CronJobController:
             return
         jobs = self._jobs.lister.by_index(CRONJOB_UID_INDEX, meta.uid(cronjob))
         gone = await self._gone(cronjob, jobs)
-        plan = plan_cronjob(cronjob, jobs, self._clock.now(), gone)
+        plan = plan_cronjob(cronjob, jobs, self.clock.now(), gone)
         error: Exception | None = None
         try:
             await self._act(cronjob, plan)
@@ -106,7 +96,7 @@ class CronJobController:
         if (cronjob.get("status") or {}) != plan.status:
             updated = meta.deep_copy(cronjob)
             updated["status"] = plan.status
-            cronjob = await self._client.update(CRON_JOBS, updated, subresource="status")
+            cronjob = await self.client.update(CRON_JOBS, updated, subresource="status")
             self._written.mutation(cronjob)
         for type_, reason, message in plan.events:
             self.recorder.event(cronjob, type_, reason, message)
@@ -123,7 +113,7 @@ class CronJobController:
             if ref.get("uid") in cached:
                 continue
             try:
-                live = await self._client.get(JOBS, str(ref.get("name")), meta.namespace(cronjob))
+                live = await self.client.get(JOBS, str(ref.get("name")), meta.namespace(cronjob))
             except StatusError as err:
                 if not is_not_found(err):
                     raise
@@ -143,7 +133,7 @@ class CronJobController:
         body = plan.create
         scheduled = str(body["metadata"]["creationTimestamp"])
         try:
-            created = await self._client.create(JOBS, body, meta.namespace(cronjob))
+            created = await self.client.create(JOBS, body, meta.namespace(cronjob))
         except StatusError as err:
             if not is_already_exists(err):
                 if not is_namespace_terminating(err):
@@ -151,7 +141,7 @@ class CronJobController:
                         cronjob, WARNING, "FailedCreate", f"Error creating job: {err}"
                     )
                 raise
-            created = await self._client.get(JOBS, meta.name(body), meta.namespace(cronjob))
+            created = await self.client.get(JOBS, meta.name(body), meta.namespace(cronjob))
             ref = meta.controller_ref(created) or {}
             if ref.get("uid") != meta.uid(cronjob):
                 raise
@@ -164,7 +154,7 @@ class CronJobController:
 
     async def _delete_job(self, cronjob: Obj, job: Obj) -> bool:
         try:
-            await self._client.delete(
+            await self.client.delete(
                 JOBS,
                 meta.name(job),
                 meta.namespace(job),

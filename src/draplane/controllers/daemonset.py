@@ -23,13 +23,12 @@ from draplane.client.events import NORMAL, WARNING, EventRecorder
 from draplane.client.informer import Informer, InformerFactory
 from draplane.client.interface import Client
 from draplane.client.ratelimit import RateLimiter
-from draplane.client.workers import run_workers
-from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers import daemonset_plan as plans, workload
 from draplane.controllers.daemonset_nodes import new_pod
 from draplane.controllers.history import History, revision_hash, template_data
 from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.queuecontroller import QueueController
 from draplane.klog import V2
 
 log = logging.getLogger(__name__)
@@ -55,7 +54,12 @@ _STATUS_FIELDS = (
 )
 
 
-class DaemonSetController:
+class DaemonSetController(QueueController):
+    QUEUE_NAME = QUEUE_NAME
+    EVENT_COMPONENT = EVENT_COMPONENT
+    DISPLAY_NAME = "daemon sets"
+    WORKERS = WORKERS
+
     def __init__(
         self,
         client: Client,
@@ -66,17 +70,14 @@ class DaemonSetController:
         metrics: CollectorRegistry | None = None,
         rate_limiter: RateLimiter | None = None,
     ) -> None:
-        self._client = client
-        self._clock = clock
+        super().__init__(
+            client, recorder=recorder, clock=clock, metrics=metrics, rate_limiter=rate_limiter
+        )
         self._sets = informers.informer(DAEMON_SETS)
         self._pods = informers.informer(PODS)
         self._revisions = informers.informer(CONTROLLER_REVISIONS)
         self._nodes = informers.informer(NODES)
-        self.recorder = recorder or EventRecorder(client, EVENT_COMPONENT, clock=clock)
         self.history = History(client)
-        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
-            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
-        )
         self.expectations = workload.Expectations(clock)
         self._backoff: dict[tuple[str, str], tuple[float, float]] = {}
         pods = workload.OwnerQueue(
@@ -95,17 +96,6 @@ class DaemonSetController:
 
     def informers(self) -> tuple[Informer, ...]:
         return (self._sets, self._pods, self._revisions, self._nodes)
-
-    def has_synced(self) -> bool:
-        return all(i.has_synced() for i in self.informers())
-
-    async def run(self, workers: int = WORKERS) -> None:
-        await asyncio.gather(*(i.wait_synced() for i in self.informers()))
-        log.info("Starting daemon sets controller with %d workers", workers)
-        try:
-            await run_workers(self.queue, self.sync, workers=workers, name="daemonset")
-        finally:
-            await self.recorder.flush()
 
     def _enqueue_all(self) -> None:
         for ds in self._sets.lister.list():
@@ -132,10 +122,10 @@ class DaemonSetController:
         namespace = key.namespace
         nodes = self._nodes.lister.list()
         pods = await workload.claim_children(
-            self._client, PODS, ds, self._pods.lister.list(namespace)
+            self.client, PODS, ds, self._pods.lister.list(namespace)
         )
         revisions = await workload.claim_children(
-            self._client, CONTROLLER_REVISIONS, ds, self._revisions.lister.list(namespace)
+            self.client, CONTROLLER_REVISIONS, ds, self._revisions.lister.list(namespace)
         )
         template = (ds.get("spec") or {}).get("template") or {}
         collision_count = int((ds.get("status") or {}).get("collisionCount") or 0)
@@ -147,7 +137,7 @@ class DaemonSetController:
             labels=dict((template.get("metadata") or {}).get("labels") or {}),
         )
         hash_ = revision_hash(current)
-        now = self._clock.now()
+        now = self.clock.now()
         satisfied = self.expectations.satisfied(key)
         if satisfied:
             by_node = plans.pods_by_node(pods)
@@ -179,7 +169,7 @@ class DaemonSetController:
     def _failed_pods(self, ds: Obj, key: ObjectKey, changes: plans.Changes) -> list[Obj]:
         """Failed pods to delete now: per node an exponential back-off (FailedDaemonPod)."""
         due: list[Obj] = []
-        now = self._clock.monotonic()
+        now = self.clock.monotonic()
         for node, pod in changes.failed:
             backoff_key = (meta.key(ds), node)
             until, delay = self._backoff.get(backoff_key, (0.0, 0.0))
@@ -215,7 +205,7 @@ class DaemonSetController:
             size *= 2
         for pod in deletes:
             try:
-                await self._client.delete(
+                await self.client.delete(
                     PODS, meta.name(pod), meta.namespace(pod), preconditions={"uid": meta.uid(pod)}
                 )
                 self.recorder.event(
@@ -232,7 +222,7 @@ class DaemonSetController:
     async def _create(self, ds: Obj, template: Obj, node: str, hash_: str) -> None:
         log.log(V2, "DaemonSet %s: creating a pod on node %s", meta.key(ds), node)
         try:
-            created = await self._client.create(
+            created = await self.client.create(
                 PODS, new_pod(ds, template, node, hash_), meta.namespace(ds)
             )
         except StatusError as err:
@@ -256,12 +246,12 @@ class DaemonSetController:
                 **wanted,
             }
             try:
-                await self._client.update(DAEMON_SETS, body, subresource="status")
+                await self.client.update(DAEMON_SETS, body, subresource="status")
                 return
             except StatusError as err:
                 if is_not_found(err):
                     return
                 if not is_conflict(err) or attempt:
                     raise
-            ds = await self._client.get(DAEMON_SETS, meta.name(ds), meta.namespace(ds))
+            ds = await self.client.get(DAEMON_SETS, meta.name(ds), meta.namespace(ds))
             old = ds.get("status") or {}

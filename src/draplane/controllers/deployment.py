@@ -8,7 +8,6 @@ back (the legacy annotation), or runs one step of the strategy (`deployment_roll
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from prometheus_client import CollectorRegistry
@@ -19,11 +18,9 @@ from draplane.api.kinds import DEPLOYMENTS, PODS, REPLICA_SETS
 from draplane.api.meta import Obj
 from draplane.api.selectors import LabelSelector
 from draplane.client.events import EventRecorder
-from draplane.client.informer import DeletedFinalStateUnknown, InformerFactory
+from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
 from draplane.client.interface import Client
 from draplane.client.ratelimit import RateLimiter
-from draplane.client.workers import run_workers
-from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers import deployment_rollout as rollout
 from draplane.controllers.controllerref import claim_children
@@ -56,6 +53,7 @@ from draplane.controllers.deployment_util import (
     status,
 )
 from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.queuecontroller import QueueController
 from draplane.controllers.replicaset import (
     CONTROLLER_UID_INDEX,
     candidates,
@@ -70,7 +68,10 @@ DEPLOYMENT = "Deployment"
 MAX_RETRIES = 15
 
 
-class DeploymentController:
+class DeploymentController(QueueController):
+    QUEUE_NAME = QUEUE_NAME
+    EVENT_COMPONENT = "deployment-controller"
+
     def __init__(
         self,
         client: Client,
@@ -81,17 +82,14 @@ class DeploymentController:
         metrics: CollectorRegistry | None = None,
         rate_limiter: RateLimiter | None = None,
     ) -> None:
-        self.client = client
-        self.clock = clock
-        self.recorder = recorder or EventRecorder(client, "deployment-controller", clock=clock)
+        super().__init__(
+            client, recorder=recorder, clock=clock, metrics=metrics, rate_limiter=rate_limiter
+        )
         self._deployments = informers.informer(DEPLOYMENTS)
         self._rs = informers.informer(
             REPLICA_SETS, indexers={CONTROLLER_UID_INDEX: controller_uid_index}
         )
         self.pods = informers.informer(PODS, indexers={CONTROLLER_UID_INDEX: controller_uid_index})
-        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
-            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
-        )
         self._deployments.add_handler(
             on_add=self._enqueue,
             on_update=lambda _, d: self._enqueue(d),
@@ -104,20 +102,10 @@ class DeploymentController:
         )
         self.pods.add_handler(on_delete=lambda pod: self._on_pod_delete(_unwrap(pod)))
 
-    def has_synced(self) -> bool:
-        return all(i.has_synced() for i in (self._deployments, self._rs, self.pods))
+    def informers(self) -> tuple[Informer, ...]:
+        return (self._deployments, self._rs, self.pods)
 
-    async def run(self, workers: int = WORKERS) -> None:
-        await asyncio.gather(*(i.wait_synced() for i in (self._deployments, self._rs, self.pods)))
-        log.info("Starting deployment controller with %d workers", workers)
-        try:
-            await run_workers(
-                self.queue, self._sync_with_retries, workers=workers, name="deployment"
-            )
-        finally:
-            await self.recorder.flush()
-
-    async def _sync_with_retries(self, key: ObjectKey) -> None:
+    async def process(self, key: ObjectKey) -> None:
         try:
             await self.sync(key)
         except Exception:

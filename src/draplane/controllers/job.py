@@ -19,18 +19,17 @@ from draplane.api.errors import StatusError, is_not_found
 from draplane.api.kinds import JOBS, PODS
 from draplane.api.meta import Obj
 from draplane.client.events import NORMAL, WARNING, EventRecorder
-from draplane.client.informer import DeletedFinalStateUnknown, InformerFactory
+from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
 from draplane.client.interface import Client
 from draplane.client.mutationcache import MutationCache
 from draplane.client.ratelimit import RateLimiter
-from draplane.client.workers import run_workers
-from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers import job_util as ju
 from draplane.controllers.job_backoff import BackoffRecord
 from draplane.controllers.job_flush import flush_status
 from draplane.controllers.job_sync import JobPlan, plan_sync
 from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.queuecontroller import QueueController
 from draplane.controllers.workload import (
     Expectations,
     controller_uid_of,
@@ -61,7 +60,10 @@ def remove_finalizer_patch(pod: Obj) -> Obj:
 job_uid_index = controller_uid_of(JOB, "batch/v1")
 
 
-class JobController:
+class JobController(QueueController):
+    QUEUE_NAME = QUEUE_NAME
+    EVENT_COMPONENT = EVENT_COMPONENT
+
     def __init__(
         self,
         client: Client,
@@ -72,11 +74,8 @@ class JobController:
         metrics: CollectorRegistry | None = None,
         rate_limiter: RateLimiter | None = None,
     ) -> None:
-        self._client = client
-        self._clock = clock
-        self.recorder = recorder or EventRecorder(client, EVENT_COMPONENT, clock=clock)
-        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
-            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
+        super().__init__(
+            client, recorder=recorder, clock=clock, metrics=metrics, rate_limiter=rate_limiter
         )
         self.expectations = Expectations(clock)
         self._removing: set[str] = set()
@@ -96,16 +95,8 @@ class JobController:
             on_add=self._on_pod_add, on_update=self._on_pod_update, on_delete=self._on_pod_delete
         )
 
-    def has_synced(self) -> bool:
-        return self._jobs.has_synced() and self._pods.has_synced()
-
-    async def run(self, workers: int = WORKERS) -> None:
-        await asyncio.gather(self._jobs.wait_synced(), self._pods.wait_synced())
-        log.info("Starting job controller with %d workers", workers)
-        try:
-            await run_workers(self.queue, self.sync, workers=workers, name="job")
-        finally:
-            await self.recorder.flush()
+    def informers(self) -> tuple[Informer, ...]:
+        return (self._jobs, self._pods)
 
     # --- handlers ---------------------------------------------------------------------------
 
@@ -184,7 +175,7 @@ class JobController:
         plan = plan_sync(
             job,
             pods,
-            now=self._clock.now(),
+            now=self.clock.now(),
             backoff=self._backoff.get(job_key, BackoffRecord()),
             satisfied=self.expectations.satisfied(key),
             expected_removals=frozenset(self._removing),
@@ -203,7 +194,7 @@ class JobController:
             for p in pods
             if ju.has_tracking_finalizer(p) and meta.uid(p) not in finalized
         }
-        final, events = flush_status(plan.status, still_tracked, plan.finished, self._clock.now())
+        final, events = flush_status(plan.status, still_tracked, plan.finished, self.clock.now())
         job = await self._write_status(job, final)
         for type_, reason, message in [*plan.events, *events]:
             self.recorder.event(job, type_, reason, message)
@@ -217,7 +208,7 @@ class JobController:
             return job
         updated = meta.deep_copy(job)
         updated["status"] = status
-        written = await self._client.update(JOBS, updated, subresource="status")
+        written = await self.client.update(JOBS, updated, subresource="status")
         self._written.mutation(written)
         return written
 
@@ -229,7 +220,7 @@ class JobController:
         errors: list[StatusError] = []
         for pod in plan.delete:
             try:
-                await self._client.delete(
+                await self.client.delete(
                     PODS, meta.name(pod), meta.namespace(pod), preconditions={"uid": meta.uid(pod)}
                 )
             except StatusError as err:
@@ -271,7 +262,7 @@ class JobController:
     async def _create_pod(self, job: Obj, index: int | None, failures: int | None) -> None:
         pod = ju.pod_from_template(job, index, failures)
         try:
-            created = await self._client.create(PODS, pod, meta.namespace(job))
+            created = await self.client.create(PODS, pod, meta.namespace(job))
         except StatusError as err:
             if not is_namespace_terminating(err):
                 self.recorder.event(job, WARNING, "FailedCreate", f"Error creating: {err}")
@@ -284,7 +275,7 @@ class JobController:
         for pod in pods:
             self._removing.add(meta.uid(pod))
             try:
-                await self._client.patch(
+                await self.client.patch(
                     PODS,
                     meta.name(pod),
                     remove_finalizer_patch(pod),
@@ -309,7 +300,7 @@ class JobController:
         if job is None and (ref := meta.controller_ref(pod)) is not None:
             # The Job's informer may lag behind the pod's: only the API server is sure.
             try:
-                live = await self._client.get(JOBS, str(ref.get("name")), key.namespace)
+                live = await self.client.get(JOBS, str(ref.get("name")), key.namespace)
             except StatusError as err:
                 if not is_not_found(err):
                     raise

@@ -19,12 +19,10 @@ from draplane.api.kinds import PODS, REPLICA_SETS
 from draplane.api.meta import Obj
 from draplane.api.selectors import LabelSelector
 from draplane.client.events import EventRecorder
-from draplane.client.informer import DeletedFinalStateUnknown, InformerFactory
+from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
 from draplane.client.interface import Client
 from draplane.client.lister import Lister
 from draplane.client.ratelimit import RateLimiter
-from draplane.client.workers import run_workers
-from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.controller_utils import (
     Expectations,
@@ -35,6 +33,7 @@ from draplane.controllers.controller_utils import (
 )
 from draplane.controllers.controllerref import claim_children
 from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.queuecontroller import QueueController
 from draplane.controllers.replicaset_util import (
     BURST_REPLICAS,
     pods_to_delete,
@@ -91,7 +90,10 @@ class ManageError(Exception):
         self.error = err
 
 
-class ReplicaSetController:
+class ReplicaSetController(QueueController):
+    QUEUE_NAME = QUEUE_NAME
+    EVENT_COMPONENT = "replicaset-controller"
+
     def __init__(
         self,
         client: Client,
@@ -103,16 +105,13 @@ class ReplicaSetController:
         rate_limiter: RateLimiter | None = None,
         burst_replicas: int = BURST_REPLICAS,
     ) -> None:
-        self._client = client
-        self._clock = clock
+        super().__init__(
+            client, recorder=recorder, clock=clock, metrics=metrics, rate_limiter=rate_limiter
+        )
         self._burst = burst_replicas
-        self.recorder = recorder or EventRecorder(client, "replicaset-controller", clock=clock)
         self._rs = informers.informer(REPLICA_SETS)
         self._pods = informers.informer(PODS, indexers={CONTROLLER_UID_INDEX: controller_uid_index})
         self.expectations = Expectations(clock.monotonic)
-        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
-            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
-        )
         self._rs.add_handler(
             on_add=self._enqueue,
             on_update=self._on_rs_update,
@@ -124,16 +123,8 @@ class ReplicaSetController:
             on_delete=lambda pod: self._on_pod_delete(_unwrap(pod)),
         )
 
-    def has_synced(self) -> bool:
-        return self._rs.has_synced() and self._pods.has_synced()
-
-    async def run(self, workers: int = WORKERS) -> None:
-        await asyncio.gather(self._rs.wait_synced(), self._pods.wait_synced())
-        log.info("Starting replicaset controller with %d workers", workers)
-        try:
-            await run_workers(self.queue, self.sync, workers=workers, name="replicaset")
-        finally:
-            await self.recorder.flush()
+    def informers(self) -> tuple[Informer, ...]:
+        return (self._rs, self._pods)
 
     # -- handlers -----------------------------------------------------------------------------
 
@@ -229,16 +220,16 @@ class ReplicaSetController:
         active = [p for p in candidates(self._pods.lister, rs) if is_pod_active(p)]
 
         async def recheck() -> Obj:
-            return await self._client.get(REPLICA_SETS, key.name, key.namespace)
+            return await self.client.get(REPLICA_SETS, key.name, key.namespace)
 
-        pods = await claim_children(self._client, PODS, rs, selector, active, recheck_owner=recheck)
+        pods = await claim_children(self.client, PODS, rs, selector, active, recheck_owner=recheck)
         manage_error: ManageError | None = None
         if needs_sync and not meta.deletion_timestamp(rs):
             try:
                 await self._manage(rs, rs_key, pods)
             except ManageError as err:
                 manage_error = err
-        now = self._clock.now()
+        now = self.clock.now()
         failure = (manage_error.reason, str(manage_error)) if manage_error else None
         status = replica_set_status(rs, pods, failure, now)
         updated = await self._update_status(rs, status)
@@ -309,7 +300,7 @@ class ReplicaSetController:
     async def _create_pod(self, rs: Obj, template: Obj) -> None:
         pod = pod_from_template(template, rs)
         try:
-            created = await self._client.create(PODS, pod, meta.namespace(rs))
+            created = await self.client.create(PODS, pod, meta.namespace(rs))
         except Exception as err:
             # A failed create will never be observed.
             self.expectations.creation_observed(meta.key(rs))
@@ -321,7 +312,7 @@ class ReplicaSetController:
 
     async def _delete_pod(self, rs: Obj, rs_key: str, pod: Obj) -> None:
         try:
-            await self._client.delete(
+            await self.client.delete(
                 PODS, meta.name(pod), meta.namespace(pod), preconditions={"uid": meta.uid(pod)}
             )
         except StatusError as err:
@@ -340,14 +331,14 @@ class ReplicaSetController:
             body = meta.deep_copy(rs)
             body["status"] = status
             try:
-                stored = await self._client.update(REPLICA_SETS, body, subresource="status")
+                stored = await self.client.update(REPLICA_SETS, body, subresource="status")
                 return dict(stored.get("status") or {})
             except StatusError as err:
                 if is_not_found(err):
                     return status
                 if not is_conflict(err) or attempt:
                     raise
-                rs = await self._client.get(REPLICA_SETS, meta.name(rs), meta.namespace(rs))
+                rs = await self.client.get(REPLICA_SETS, meta.name(rs), meta.namespace(rs))
         return status
 
 

@@ -22,12 +22,11 @@ from draplane.client.events import NORMAL, WARNING, EventRecorder
 from draplane.client.informer import Informer, InformerFactory
 from draplane.client.interface import Client
 from draplane.client.ratelimit import RateLimiter
-from draplane.client.workers import run_workers
-from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers import workload
 from draplane.controllers.history import History, template_data
 from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.queuecontroller import QueueController
 from draplane.controllers.statefulset_plan import (
     Action,
     Plan,
@@ -59,7 +58,10 @@ _STATUS_FIELDS = (
 )
 
 
-class StatefulSetController:
+class StatefulSetController(QueueController):
+    QUEUE_NAME = QUEUE_NAME
+    EVENT_COMPONENT = EVENT_COMPONENT
+
     def __init__(
         self,
         client: Client,
@@ -70,16 +72,13 @@ class StatefulSetController:
         metrics: CollectorRegistry | None = None,
         rate_limiter: RateLimiter | None = None,
     ) -> None:
-        self._client = client
-        self._clock = clock
+        super().__init__(
+            client, recorder=recorder, clock=clock, metrics=metrics, rate_limiter=rate_limiter
+        )
         self._sets = informers.informer(STATEFUL_SETS)
         self._pods = informers.informer(PODS)
         self._revisions = informers.informer(CONTROLLER_REVISIONS)
-        self.recorder = recorder or EventRecorder(client, EVENT_COMPONENT, clock=clock)
         self.history = History(client)
-        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
-            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
-        )
         owners = workload.OwnerQueue(KIND, STATEFUL_SETS.api_version, self._sets.lister, self.queue)
         owners.watch(self._pods)
         owners.watch(self._revisions)
@@ -88,26 +87,15 @@ class StatefulSetController:
     def informers(self) -> tuple[Informer, ...]:
         return (self._sets, self._pods, self._revisions)
 
-    def has_synced(self) -> bool:
-        return all(i.has_synced() for i in self.informers())
-
-    async def run(self, workers: int = WORKERS) -> None:
-        await asyncio.gather(*(i.wait_synced() for i in self.informers()))
-        log.info("Starting statefulset controller with %d workers", workers)
-        try:
-            await run_workers(self.queue, self.sync, workers=workers, name="statefulset")
-        finally:
-            await self.recorder.flush()
-
     async def sync(self, key: ObjectKey) -> None:
         set_ = self._sets.lister.get(key.name, key.namespace)
         if set_ is None:
             return
         namespace = key.namespace
         members = [p for p in self._pods.lister.list(namespace) if ordinal_of(set_, p) is not None]
-        pods = await workload.claim_children(self._client, PODS, set_, members)
+        pods = await workload.claim_children(self.client, PODS, set_, members)
         revisions = await workload.claim_children(
-            self._client, CONTROLLER_REVISIONS, set_, self._revisions.lister.list(namespace)
+            self.client, CONTROLLER_REVISIONS, set_, self._revisions.lister.list(namespace)
         )
         status = set_.get("status") or {}
         template = spec_of(set_).get("template") or {}
@@ -127,7 +115,7 @@ class StatefulSetController:
             current=current,
             update=update,
             collision_count=collision_count,
-            now=self._clock.now(),
+            now=self.clock.now(),
         )
         try:
             await self._execute(set_, result)
@@ -166,13 +154,13 @@ class StatefulSetController:
         log.log(V2, "StatefulSet %s: %s", meta.key(set_), action)
         try:
             if action.verb == "create":
-                await self._client.create(PODS, pod, namespace)
+                await self.client.create(PODS, pod, namespace)
             elif action.verb == "delete":
-                await self._client.delete(
+                await self.client.delete(
                     PODS, name, namespace, preconditions={"uid": meta.uid(pod)}
                 )
             else:
-                await self._client.update(PODS, pod)
+                await self.client.update(PODS, pod)
         except StatusError as err:
             if workload.is_namespace_terminating(err):
                 return
@@ -205,11 +193,11 @@ class StatefulSetController:
                 if f not in wanted:
                     body["status"].pop(f, None)
             try:
-                await self._client.update(STATEFUL_SETS, body, subresource="status")
+                await self.client.update(STATEFUL_SETS, body, subresource="status")
                 return
             except StatusError as err:
                 if is_not_found(err):
                     return
                 if not is_conflict(err) or attempt:
                     raise
-            set_ = await self._client.get(STATEFUL_SETS, meta.name(set_), meta.namespace(set_))
+            set_ = await self.client.get(STATEFUL_SETS, meta.name(set_), meta.namespace(set_))

@@ -17,14 +17,13 @@ from draplane.api import meta
 from draplane.api.errors import StatusError, is_conflict, is_not_found
 from draplane.api.kinds import JOBS
 from draplane.api.meta import Obj
-from draplane.client.informer import InformerFactory
+from draplane.client.informer import Informer, InformerFactory
 from draplane.client.interface import Client
 from draplane.client.ratelimit import RateLimiter
-from draplane.client.workers import run_workers
-from draplane.client.workqueue import RateLimitingQueue
 from draplane.clock import REAL_CLOCK, Clock, parse_time
 from draplane.controllers import job_util as ju
 from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.queuecontroller import QueueController
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +45,10 @@ def expires_at(job: Obj) -> datetime | None:
     return parse_time(str(stamp)) + timedelta(seconds=int(ttl))
 
 
-class TTLAfterFinishedController:
+class TTLAfterFinishedController(QueueController):
+    QUEUE_NAME = QUEUE_NAME
+    EVENT_COMPONENT = "ttl-after-finished-controller"
+
     def __init__(
         self,
         client: Client,
@@ -56,20 +58,12 @@ class TTLAfterFinishedController:
         metrics: CollectorRegistry | None = None,
         rate_limiter: RateLimiter | None = None,
     ) -> None:
-        self._client = client
-        self._clock = clock
-        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
-            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
-        )
+        super().__init__(client, clock=clock, metrics=metrics, rate_limiter=rate_limiter)
         self._jobs = informers.informer(JOBS)
         self._jobs.add_handler(on_add=self._enqueue, on_update=lambda _, job: self._enqueue(job))
 
-    def has_synced(self) -> bool:
-        return self._jobs.has_synced()
-
-    async def run(self, workers: int = WORKERS) -> None:
-        await self._jobs.wait_synced()
-        await run_workers(self.queue, self.sync, workers=workers, name="ttl-after-finished")
+    def informers(self) -> tuple[Informer, ...]:
+        return (self._jobs,)
 
     def _enqueue(self, job: Obj) -> None:
         if expires_at(job) is not None:
@@ -81,7 +75,7 @@ class TTLAfterFinishedController:
             return
         # The cache may be stale (the TTL changed, the Job was recreated): check the live Job.
         try:
-            fresh = await self._client.get(JOBS, key.name, key.namespace)
+            fresh = await self.client.get(JOBS, key.name, key.namespace)
         except StatusError as err:
             if is_not_found(err):
                 return
@@ -90,7 +84,7 @@ class TTLAfterFinishedController:
             return
         log.info("Cleaning up Job %s/%s: its TTL expired", key.namespace, key.name)
         try:
-            await self._client.delete(
+            await self.client.delete(
                 JOBS,
                 key.name,
                 key.namespace,
@@ -105,7 +99,7 @@ class TTLAfterFinishedController:
         expiry = expires_at(job)
         if expiry is None:
             return False
-        left = (expiry - self._clock.now()).total_seconds()
+        left = (expiry - self.clock.now()).total_seconds()
         if left > 0:
             self.queue.add_after(key, left)
             return False
