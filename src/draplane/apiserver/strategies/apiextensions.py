@@ -7,11 +7,14 @@ the kinds already served in the CRD's group."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from draplane.api import crd, kinds, meta
 from draplane.api.auth import UserInfo
+from draplane.api.errors import FieldError
 from draplane.api.meta import Obj
+from draplane.apiserver import crdcel
 from draplane.apiserver.strategies import ResourceStrategy
 from draplane.clock import format_time
 
@@ -130,8 +133,26 @@ async def accept_names(registry: Registry, user: UserInfo, obj: Obj, old: Obj | 
     status["storedVersions"] = stored
 
 
+def _with_rules(errs: list[FieldError], obj: Obj, old: Obj | None) -> list[FieldError]:
+    """The x-kubernetes-validations checks, skipped while the schemas have errors."""
+    if any(".schema.openAPIV3Schema" in e.field for e in errs):
+        return errs
+    return errs + crdcel.crd_rule_errors(obj, old)
+
+
+@dataclass(frozen=True)
+class CRDStrategy(ResourceStrategy):
+    """The CRD validation plus the compile and cost checks of its CEL validation rules."""
+
+    def validate_create(self, obj: Obj) -> list[FieldError]:
+        return _with_rules(super().validate_create(obj), obj, None)
+
+    def validate_main_update(self, obj: Obj, old: Obj) -> list[FieldError]:
+        return _with_rules(super().validate_main_update(obj, old), obj, old)
+
+
 STRATEGIES = (
-    ResourceStrategy(
+    CRDStrategy(
         kinds.CUSTOM_RESOURCE_DEFINITIONS,
         prepare_for_create=_prepare,
         check_write=accept_names,

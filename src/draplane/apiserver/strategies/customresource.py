@@ -1,7 +1,7 @@
 """Strategy of custom resources (apiextensions-apiserver pkg/registry/customresource): every
 write is pruned of the fields the version's structural schema does not know, defaulted, and
-validated against the schema after the ObjectMeta rules; with a `status` subresource the main
-resource ignores status and `status` ignores everything else (generation bumps on other
+validated against the schema after the ObjectMeta rules, then against its CEL validation
+rules (`draplane.apiserver.crdcel`); with a `status` subresource the main resource ignores status and `status` ignores everything else (generation bumps on other
 changes, as `merge` does for every kind). Objects are stored at the CRD's storage version."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from draplane.api.validation.objectmeta import (
     validate_object_meta,
     validate_object_meta_update,
 )
+from draplane.apiserver import crdcel
 from draplane.apiserver.strategies import ResourceStrategy
 
 
@@ -33,8 +34,13 @@ class CustomResourceStrategy(ResourceStrategy):
     def normalize(self, obj: Obj) -> None:
         _prune_and_default(self, obj)
 
-    def _schema_errors(self, obj: Obj) -> list[FieldError]:
-        return structural.validate(self.rt.custom.schema, obj)
+    def _schema_errors(self, obj: Obj, old: Obj | None = None) -> list[FieldError]:
+        schema = self.rt.custom.schema
+        errs = structural.validate(schema, obj)
+        # A value of the wrong type blocks the validation rules (hasBlockingErr).
+        if any("must be of type" in e.detail for e in errs):
+            return errs
+        return errs + crdcel.rule_errors(schema, obj, old)
 
     def validate_create(self, obj: Obj) -> list[FieldError]:
         errs = validate_object_meta(
@@ -48,7 +54,7 @@ class CustomResourceStrategy(ResourceStrategy):
     def validate_main_update(self, obj: Obj, old: Obj) -> list[FieldError]:
         errs = validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
         errs.extend(validate_meta_content(obj["metadata"], kube_finalizers=False))
-        return errs + self._schema_errors(obj)
+        return errs + self._schema_errors(obj, old)
 
     def validate_status_update(self, obj: Obj, old: Obj) -> list[FieldError]:
         return self.validate_main_update(obj, old)
