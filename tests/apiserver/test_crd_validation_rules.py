@@ -119,7 +119,7 @@ async def _invalid(call: Any) -> str:
 
 GO_RULE = (
     'apiextensions.ValidationRule{{Rule:"{rule}", Message:"", MessageExpression:"{mexp}", '
-    "Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:\"\", "
+    'Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", '
     "OptionalOldSelf:(*bool)(nil)}}"
 )
 
@@ -189,7 +189,7 @@ CRD_CASES = [
     ),
     pytest.param(
         _schema(tags_items=[{"rule": "self == oldSelf"}]),
-        f'{SPEC}.properties[tags].items.x-kubernetes-validations[0].rule: Invalid value: '
+        f"{SPEC}.properties[tags].items.x-kubernetes-validations[0].rule: Invalid value: "
         '"self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema '
         f"within {SPEC}.properties[tags].items",
         id="old-self-in-set",
@@ -303,7 +303,9 @@ CR_CASES = [
         id="message-expression",
     ),
     pytest.param(
-        _schema([{"rule": "self.min <= self.max", "fieldPath": ".max", "reason": "FieldValueForbidden"}]),
+        _schema(
+            [{"rule": "self.min <= self.max", "fieldPath": ".max", "reason": "FieldValueForbidden"}]
+        ),
         {"min": 3, "max": 2},
         "spec.max: Forbidden: failed rule: self.min <= self.max",
         id="field-path-and-reason",
@@ -438,8 +440,10 @@ async def test_transition_rules_run_on_update(
 async def test_status_updates_run_the_status_rules(cluster: Cluster) -> None:
     schema = _schema()
     schema["properties"]["status"]["x-kubernetes-validations"] = [
-        {"rule": "!has(oldSelf.phase) || oldSelf.phase != 'Done' || self.phase == 'Done'",
-         "message": "Done is final"}
+        {
+            "rule": "!has(oldSelf.phase) || oldSelf.phase != 'Done' || self.phase == 'Done'",
+            "message": "Done is final",
+        }
     ]
     client = await _serve(cluster, schema)
     created = await client.create(WIDGETS, _widget(min=1))
@@ -449,6 +453,8 @@ async def test_status_updates_run_the_status_rules(cluster: Cluster) -> None:
     assert done["status"] == {"phase": "Done"}
     done["status"] = {"phase": "Running"}
     text = await _invalid(client.update(WIDGETS, done, subresource="status"))
-    assert text == 'Widget.example.com "w" is invalid: status: Invalid value: "object": Done is final'
+    assert (
+        text == 'Widget.example.com "w" is invalid: status: Invalid value: "object": Done is final'
+    )
     stored = await client.get(WIDGETS, "w", "default")
     assert stored["status"] == {"phase": "Done"}

@@ -86,7 +86,9 @@ def crd_rule_errors(crd: Obj, old: Obj | None = None) -> list[FieldError]:
 
 def _cost_message(name: str, cost: int) -> str:
     factor = cost / STATIC_COST_LIMIT
-    shown = "more than 100x" if factor > 100 else (f"{factor:f}x" if factor < 1.5 else f"{factor:.1f}x")
+    shown = (
+        "more than 100x" if factor > 100 else (f"{factor:f}x" if factor < 1.5 else f"{factor:.1f}x")
+    )
     return (
         f"{name} exceeds budget by factor of {shown} (try simplifying the rule, or adding "
         "maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
@@ -184,7 +186,9 @@ def _rule(
             invalid(f"{at}.fieldPath", field_path, "fieldPath must be non-empty if specified")
         )
     if _has_newline(field_path):
-        errs.append(invalid(f"{at}.fieldPath", field_path, "fieldPath must not contain line breaks"))
+        errs.append(
+            invalid(f"{at}.fieldPath", field_path, "fieldPath must not contain line breaks")
+        )
     if field_path and normalized_field_path(schema, rule) is None:
         errs.append(invalid(f"{at}.fieldPath", field_path, "fieldPath must be a valid path"))
     if len(errs) > before or not text.strip():

@@ -33,8 +33,11 @@ from draplane.dra.cel.library import CELFunctionError, kubernetes_functions
 
 URL_TAG = "__kubernetes.URL__"
 _RESERVED = frozenset(
-    "true false null in as break const continue else for function if import let loop package "
-    "namespace return var void while".split()
+    {
+        *("true", "false", "null", "in", "as", "break", "const", "continue", "else", "for"),
+        *("function", "if", "import", "let", "loop", "package", "namespace", "return", "var"),
+        *("void", "while"),
+    }
 )
 _IDENT = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 _DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
@@ -53,9 +56,7 @@ def escape(name: str) -> str | None:
 def is_dyn(schema: dict[str, Any]) -> bool:
     if schema.get("x-kubernetes-int-or-string"):
         return True
-    return bool(schema.get("x-kubernetes-preserve-unknown-fields")) and not schema.get(
-        "properties"
-    )
+    return bool(schema.get("x-kubernetes-preserve-unknown-fields")) and not schema.get("properties")
 
 
 def type_key(schema: Any) -> str:

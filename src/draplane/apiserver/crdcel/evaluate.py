@@ -78,9 +78,7 @@ def _correlator(schema: dict[str, Any], old: Any) -> Any:
     if schema.get("x-kubernetes-list-type") != "map" or not isinstance(old, list):
         return lambda _item: None
     keys = [str(k) for k in schema.get("x-kubernetes-list-map-keys") or []]
-    by_key = {
-        tuple(_key(o.get(k)) for k in keys): o for o in old if isinstance(o, dict)
-    }
+    by_key = {tuple(_key(o.get(k)) for k in keys): o for o in old if isinstance(o, dict)}
 
     def find(item: Any) -> Any:
         if not isinstance(item, dict):

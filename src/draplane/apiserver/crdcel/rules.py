@@ -84,9 +84,7 @@ class _Tok:
 
 
 def _tokens(expression: str) -> list[_Tok]:
-    return [
-        _Tok(str(m.lastgroup), m.group(), m.start()) for m in _TOKEN.finditer(expression)
-    ]
+    return [_Tok(str(m.lastgroup), m.group(), m.start()) for m in _TOKEN.finditer(expression)]
 
 
 def _caret(expression: str, pos: int, message: str) -> str:
@@ -155,9 +153,7 @@ def max_elements(schema: Any) -> int:
     return int(bound) if isinstance(bound, int) and not isinstance(bound, bool) else default
 
 
-def _scan(
-    toks: list[_Tok], node: Any, root: bool
-) -> tuple[dict[int, Any], tuple[int, str] | None]:
+def _scan(toks: list[_Tok], node: Any, root: bool) -> tuple[dict[int, Any], tuple[int, str] | None]:
     """Receiver schemas of member calls (by the index of the call's name token), and the
     position and message of the first undefined field."""
     receivers: dict[int, Any] = {}

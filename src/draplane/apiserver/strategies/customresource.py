@@ -1,8 +1,9 @@
 """Strategy of custom resources (apiextensions-apiserver pkg/registry/customresource): every
 write is pruned of the fields the version's structural schema does not know, defaulted, and
 validated against the schema after the ObjectMeta rules, then against its CEL validation
-rules (`draplane.apiserver.crdcel`); with a `status` subresource the main resource ignores status and `status` ignores everything else (generation bumps on other
-changes, as `merge` does for every kind). Objects are stored at the CRD's storage version."""
+rules (`draplane.apiserver.crdcel`); with a `status` subresource the main resource ignores
+status and `status` ignores everything else (generation bumps on other changes, as `merge`
+does for every kind). Objects are stored at the CRD's storage version."""
 
 from __future__ import annotations
 
