@@ -150,6 +150,20 @@ CRD_CASES = [
         id="not-bool",
     ),
     pytest.param(
+        _schema([{"rule": "self.name"}]),
+        f"{SPEC}.x-kubernetes-validations[0].rule: Invalid value: "
+        + GO_RULE.format(rule="self.name", mexp="")
+        + ": cel expression must evaluate to a bool",
+        id="field-not-bool",
+    ),
+    pytest.param(
+        _schema([{"rule": "self.min > 0", "messageExpression": "self.min"}]),
+        "x-kubernetes-validations[0].messageExpression: Invalid value: "
+        + GO_RULE.format(rule="self.min > 0", mexp="self.min")
+        + ": must evaluate to a string",
+        id="message-expression-field-not-string",
+    ),
+    pytest.param(
         _schema([{"rule": "self.min > 0", "messageExpression": "self.nope"}]),
         f"{SPEC}.x-kubernetes-validations[0].messageExpression: Invalid value: "
         + GO_RULE.format(rule="self.min > 0", mexp="self.nope")

@@ -61,3 +61,27 @@ async def test_apply_get_and_scale_a_custom_resource(
     assert {"size", "replicas", "selector"} <= fields
     stored = await server.client().get(WIDGETS, "big", "default")
     assert stored["spec"]["replicas"] == 5
+
+
+async def test_apply_of_a_resource_that_breaks_a_validation_rule(
+    kubectl: Kubectl, server: HttpServer, tmp_path: Path
+) -> None:
+    crd_obj = make_crd(scale=False)
+    spec = crd_obj["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["x-kubernetes-validations"] = [
+        {"rule": "self.size != 'large' || self.replicas >= 2", "message": "large needs 2"}
+    ]
+    crd_manifest = tmp_path / "crd.yaml"
+    crd_manifest.write_text(yaml.safe_dump(crd_obj))
+    widget_manifest = tmp_path / "widget.yaml"
+    widget_manifest.write_text(yaml.safe_dump(make_widget("big", size="large", replicas=1)))
+
+    applied_crd = await kubectl.run("apply", "-f", str(crd_manifest))
+    refused = await kubectl.run("apply", "-f", str(widget_manifest), check=False)
+
+    assert applied_crd.strip() == (
+        "customresourcedefinition.apiextensions.k8s.io/widgets.example.com created"
+    )
+    assert 'The Widget "big" is invalid: spec: Invalid value: "object": large needs 2' in refused
+    listed = await server.client().list(WIDGETS, "default")
+    assert listed["items"] == []

@@ -187,6 +187,22 @@ def _scan(toks: list[_Tok], node: Any, root: bool) -> tuple[dict[int, Any], tupl
     return receivers, None
 
 
+def _chain_type(toks: list[_Tok], node: Any, root: bool) -> str:
+    """The CEL type of an expression that is only a selection (`self.spec.name`), as the
+    schema declares it: `dyn` for anything else (object fields are dyn to the checker)."""
+    if not toks or toks[0].text not in ("self", "oldSelf") or len(toks) % 2 == 0:
+        return "dyn"
+    schema = node
+    for i in range(1, len(toks), 2):
+        if toks[i].text != "." or toks[i + 1].kind != "i":
+            return "dyn"
+        name = toks[i + 1].text
+        if root and i == 1 and name in ("apiVersion", "kind", "metadata"):
+            return "string" if name != "metadata" else "map(string,dyn)"
+        schema, _ = _child(schema, name)
+    return type_key(schema) if len(toks) > 1 else "dyn"
+
+
 def estimate_cost(toks: list[_Tok], receivers: dict[int, Any]) -> int:
     """Worst-case cost of the tokens (see the module docstring)."""
     match: dict[int, int] = {}
@@ -244,7 +260,9 @@ def compile_rule(
         error = _caret(text, *undefined)
     if error is not None:
         out.error = "compilation failed: " + error
-    elif program.return_type() not in (cel.Type.BOOL, cel.Type.DYN):
+    elif program.return_type() not in (cel.Type.BOOL, cel.Type.DYN) or _chain_type(
+        toks, node, root
+    ) not in ("bool", "dyn"):
         out.error = "cel expression must evaluate to a bool"
     else:
         out.program = program
@@ -258,7 +276,9 @@ def compile_rule(
             merror = _caret(message, *mundefined)
         if merror is not None:
             out.message_error = "messageExpression compilation failed: " + merror
-        elif mprogram.return_type() not in (cel.Type.STRING, cel.Type.DYN):
+        elif mprogram.return_type() not in (cel.Type.STRING, cel.Type.DYN) or _chain_type(
+            mtoks, node, root
+        ) not in ("string", "dyn"):
             out.message_error = "must evaluate to a string"
         else:
             out.message_program = mprogram
