@@ -33,6 +33,11 @@ SCHEMA: dict[str, Any] = {
                 "max": {"type": "integer"},
                 "name": {"type": "string", "maxLength": 64},
                 "ratio": {"type": "number"},
+                "when": {"type": "string", "format": "date-time"},
+                "timeout": {"type": "string", "format": "duration"},
+                "max-surge": {"type": "integer"},
+                "namespace": {"type": "string"},
+                "memory": {"type": "string"},
                 "port": {"x-kubernetes-int-or-string": True},
                 "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
                 "tags": {
@@ -365,6 +370,45 @@ CR_CASES = [
         {"extra": {"debug": True}},
         'spec.extra: Invalid value: "object": failed rule: !has(self.debug) || self.debug == false',
         id="preserve-unknown-fields",
+    ),
+]
+
+
+CR_CASES += [
+    pytest.param(
+        _schema([{"rule": "self.when < timestamp('2030-01-01T00:00:00Z')"}]),
+        {"when": "2031-05-01T10:00:00Z"},
+        'spec: Invalid value: "object": failed rule: '
+        "self.when < timestamp('2030-01-01T00:00:00Z')",
+        id="date-time-is-a-timestamp",
+    ),
+    pytest.param(
+        _schema([{"rule": "self.timeout <= duration('1h')"}]),
+        {"timeout": "90m"},
+        "spec: Invalid value: \"object\": failed rule: self.timeout <= duration('1h')",
+        id="duration",
+    ),
+    pytest.param(
+        _schema([{"rule": "self.max__dash__surge < 3 && self.__namespace__ != 'kube-system'"}]),
+        {"max-surge": 1, "namespace": "kube-system"},
+        'spec: Invalid value: "object": failed rule: self.max__dash__surge < 3 && '
+        "self.__namespace__ != 'kube-system'",
+        id="escaped-property-names",
+    ),
+    pytest.param(
+        _schema(
+            memory=[{"rule": "isQuantity(self) && quantity(self).isLessThan(quantity('1Gi'))"}]
+        ),
+        {"memory": "2Gi"},
+        'spec.memory: Invalid value: "string": failed rule: isQuantity(self) && '
+        "quantity(self).isLessThan(quantity('1Gi'))",
+        id="quantity",
+    ),
+    pytest.param(
+        _schema(name=[{"rule": "url(self).getScheme() == 'https'"}]),
+        {"name": "http://example.com"},
+        "spec.name: Invalid value: \"string\": failed rule: url(self).getScheme() == 'https'",
+        id="url",
     ),
 ]
 

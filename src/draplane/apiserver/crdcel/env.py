@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
+from google.protobuf import duration_pb2, timestamp_pb2
 
 from draplane.dra.cel.library import CELFunctionError, kubernetes_functions
 
@@ -152,10 +153,15 @@ def cel_value(schema: Any, value: Any, *, root: bool = False) -> Any:
     if t == "string" and isinstance(value, str):
         fmt = schema.get("format")
         try:
+            # Nested values reach CEL as the protobuf well-known types.
             if fmt in ("date", "date-time"):
-                return _timestamp(value)
+                ts = timestamp_pb2.Timestamp()
+                ts.FromDatetime(_timestamp(value))
+                return ts
             if fmt == "duration":
-                return _duration(value)
+                d = duration_pb2.Duration()
+                d.FromTimedelta(_duration(value))
+                return d
             if fmt == "byte":
                 return base64.b64decode(value)
         except ValueError:
