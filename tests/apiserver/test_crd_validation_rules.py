@@ -220,6 +220,12 @@ CRD_CASES = [
         "maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
         id="cost",
     ),
+    pytest.param(
+        _schema(words=[{"rule": f"self.all(w, w.size() < {n})"} for n in range(11)]),
+        "spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule & "
+        "messageExpression cost total for entire OpenAPIv3 schema exceeds budget by factor of 1.",
+        id="total-cost",
+    ),
 ]
 
 

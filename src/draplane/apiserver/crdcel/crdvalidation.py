@@ -3,7 +3,8 @@
 non-empty and on one line (required when the rule spans lines), `reason` is one of the four
 FieldValue reasons, `fieldPath` names a field of the node, the rule compiles to a bool and the
 `messageExpression` to a string, `oldSelf` only where old and new values correlate, and the
-estimated cost (times the node's cardinality) is within StaticEstimatedCostLimit.
+estimated cost (times the node's cardinality) is within StaticEstimatedCostLimit, and all of a
+schema's rules together within StaticEstimatedCRDCostLimit.
 
 Paths are upstream's: a schema shared by every version is reported as
 `spec.validation.openAPIV3Schema` (the internal version hoists it there), else as
@@ -20,6 +21,7 @@ from draplane.api.meta import Obj
 from draplane.apiserver.crdcel.rules import (
     REASONS,
     STATIC_COST_LIMIT,
+    STATIC_CRD_COST_LIMIT,
     compile_rule,
     max_elements,
     normalized_field_path,
@@ -70,9 +72,15 @@ def _expressions(schema: Any, out: set[str]) -> set[str]:
     return out
 
 
+class _Stored(set[str]):
+    """The stored CRD's expressions, and the estimated costs of one schema's rules."""
+
+    costs: list[tuple[int, str]]
+
+
 def crd_rule_errors(crd: Obj, old: Obj | None = None) -> list[FieldError]:
     """The FieldErrors of the validation rules of every version's schema of `crd`."""
-    stored: set[str] = set()
+    stored = _Stored()
     if old is not None:
         for _, schema in _schemas(old):
             _expressions(schema, stored)
@@ -80,12 +88,34 @@ def crd_rule_errors(crd: Obj, old: Obj | None = None) -> list[FieldError]:
     errs: list[FieldError] = []
     for path, schema in _schemas(crd):
         if isinstance(schema, dict):
+            stored.costs = []
             _node(schema, path, errs, stored, root=True, cardinality=1, uncorrelatable=None)
+            _total_cost(path, stored.costs, errs)
     return errs
 
 
-def _cost_message(name: str, cost: int) -> str:
-    factor = cost / STATIC_COST_LIMIT
+def _total_cost(path: str, costs: list[tuple[int, str]], errs: list[FieldError]) -> None:
+    """StaticEstimatedCRDCostLimit: the rules of one schema together, the four most
+    expensive named."""
+    total = sum(c for c, _ in costs)
+    if total <= STATIC_CRD_COST_LIMIT:
+        return
+    for _, at in sorted(costs, key=lambda c: -c[0])[:4]:
+        errs.append(
+            forbidden(
+                at,
+                "contributed to estimated rule & messageExpression cost total exceeding cost "
+                "limit for entire OpenAPIv3 schema",
+            )
+        )
+    name = "x-kubernetes-validations estimated rule & messageExpression cost total for entire "
+    errs.append(
+        forbidden(path, _cost_message(name + "OpenAPIv3 schema", total, STATIC_CRD_COST_LIMIT))
+    )
+
+
+def _cost_message(name: str, cost: int, limit: int = STATIC_COST_LIMIT) -> str:
+    factor = cost / limit
     shown = (
         "more than 100x" if factor > 100 else (f"{factor:f}x" if factor < 1.5 else f"{factor:.1f}x")
     )
@@ -99,7 +129,7 @@ def _node(
     schema: dict[str, Any],
     path: str,
     errs: list[FieldError],
-    stored: set[str],
+    stored: _Stored,
     *,
     root: bool,
     cardinality: int,
@@ -154,7 +184,7 @@ def _rule(
     rule: dict[str, Any],
     at: str,
     errs: list[FieldError],
-    stored: set[str],
+    stored: _Stored,
     root: bool,
     cardinality: int,
     uncorrelatable: str | None,
@@ -196,6 +226,7 @@ def _rule(
     compiled = compile_rule(schema, rule, root=root)
     rule_stored = text in stored
     cost = compiled.cost * cardinality
+    stored.costs.append((cost, f"{at}.rule"))
     if not rule_stored and compiled.error is None and cost > STATIC_COST_LIMIT:
         errs.append(forbidden(f"{at}.rule", _cost_message("estimated rule cost", cost)))
     if compiled.error is not None and not rule_stored:
@@ -203,9 +234,10 @@ def _rule(
     if compiled.message_error is not None:
         if message_expr not in stored:
             errs.append(invalid(f"{at}.messageExpression", GoRule(rule), compiled.message_error))
-    elif compiled.message_program is not None and message_expr not in stored:
+    elif compiled.message_program is not None:
         mcost = compiled.message_cost * cardinality
-        if mcost > STATIC_COST_LIMIT:
+        stored.costs.append((mcost, f"{at}.messageExpression"))
+        if mcost > STATIC_COST_LIMIT and message_expr not in stored:
             errs.append(
                 forbidden(
                     f"{at}.messageExpression",

@@ -23,6 +23,8 @@ from draplane.apiserver.crdcel.env import environment, escape, is_dyn, type_key
 
 STATIC_COST_LIMIT = 10_000_000
 """StaticEstimatedCostLimit: the estimated cost of one rule (times its cardinality)."""
+STATIC_CRD_COST_LIMIT = 100_000_000
+"""StaticEstimatedCRDCostLimit: the estimated costs of all of a schema's rules."""
 MAX_REQUEST_BYTES = 3 * 1024 * 1024
 REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired")
 
