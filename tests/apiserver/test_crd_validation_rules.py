@@ -38,6 +38,13 @@ SCHEMA: dict[str, Any] = {
                 "max-surge": {"type": "integer"},
                 "namespace": {"type": "string"},
                 "memory": {"type": "string"},
+                "template": {
+                    "type": "object",
+                    "x-kubernetes-embedded-resource": True,
+                    "properties": {
+                        "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+                    },
+                },
                 "port": {"x-kubernetes-int-or-string": True},
                 "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
                 "tags": {
@@ -348,6 +355,26 @@ CR_CASES = [
         id="runtime-error",
     ),
     pytest.param(
+        _schema([{"rule": "self.tags[3] == 'x'"}]),
+        {"tags": ["a"]},
+        'spec: Invalid value: "object": index out of bounds: 3 evaluating rule: '
+        "self.tags[3] == 'x'",
+        id="runtime-index-error",
+    ),
+    pytest.param(
+        _schema([{"rule": "self.min / self.max > 0"}]),
+        {"min": 1, "max": 0},
+        'spec: Invalid value: "object": division by zero evaluating rule: self.min / self.max > 0',
+        id="runtime-division-by-zero",
+    ),
+    pytest.param(
+        _schema(port=[{"rule": "self > 1"}]),
+        {"port": "http"},
+        "spec.port: Invalid value: \"\": 'no such overload': call arguments did not match a "
+        "supported operator, function or macro signature for rule: self > 1",
+        id="runtime-no-such-overload",
+    ),
+    pytest.param(
         _schema(ports_items=[{"rule": "self.number < 1024", "message": "privileged"}]),
         {"ports": [{"name": "a", "number": 80}, {"name": "b", "number": 8080}]},
         'spec.ports[1]: Invalid value: "object": privileged',
@@ -415,6 +442,30 @@ CR_CASES += [
         {"name": "http://example.com"},
         "spec.name: Invalid value: \"string\": failed rule: url(self).getScheme() == 'https'",
         id="url",
+    ),
+]
+
+
+def _root_rule(rule: str) -> dict[str, Any]:
+    schema = _schema()
+    schema["x-kubernetes-validations"] = [{"rule": rule}]
+    return schema
+
+
+CR_CASES += [
+    pytest.param(
+        _schema(template=[{"rule": "self.kind == 'Pod' && has(self.spec.containers)"}]),
+        {"template": {"apiVersion": "v1", "kind": "Job", "spec": {"containers": []}}},
+        'spec.template: Invalid value: "object": failed rule: '
+        "self.kind == 'Pod' && has(self.spec.containers)",
+        id="embedded-resource",
+    ),
+    pytest.param(
+        _root_rule("self.metadata.name.startsWith('x') && self.kind == 'Widget'"),
+        {"min": 1},
+        '<nil>: Invalid value: "object": failed rule: '
+        "self.metadata.name.startsWith('x') && self.kind == 'Widget'",
+        id="root-metadata",
     ),
 ]
 

@@ -133,6 +133,7 @@ def cel_value(schema: Any, value: Any, *, root: bool = False) -> Any:
         if not props and isinstance(additional, dict):
             return {k: cel_value(additional, v) for k, v in value.items()}
         out: dict[str, Any] = {}
+        root = root or bool(schema.get("x-kubernetes-embedded-resource"))
         for k, v in value.items():
             sub = props.get(k)
             if root and k in ("apiVersion", "kind"):

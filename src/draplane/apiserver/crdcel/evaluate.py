@@ -13,6 +13,7 @@ error is reported as upstream words it (`no such key: x evaluating rule: <rule>`
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from cel_expr_python import cel
@@ -22,6 +23,8 @@ from draplane.apiserver.crdcel.env import cel_value
 from draplane.apiserver.crdcel.rules import Compiled, Node, compile_schema
 
 _MAX_CACHED = 1024
+_INDEX_ERROR = re.compile(r"^Index error: index=(-?\d+)")
+_CEL_GO_WORDING = {"divide by zero": "division by zero"}
 _cache: dict[int, tuple[Any, Node | None]] = {}
 
 
@@ -147,6 +150,10 @@ def _runtime(compiled: Compiled, result: Any) -> str:
     text = str(result.value()).strip()
     for prefix in ("INVALID_ARGUMENT: ", "NOT_FOUND: ", "UNKNOWN: ", "OUT_OF_RANGE: "):
         text = text.removeprefix(prefix)
+    index = _INDEX_ERROR.match(text)
+    if index:
+        text = f"index out of bounds: {index.group(1)}"
+    text = _CEL_GO_WORDING.get(text, text)
     if text.startswith("Key not found in map"):
         key = text.split(":", 1)[1].strip().strip('"')
         text = f"no such key: {key}"

@@ -58,6 +58,17 @@ _SCANS = frozenset(
 )
 
 
+_META: dict[str, Any] = {
+    "apiVersion": {"type": "string"},
+    "kind": {"type": "string"},
+    "metadata": {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "generateName": {"type": "string"}},
+    },
+}
+"""What a resource's root (and an embedded resource) has besides its properties."""
+
+
 @dataclass
 class Compiled:
     """One compiled rule; `error` (with `error_type`) when it did not compile."""
@@ -113,6 +124,8 @@ def _child(schema: Any, name: str) -> tuple[Any, bool]:
     additional = schema.get("additionalProperties")
     if not props and isinstance(additional, dict):
         return additional, True
+    if schema.get("x-kubernetes-embedded-resource") and name in _META:
+        return _META[name], True
     for key, sub in props.items():
         if escape(key) == name:
             return sub, True
@@ -173,13 +186,8 @@ def _scan(toks: list[_Tok], node: Any, root: bool) -> tuple[dict[int, Any], tupl
                 if name in _COMPREHENSIONS and j + 3 < len(toks) and toks[j + 3].kind == "i":
                     bound[toks[j + 3].text] = _element(schema)
                 break
-            if at_root and name in ("apiVersion", "kind"):
-                schema = {"type": "string"}
-            elif at_root and name == "metadata":
-                schema = {
-                    "type": "object",
-                    "properties": {"name": {"type": "string"}, "generateName": {"type": "string"}},
-                }
+            if at_root and name in _META:
+                schema = _META[name]
             else:
                 schema, ok = _child(schema, name)
                 if not ok:
