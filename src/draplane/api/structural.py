@@ -7,7 +7,8 @@ Written by hand rather than through a JSON-schema library: the structural-schema
 `x-kubernetes-int-or-string`, `x-kubernetes-embedded-resource`, list-type set/map, nullable with
 defaults) and upstream's error wording (`spec.replicas in body must be of type integer:
 "string"`) are specific to Kubernetes; see docs/dependencies.md for the measurement.
-`x-kubernetes-validations` (CEL) are accepted and not evaluated.
+`x-kubernetes-validations` (CEL) are evaluated after this validation, in
+`draplane.apiserver.crdcel`.
 """
 
 from __future__ import annotations

@@ -117,7 +117,11 @@ def _evaluate(
             continue
         if compiled.uses_old_self and old is None:
             continue
-        result = compiled.program.eval(data=data)
+        try:
+            result = compiled.program.eval(data=data)
+        except Exception as e:  # a value the binding cannot convert (an int beyond int64)
+            errs.append(invalid(shown, _type_of(schema), f"{e} evaluating rule: {compiled.text}"))
+            continue
         if result.type() == cel.Type.ERROR:
             errs.append(invalid(shown, _type_of(schema), _runtime(compiled, result)))
             continue
@@ -167,8 +171,11 @@ def _runtime(compiled: Compiled, result: Any) -> str:
 
 def _message(compiled: Compiled, data: dict[str, Any]) -> str:
     if compiled.message_program is not None:
-        result = compiled.message_program.eval(data=data)
-        text = result.value() if result.type() == cel.Type.STRING else None
+        try:
+            result = compiled.message_program.eval(data=data)
+            text = result.value() if result.type() == cel.Type.STRING else None
+        except Exception:  # upstream logs it and falls back to the message
+            text = None
         if isinstance(text, str) and text.strip() and "\n" not in text and "\r" not in text:
             return text
     message = str(compiled.rule.get("message") or "")

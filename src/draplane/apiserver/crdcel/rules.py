@@ -71,13 +71,12 @@ _META: dict[str, Any] = {
 
 @dataclass
 class Compiled:
-    """One compiled rule; `error` (with `error_type`) when it did not compile."""
+    """One compiled rule; `error` when it did not compile (`program` None)."""
 
     rule: dict[str, Any]
     program: Any = None
     message_program: Any = None
     error: str | None = None
-    error_type: str = "FieldValueInvalid"
     message_error: str | None = None
     uses_old_self: bool = False
     cost: int = 0
@@ -250,9 +249,7 @@ def _compile(env: cel.Env, expression: str) -> tuple[Any, str | None]:
         return None, _clean(str(e))
 
 
-def compile_rule(
-    node: dict[str, Any], rule: dict[str, Any], *, root: bool, stored: bool = False
-) -> Compiled:
+def compile_rule(node: dict[str, Any], rule: dict[str, Any], *, root: bool) -> Compiled:
     """Compiles `rule` for the schema `node` (`root`: the resource's root schema)."""
     out = Compiled(rule)
     text = str(rule.get("rule") or "")
