@@ -15,6 +15,7 @@ import pytest
 from draplane.api import errors, kinds
 from draplane.api.kinds import ResourceType
 from draplane.apiserver.crdcel import crd_rule_errors
+from draplane.apiserver.crdcel.evaluate import compiled_schema
 from draplane.client.local import LocalClient
 from draplane.testing.cluster import Cluster, start_cluster
 from draplane.testing.crds import make_crd
@@ -573,3 +574,26 @@ async def test_status_updates_run_the_status_rules(cluster: Cluster) -> None:
     )
     stored = await client.get(WIDGETS, "w", "default")
     assert stored["status"] == {"phase": "Done"}
+
+
+async def test_rules_are_compiled_once_per_crd_generation(cluster: Cluster) -> None:
+    client = await _serve(cluster, _schema([{"rule": "self.min <= self.max"}]))
+
+    def served_schema() -> Any:
+        rt = next(r for r in cluster.registry.kinds.served() if r.kind == "Widget")
+        return rt.custom.schema
+
+    await client.create(WIDGETS, _widget(min=1, max=2))
+    first = compiled_schema(served_schema())
+    created = copy.deepcopy(await client.get(WIDGETS, "w", "default"))
+    created["spec"]["max"] = 3
+    await client.update(WIDGETS, created)
+    assert compiled_schema(served_schema()) is first
+    crd = copy.deepcopy(await client.get(CRDS, "widgets.example.com"))
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"][
+        "x-kubernetes-validations"
+    ] = [{"rule": "self.min < self.max"}]
+    await client.update(CRDS, crd)
+    second = compiled_schema(served_schema())
+    assert second is not first
+    assert second is not None and second.properties["spec"].rules[0].text == "self.min < self.max"
