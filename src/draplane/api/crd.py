@@ -52,6 +52,8 @@ class CustomKind:
     """The schema sets a `default` somewhere (objects are defaulted as they are read, too)."""
     terminating: bool = False
     """The CRD is being deleted: its resources are still read and deleted, not created."""
+    has_rules: bool = False
+    """The schema has `x-kubernetes-validations` somewhere (CEL rules run on writes)."""
 
 
 def _spec(crd: Obj) -> Obj:
@@ -79,6 +81,16 @@ def has_defaults(schema: Any) -> bool:
     children = [*(schema.get("properties") or {}).values()]
     children += [schema.get("items"), schema.get("additionalProperties")]
     return any(has_defaults(c) for c in children)
+
+
+def has_rules(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    if schema.get("x-kubernetes-validations"):
+        return True
+    children = [*(schema.get("properties") or {}).values()]
+    children += [schema.get("items"), schema.get("additionalProperties")]
+    return any(has_rules(c) for c in children)
 
 
 def _columns(version: Obj) -> tuple[PrinterColumn, ...]:
@@ -137,6 +149,7 @@ def resource_types(crd: Obj) -> list[ResourceType]:
             versions=served,
             has_defaults=has_defaults(schema),
             terminating=bool((crd.get("metadata") or {}).get("deletionTimestamp")),
+            has_rules=has_rules(schema),
         )
         plural = str(names.get("plural", ""))
         out.append(

@@ -53,7 +53,10 @@ class GoRule:
 
 def _schemas(crd: Obj) -> list[tuple[str, Any]]:
     versions = [v for v in (crd.get("spec") or {}).get("versions") or [] if isinstance(v, dict)]
-    schemas = [(v.get("schema") or {}).get("openAPIV3Schema") for v in versions]
+    schemas = [
+        v["schema"].get("openAPIV3Schema") if isinstance(v.get("schema"), dict) else None
+        for v in versions
+    ]
     if schemas and all(s == schemas[0] for s in schemas):
         return [("spec.validation.openAPIV3Schema", schemas[0])]
     return [(f"spec.versions[{i}].schema.openAPIV3Schema", s) for i, s in enumerate(schemas)]

@@ -14,7 +14,6 @@ from draplane.api import crd, kinds, meta
 from draplane.api.auth import UserInfo
 from draplane.api.errors import FieldError
 from draplane.api.meta import Obj
-from draplane.apiserver import crdcel
 from draplane.apiserver.strategies import ResourceStrategy
 from draplane.clock import format_time
 
@@ -137,6 +136,13 @@ def _with_rules(errs: list[FieldError], obj: Obj, old: Obj | None) -> list[Field
     """The x-kubernetes-validations checks, skipped while the schemas have errors."""
     if any(".schema.openAPIV3Schema" in e.field for e in errs):
         return errs
+    versions = (obj.get("spec") or {}).get("versions") or []
+    schemas = [v.get("schema") for v in versions if isinstance(v, dict)]
+    if not any(crd.has_rules(s.get("openAPIV3Schema")) for s in schemas if isinstance(s, dict)):
+        return errs
+    # Imported on first use: the CEL binding is large, most servers never need it.
+    from draplane.apiserver import crdcel
+
     return errs + crdcel.crd_rule_errors(obj, old)
 
 

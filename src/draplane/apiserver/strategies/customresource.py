@@ -18,7 +18,6 @@ from draplane.api.validation.objectmeta import (
     validate_object_meta,
     validate_object_meta_update,
 )
-from draplane.apiserver import crdcel
 from draplane.apiserver.strategies import ResourceStrategy
 
 
@@ -39,8 +38,11 @@ class CustomResourceStrategy(ResourceStrategy):
         schema = self.rt.custom.schema
         errs = structural.validate(schema, obj)
         # A value of the wrong type blocks the validation rules (hasBlockingErr).
-        if any("must be of type" in e.detail for e in errs):
+        if not self.rt.custom.has_rules or any("must be of type" in e.detail for e in errs):
             return errs
+        # Imported on first use: the CEL binding is large, most servers never need it.
+        from draplane.apiserver import crdcel
+
         return errs + crdcel.rule_errors(schema, obj, old)
 
     def validate_create(self, obj: Obj) -> list[FieldError]:
