@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Any
 from draplane.api import errors, kinds
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
+from draplane.api.validation import devicecommon
 from draplane.apiserver.authorization import Attributes, Decision
 from draplane.apiserver.strategies import ResourceStrategy
+from draplane.dra.cel import SelectorCache
 
 if TYPE_CHECKING:
     from draplane.apiserver.registry import Registry
@@ -102,6 +104,16 @@ async def _authorize_claim_status(
         node_ok = user.node_name is not None and allowed("associated-node:update", "driver", driver)
         if not node_ok and not allowed("arbitrary-node:update", "driver", driver):
             raise deny("driver", "arbitrary-node:update", f"changing the status of driver {driver}")
+
+
+def _compile_selector(expression: str) -> tuple[str | None, int]:
+    """Device selectors compile at validation through the allocator's process-wide cache, so
+    an expression admitted here is compiled once for the scheduler too (failures not cached)."""
+    result = SelectorCache.shared().compiled(expression)
+    return result.error, result.max_cost
+
+
+devicecommon.use_selector_compiler(_compile_selector)
 
 
 # resource.k8s.io/v1 (the 1.36 mode; the beta versions are written as v1): a claim's status
