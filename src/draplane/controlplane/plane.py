@@ -227,7 +227,14 @@ class ControlPlane:
         """No allocating controller: each node's plugin publishes the node's slices, the
         controller side only the network-attached pool."""
         for spec in self.config.drivers:
-            factory = structured_node_plugin_factory(spec.name, spec.profile(), clock=self.clock)
+            factory = structured_node_plugin_factory(
+                spec.name,
+                spec.profile(),
+                clock=self.clock,
+                status_client_for=lambda node, d=spec.name: self.client(
+                    auth.driver_plugin_user(d, node)
+                ),
+            )
             self.node_plugins.register(spec.name, factory)
             if spec.network_attached:
                 self.components[f"driver/{spec.name}"] = NetworkPoolController(

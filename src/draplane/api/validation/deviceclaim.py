@@ -6,7 +6,10 @@ device status).
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
+
+import orjson
 
 from draplane.api import names
 from draplane.api.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
@@ -33,6 +36,9 @@ ALLOCATION_CONFIG_MAX = 64
 RESERVED_FOR_MAX = 256
 DEVICE_CONDITIONS_MAX = 8
 DEVICE_DATA_MAX = 10 * 1024
+INTERFACE_NAME_MAX = 256
+HW_ADDRESS_MAX = 128
+IPS_MAX = 16
 ALLOCATION_MODES = ["All", "ExactCount"]
 CONFIG_SOURCES = ["FromClaim", "FromClass"]
 UNKNOWN_REQUEST = (
@@ -283,5 +289,37 @@ def _device_status(
         )
         del conditions
         data = entry.get("data")
-        if data is not None and len(repr(data)) > DEVICE_DATA_MAX:
+        if data is not None and len(orjson.dumps(data)) > DEVICE_DATA_MAX:
             errs.append(c.too_long(f"{at}.data", "<value omitted>", DEVICE_DATA_MAX))
+        network = entry.get("networkData")
+        if network is not None:
+            _network_data(as_dict(network, f"{at}.networkData", errs), f"{at}.networkData", errs)
+
+
+def _network_data(network: Obj, path: str, errs: list[FieldError]) -> None:
+    """NetworkDeviceData: interfaceName <= 256, hardwareAddress <= 128, at most 16 unique ips,
+    each an address in CIDR form spelled canonically (host bits allowed)."""
+    for key, limit in (("interfaceName", INTERFACE_NAME_MAX), ("hardwareAddress", HW_ADDRESS_MAX)):
+        text = as_str(network.get(key), f"{path}.{key}", errs)
+        if len(text) > limit:
+            errs.append(c.too_long(f"{path}.{key}", "", limit))
+    seen: list[str] = []
+    for _, ip, at in c.items(network.get("ips"), f"{path}.ips", errs, IPS_MAX):
+        text = as_str(ip, at, errs)
+        try:
+            parsed = ipaddress.ip_interface(text) if "/" in text else None
+        except ValueError:
+            parsed = None
+        if parsed is None:
+            errs.append(
+                invalid(
+                    at,
+                    text,
+                    "must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)",
+                )
+            )
+        elif str(parsed) != text:
+            errs.append(invalid(at, text, f'must be in canonical form ("{parsed}")'))
+        if text in seen:
+            errs.append(duplicate(at, text))
+        seen.append(text)
