@@ -121,7 +121,8 @@ class Registry:
         # The graph starts from the pods stored now and follows the change stream from the
         # same revision (neither call suspends between the two).
         pods, _ = await self.storage.list(kinds.PODS.key)
-        self.node_graph.load(pods)
+        slices, _ = await self.storage.list(kinds.RESOURCE_SLICES.key)
+        self.node_graph.load(pods, slices)
         await policy.load_index(self.storage, self.rbac)
         await self.custom_resources.load()
         await self.watch_cache.start()
