@@ -16,8 +16,12 @@ from draplane.api import errors, kinds, meta, versions
 from draplane.api.auth import UserInfo, driver_plugin_user, node_user
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
-from draplane.drivers.example import DEVICE_CLASS_NAME, DRIVER_NAME, NETWORK_POOL
-from draplane.drivers.example import StructuredNodePlugin
+from draplane.drivers.example import (
+    DEVICE_CLASS_NAME,
+    DRIVER_NAME,
+    NETWORK_POOL,
+    StructuredNodePlugin,
+)
 from draplane.testing.allocatorcases import allocation
 from draplane.testing.cluster import Cluster, start_cluster
 from draplane.testing.structured import device_result, make_structured_claim

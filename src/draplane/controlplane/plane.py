@@ -231,9 +231,7 @@ class ControlPlane:
                 spec.name,
                 spec.profile(),
                 clock=self.clock,
-                status_client_for=lambda node, d=spec.name: self.client(
-                    auth.driver_plugin_user(d, node)
-                ),
+                status_client_for=self._driver_plugin_client(spec.name),
             )
             self.node_plugins.register(spec.name, factory)
             if spec.network_attached:
@@ -243,6 +241,11 @@ class ControlPlane:
                     driver_name=spec.name,
                     clock=self.clock,
                 )
+
+    def _driver_plugin_client(self, driver: str) -> Callable[[str], Client]:
+        """The client of `driver`'s kubelet plugin on a node: its service account with the
+        node's name, as a token bound to the node carries it."""
+        return lambda node: self.client(auth.driver_plugin_user(driver, node))
 
     def _build_nodes(self, metrics: CollectorRegistry | None) -> Nodes:
         return Nodes(

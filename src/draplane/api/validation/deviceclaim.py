@@ -98,8 +98,8 @@ def _requests(devices: Obj, path: str, errs: list[FieldError], *, stored: bool) 
             for sub in c.unique_names(subs, errs):
                 known.add(f"{name}/{sub}")
             for _, sub_request, sub_at in subs:
-                sub = as_dict(sub_request, sub_at, errs)
-                _exact(sub, sub_at, errs, admin=False, stored=stored)
+                subrequest = as_dict(sub_request, sub_at, errs)
+                _exact(subrequest, sub_at, errs, admin=False, stored=stored)
     return known
 
 

@@ -5,9 +5,9 @@ It decides on the kinds a node reads through the graph: config maps and resource
 name with a path from a pod bound to the node, service accounts of such pods (and their
 `token`), its own Lease in `kube-node-lease`, pods (get a bound pod; list and watch only with
 `spec.nodeName=<node>`; create, delete, `status` and `eviction`, which NodeRestriction narrows),
-Nodes (reads of its own only) and ResourceSlices (named ones of its own node only). Everything else is left to the `system:node` rules, which the
-authorizer applies itself (the `system:node` binding has no subjects). Anyone not a node gets
-NO_OPINION.
+Nodes (reads of its own only) and ResourceSlices (named ones of its own node only). Everything
+else is left to the `system:node` rules, which the authorizer applies itself (the
+`system:node` binding has no subjects). Anyone not a node gets NO_OPINION.
 """
 
 from __future__ import annotations
