@@ -13,7 +13,13 @@ from dataclasses import dataclass
 import pytest
 
 from draplane.api import errors, kinds, meta, versions
-from draplane.api.auth import UserInfo, driver_plugin_user, node_user
+from draplane.api.auth import (
+    RESOURCE_CLAIM_CONTROLLER,
+    UserInfo,
+    driver_plugin_user,
+    node_user,
+    service_account_groups,
+)
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.drivers.example import (
@@ -200,3 +206,22 @@ async def test_the_example_plugin_writes_status_devices_as_the_driver(
         assert devices[1]["networkData"]["interfaceName"] == "net-nic-0"
     else:
         assert devices == []
+
+
+async def test_deallocation_drops_the_device_status(env: Env) -> None:
+    """The claim controller clears `allocation` only; the server drops the stale entries
+    (dropDeallocatedStatusDevices), which is not a driver's write."""
+    plugin = env.cluster.client(DRIVER_ON_NODE)
+    claim = meta.deep_copy(env.claim)
+    claim["status"]["devices"] = [_entry(), _entry("nic-0")]
+    written = await plugin.update(kinds.RESOURCE_CLAIMS_V1, claim, subresource="status")
+    controller = env.cluster.client(
+        UserInfo(RESOURCE_CLAIM_CONTROLLER, "", service_account_groups("kube-system"))
+    )
+
+    # A client unaware of device status sends the entries back unchanged.
+    unaware = {**written, "status": {"devices": written["status"]["devices"]}}
+    cleared = await controller.update(kinds.RESOURCE_CLAIMS_V1, unaware, subresource="status")
+
+    assert len(written["status"]["devices"]) == 2
+    assert cleared["status"] == {}

@@ -50,17 +50,48 @@ def _status(obj: Obj) -> Obj:
     return status if isinstance(status, dict) else {}
 
 
-def _device_key(entry: Any) -> tuple[str, str, str, str]:
+DeviceKey = tuple[str, str, str, str]
+"""A `status.devices` entry's key: driver, pool, device, shareID."""
+
+
+def _device_key(entry: Any) -> DeviceKey:
     e = entry if isinstance(entry, dict) else {}
     return tuple(str(e.get(k) or "") for k in ("driver", "pool", "device", "shareID"))  # type: ignore[return-value]
 
 
-def _modified_drivers(new: Any, old: Any) -> list[str]:
+def _allocated_keys(status: Obj) -> set[DeviceKey]:
+    allocation = status.get("allocation")
+    devices = allocation.get("devices") if isinstance(allocation, dict) else None
+    results = devices.get("results") if isinstance(devices, dict) else None
+    return {_device_key(r) for r in results or [] if isinstance(r, dict)}
+
+
+def _drop_deallocated_status_devices(new: Obj, old: Obj) -> None:
+    """dropDeallocatedStatusDevices: a status update removes the `status.devices` entries of
+    devices the old allocation held and the new one does not (stale after deallocation)."""
+    status = new.get("status")
+    if not isinstance(status, dict) or not isinstance(status.get("devices"), list):
+        return
+    gone = _allocated_keys(_status(old)) - _allocated_keys(status)
+    if not gone:
+        return
+    kept = [e for e in status["devices"] if _device_key(e) not in gone]
+    if kept:
+        status["devices"] = kept
+    else:
+        del status["devices"]
+
+
+def _modified_drivers(new: Any, old: Any, deallocated: set[DeviceKey]) -> list[str]:
     """The drivers whose `status.devices` entries were added, removed or changed
-    (getModifiedDrivers: entries keyed by driver, pool, device and shareID)."""
-    before = (
-        {_device_key(e): e for e in old if isinstance(e, dict)} if isinstance(old, list) else {}
-    )
+    (getModifiedDrivers: entries keyed by driver, pool, device and shareID); the entries of
+    `deallocated` devices, which the server drops itself, do not count."""
+    entries = old if isinstance(old, list) else []
+    before = {
+        _device_key(e): e
+        for e in entries
+        if isinstance(e, dict) and _device_key(e) not in deallocated
+    }
     drivers: set[str] = set()
     for entry in new if isinstance(new, list) else []:
         key = _device_key(entry)
@@ -148,7 +179,8 @@ async def _authorize_claim_status(
     verbs = ["arbitrary-node:update"]
     if _associated_with(user, _allocated_node(status)):
         verbs.insert(0, "associated-node:update")
-    for driver in _modified_drivers(status.get("devices"), old_status.get("devices")):
+    deallocated = _allocated_keys(old_status) - _allocated_keys(status)
+    for driver in _modified_drivers(status.get("devices"), old_status.get("devices"), deallocated):
         refusals = [refusal(verb, "driver", driver, namespace) for verb in verbs]
         if all(refusals):
             causes.append(
@@ -182,6 +214,7 @@ STRATEGIES = (
         prepare_for_create=_drop_status,
         delete_returns_object=True,
         check_status_write=_authorize_claim_status,
+        prepare_for_status_update=_drop_deallocated_status_devices,
     ),
     ResourceStrategy(kinds.RESOURCE_CLAIM_TEMPLATES_V1, delete_returns_object=True),
     ResourceStrategy(kinds.RESOURCE_SLICES, delete_returns_object=True),
