@@ -207,7 +207,11 @@ async def test_openapi_v3_follows_the_mode(mode_server: HttpServer) -> None:
 
     assert code == 200
     if mode.structured:
-        assert resource_paths == ["apis/resource.k8s.io/v1", "apis/resource.k8s.io/v1beta2"]
+        assert resource_paths == [
+            "apis/resource.k8s.io/v1",
+            "apis/resource.k8s.io/v1beta1",
+            "apis/resource.k8s.io/v1beta2",
+        ]
         _, doc = await _get(mode_server, "/openapi/v3/apis/resource.k8s.io/v1")
         assert "io.k8s.api.resource.v1.ResourceSlice" in doc["components"]["schemas"]
         assert doc["info"]["version"] == "v1.36.0"

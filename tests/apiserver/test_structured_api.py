@@ -200,11 +200,24 @@ async def _outcome(call: Any) -> int:
 async def test_a_node_writes_only_its_own_slices(cluster: Cluster) -> None:
     admin = cluster.client()
     await admin.create(kinds.RESOURCE_SLICES, _slice("other", "node-1"))
+    network = _slice("network", "node-0")
+    del network["spec"]["nodeName"]
+    network["spec"]["allNodes"] = True
+    await admin.create(kinds.RESOURCE_SLICES, network)
     node = cluster.client(node_user("node-0"))
     own = _slice("own", "node-0")
 
+    with pytest.raises(errors.StatusError) as denied:
+        await node.get(kinds.RESOURCE_SLICES, "other")
     results = {
         "create-own": await _outcome(node.create(kinds.RESOURCE_SLICES, own)),
+        "get-own": await _outcome(node.get(kinds.RESOURCE_SLICES, "own")),
+        "get-other": await _outcome(node.get(kinds.RESOURCE_SLICES, "other")),
+        "get-network": await _outcome(node.get(kinds.RESOURCE_SLICES, "network")),
+        "get-missing": await _outcome(node.get(kinds.RESOURCE_SLICES, "missing")),
+        "update-network": await _outcome(
+            node.patch(kinds.RESOURCE_SLICES, "network", {"spec": {"pool": {"generation": 1}}})
+        ),
         "create-other": await _outcome(node.create(kinds.RESOURCE_SLICES, _slice("x", "node-1"))),
         "list-own": await _outcome(
             node.list(kinds.RESOURCE_SLICES, field_selector="spec.nodeName=node-0")
@@ -223,8 +236,18 @@ async def test_a_node_writes_only_its_own_slices(cluster: Cluster) -> None:
         "delete-own": await _outcome(node.delete(kinds.RESOURCE_SLICES, "own")),
     }
 
+    assert denied.value.message == (
+        'resourceslices.resource.k8s.io "other" is forbidden: User "system:node:node-0" cannot '
+        'get resource "resourceslices" in API group "resource.k8s.io" at the cluster scope: '
+        "no relationship found between node 'node-0' and this object"
+    )
     assert results == {
         "create-own": 200,
+        "get-own": 200,
+        "get-other": 403,
+        "get-network": 403,
+        "get-missing": 403,
+        "update-network": 403,
         "create-other": 403,
         "list-own": 200,
         "list-all": 403,
@@ -234,9 +257,9 @@ async def test_a_node_writes_only_its_own_slices(cluster: Cluster) -> None:
         "delete-other": 403,
         "delete-own": 200,
     }
-    assert [i["metadata"]["name"] for i in (await admin.list(kinds.RESOURCE_SLICES))["items"]] == [
-        "other"
-    ]
+    assert sorted(
+        i["metadata"]["name"] for i in (await admin.list(kinds.RESOURCE_SLICES))["items"]
+    ) == ["network", "other"]
 
 
 async def test_the_scheduler_reads_slices_and_classes_and_writes_claim_status(
@@ -261,7 +284,8 @@ async def test_the_scheduler_reads_slices_and_classes_and_writes_claim_status(
 
 async def test_claim_status_fields_need_their_own_permissions(cluster: Cluster) -> None:
     """allocation/reservedFor need resourceclaims/binding, status.devices
-    resourceclaims/driver (arbitrary-node:update) named by the driver."""
+    resourceclaims/driver (arbitrary-node:update) named by the driver, beyond
+    resourceclaims/status."""
     admin = cluster.client()
     created = await admin.create(
         kinds.RESOURCE_CLAIMS_V1, _claim(kinds.RESOURCE_CLAIMS_V1), "default"
@@ -295,6 +319,9 @@ async def test_claim_status_fields_need_their_own_permissions(cluster: Cluster) 
             ],
         },
     )
+    # Authorization reads the index, which follows the store a moment later.
+    registry = cluster.registry
+    assert await registry.watch_cache.wait_until_fresh(registry.storage.revision, 5.0)
     writer = cluster.client(UserInfo("writer"))
     scheduler = cluster.client(UserInfo("system:kube-scheduler"))
     allocation = {
@@ -331,4 +358,5 @@ async def test_claim_status_fields_need_their_own_permissions(cluster: Cluster) 
         )
     )
 
-    assert (no_binding, no_driver, as_admin) == (403, 403, 200)
+    # The synthetic subresources' refusals are Forbidden causes of a 422 (status validation).
+    assert (no_binding, no_driver, as_admin) == (422, 422, 200)

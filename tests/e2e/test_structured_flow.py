@@ -85,6 +85,10 @@ async def test_template_claim_deployment_and_unsatisfiable(plane: ControlPlane) 
     claim = await claim_of(admin, pod)
     [(pool, device)] = devices(claim)
     assert pool == pod["spec"]["nodeName"]
+    # The kubelet plugin reported the prepared device as the driver's own identity.
+    [status] = claim["status"]["devices"]
+    assert (status["pool"], status["device"]) == (pool, device)
+    assert [c["type"] for c in status["conditions"]] == ["Ready"]
     slices = (await admin.list(kinds.RESOURCE_SLICES, field_selector=f"spec.nodeName={pool}"))[
         "items"
     ]

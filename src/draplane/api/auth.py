@@ -63,6 +63,18 @@ def driver_user(driver: str) -> UserInfo:
     return service_account_user("kube-system", f"{driver}-controller")
 
 
+NODE_NAME_KEY = "authentication.kubernetes.io/node-name"
+"""The extra a service-account token bound to a node (or to a pod on it) carries."""
+
+
+def driver_plugin_user(driver: str, node_name: str) -> UserInfo:
+    """A DRA driver's kubelet plugin on `node_name`: its service account
+    `kube-system/<driver>-kubelet-plugin` with a token bound to the node (the pod's projected
+    token carries `authentication.kubernetes.io/node-name`)."""
+    account = service_account_user("kube-system", f"{driver}-kubelet-plugin")
+    return UserInfo(account.name, account.uid, account.groups, ((NODE_NAME_KEY, (node_name,)),))
+
+
 def controller_user(controller: str) -> UserInfo:
     """A kube-controller-manager controller's identity: its service account in kube-system."""
     return service_account_user("kube-system", controller)

@@ -5,8 +5,9 @@ Only pods with `spec.nodeName` contribute (pod -> node). Each such pod adds edge
 it references to its node: its ResourceClaims (every pod claim that `dra.name()` resolves to a
 name, so a generated claim only once the claim controller has recorded it in the pod's status),
 its ConfigMaps (volumes, projected volumes, `env` and `envFrom`) and its ServiceAccount
-(plugin/pkg/auth/authorizer/node/graph_populator.go). The watch cache feeds it each pod event
-before any watcher sees that event, so a node that has seen its pod can read what it references.
+(plugin/pkg/auth/authorizer/node/graph_populator.go). ResourceSlices with `spec.nodeName` add
+a slice -> node edge (the 1.36 mode). The watch cache feeds it each pod and slice event before
+any watcher sees that event, so a node that has seen its pod can read what it references.
 """
 
 from __future__ import annotations
@@ -32,12 +33,18 @@ class NodeGraph:
     def __init__(self) -> None:
         self._pods: dict[PodKey, tuple[str, tuple[Ref, ...]]] = {}
         self._edges: dict[Ref, Counter[str]] = {}
+        self._slices: dict[str, str] = {}
 
-    def load(self, pods: Iterable[Obj]) -> None:
+    def load(self, pods: Iterable[Obj], slices: Iterable[Obj] = ()) -> None:
         for pod in pods:
             self._set(pod)
+        for slice_ in slices:
+            self._set_slice(slice_, deleted=False)
 
     def observe(self, event: Event) -> None:
+        if event.resource == kinds.RESOURCE_SLICES.key:
+            self._set_slice(event.object, deleted=event.type == "DELETED")
+            return
         if event.resource != kinds.PODS.key:
             return
         if event.type == "DELETED":
@@ -56,6 +63,19 @@ class NodeGraph:
         """The node a known, bound pod runs on."""
         entry = self._pods.get((namespace, name))
         return entry[0] if entry is not None else None
+
+    def slice_node(self, name: str) -> str | None:
+        """The `spec.nodeName` of a known ResourceSlice (None: unknown or not node-local)."""
+        return self._slices.get(name)
+
+    def _set_slice(self, slice_: Obj, *, deleted: bool) -> None:
+        name = _key(slice_)[1]
+        spec = slice_.get("spec")
+        node = spec.get("nodeName") if isinstance(spec, dict) else None
+        if deleted or not node or not isinstance(node, str):
+            self._slices.pop(name, None)
+        else:
+            self._slices[name] = node
 
     def _set(self, pod: Obj) -> None:
         key = _key(pod)

@@ -14,7 +14,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from draplane.api import errors, kinds, meta, resourceconversion, versions
+from draplane.api import errors, kinds, meta, resourceconversion, validation, versions
 from draplane.api.auth import SYSTEM_NODES, UserInfo
 from draplane.api.catalog import Catalog
 from draplane.api.handler import WatchStream
@@ -121,7 +121,8 @@ class Registry:
         # The graph starts from the pods stored now and follows the change stream from the
         # same revision (neither call suspends between the two).
         pods, _ = await self.storage.list(kinds.PODS.key)
-        self.node_graph.load(pods)
+        slices, _ = await self.storage.list(kinds.RESOURCE_SLICES.key)
+        self.node_graph.load(pods, slices)
         await policy.load_index(self.storage, self.rbac)
         await self.custom_resources.load()
         await self.watch_cache.start()
@@ -270,12 +271,26 @@ class Registry:
                 request.rt,
             )
             patched.setdefault("metadata", {})["resourceVersion"] = meta.resource_version(old)
+            self._decode_at(request, patched)
             return dataclasses.replace(
                 request, verb="update", rt=stored, body=resourceconversion.convert(patched, "v1")
             )
         if isinstance(body, dict) and body.get("apiVersion") == request.rt.api_version:
+            self._decode_at(request, body)
             body = resourceconversion.convert(body, resourceconversion.STORAGE_VERSION)
         return dataclasses.replace(request, rt=stored, body=body)
+
+    @staticmethod
+    def _decode_at(request: Request, body: Obj) -> None:
+        """Field validation at the request's version, before conversion, as kube-apiserver
+        decodes a body: unknown fields (400 under Strict, dropped otherwise) and type errors
+        are reported with that version's field paths."""
+        validation.require_field_types(
+            request.rt,
+            body,
+            mode=request.options.field_validation,
+            duplicates=request.options.duplicate_fields,
+        )
 
     async def authorize(self, user: UserInfo, request: Request) -> Result:
         """The authorizers' ALLOW (with its reason), or a 403."""

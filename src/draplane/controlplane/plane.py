@@ -227,7 +227,12 @@ class ControlPlane:
         """No allocating controller: each node's plugin publishes the node's slices, the
         controller side only the network-attached pool."""
         for spec in self.config.drivers:
-            factory = structured_node_plugin_factory(spec.name, spec.profile(), clock=self.clock)
+            factory = structured_node_plugin_factory(
+                spec.name,
+                spec.profile(),
+                clock=self.clock,
+                status_client_for=self._driver_plugin_client(spec.name),
+            )
             self.node_plugins.register(spec.name, factory)
             if spec.network_attached:
                 self.components[f"driver/{spec.name}"] = NetworkPoolController(
@@ -236,6 +241,11 @@ class ControlPlane:
                     driver_name=spec.name,
                     clock=self.clock,
                 )
+
+    def _driver_plugin_client(self, driver: str) -> Callable[[str], Client]:
+        """The client of `driver`'s kubelet plugin on a node: its service account with the
+        node's name, as a token bound to the node carries it."""
+        return lambda node: self.client(auth.driver_plugin_user(driver, node))
 
     def _build_nodes(self, metrics: CollectorRegistry | None) -> Nodes:
         return Nodes(

@@ -1,7 +1,8 @@
-"""resource.k8s.io/v1 and v1beta2 (Kubernetes 1.36, the 1.36 mode): DeviceClass, ResourceClaim,
-ResourceClaimTemplate, ResourceSlice, and v1beta2 DeviceTaintRule. Both versions have one
-shape, registered under each version's OpenAPI names; v1beta1 (flat requests, `basic` devices)
-is served without a schema."""
+"""resource.k8s.io/v1, v1beta2 and v1beta1 (Kubernetes 1.36, the 1.36 mode): DeviceClass,
+ResourceClaim, ResourceClaimTemplate, ResourceSlice, and v1beta2 DeviceTaintRule. v1 and v1beta2
+have one shape; v1beta1 differs in two places: a request carries the `exactly` fields flat next
+to `firstAvailable`, and a device's fields sit under `basic` (BasicDevice). Each version's
+structs are registered under its own OpenAPI names."""
 
 from __future__ import annotations
 
@@ -94,13 +95,36 @@ def _register(version: str) -> None:
         f("tolerations", Arr(toleration), "Tolerated device taints.", list_type="atomic"),
         f("capacity", capacity_requirements, "Capacity of shareable devices to consume."),
     )
-    request = struct(
-        p + "DeviceRequest",
-        "A request for devices; exactly one of `exactly` and `firstAvailable` is set.",
-        f("name", "string", "Name of the request.", required=True),
-        f("exactly", exact, "The devices of one class."),
-        f("firstAvailable", Arr(sub_request), "Alternatives tried in order.", list_type="atomic"),
-    )
+    if version == "v1beta1":
+        request = struct(
+            p + "DeviceRequest",
+            "A request for devices: of one class, or `firstAvailable` alternatives.",
+            f("name", "string", "Name of the request.", required=True),
+            f("deviceClassName", "string", "The DeviceClass to allocate from."),
+            *request_fields[1:],
+            f("adminAccess", "boolean", "Administrative access to devices in use."),
+            f(
+                "firstAvailable",
+                Arr(sub_request),
+                "Alternatives tried in order.",
+                list_type="atomic",
+            ),
+            f("tolerations", Arr(toleration), "Tolerated device taints.", list_type="atomic"),
+            f("capacity", capacity_requirements, "Capacity of shareable devices to consume."),
+        )
+    else:
+        request = struct(
+            p + "DeviceRequest",
+            "A request for devices; exactly one of `exactly` and `firstAvailable` is set.",
+            f("name", "string", "Name of the request.", required=True),
+            f("exactly", exact, "The devices of one class."),
+            f(
+                "firstAvailable",
+                Arr(sub_request),
+                "Alternatives tried in order.",
+                list_type="atomic",
+            ),
+        )
     constraint = struct(
         p + "DeviceConstraint",
         "A constraint across the devices of several requests.",
@@ -315,10 +339,7 @@ def _register(version: str) -> None:
         f("counterSet", "string", "The counter set.", required=True),
         f("counters", Map(counter), "Amounts per counter.", required=True),
     )
-    device = struct(
-        p + "Device",
-        "One device of a slice.",
-        f("name", "string", "The device's name in its pool.", required=True),
+    device_fields = (
         f("attributes", Map(attribute), "Attributes by name."),
         f("capacity", Map(capacity), "Capacities by name."),
         f("consumesCounters", Arr(consumption), "Shared counters used.", list_type="atomic"),
@@ -336,6 +357,14 @@ def _register(version: str) -> None:
         ),
         f("allowMultipleAllocations", "boolean", "Several claims may share the device."),
     )
+    device_name = f("name", "string", "The device's name in its pool.", required=True)
+    if version == "v1beta1":
+        basic = struct(p + "BasicDevice", "What a device offers.", *device_fields)
+        device = struct(
+            p + "Device", "One device of a slice.", device_name, f("basic", basic, "The device.")
+        )
+    else:
+        device = struct(p + "Device", "One device of a slice.", device_name, *device_fields)
     slice_spec = struct(
         p + "ResourceSliceSpec",
         "Devices a driver offers in one pool.",
@@ -420,5 +449,5 @@ def _register(version: str) -> None:
         )
 
 
-for _version in ("v1", "v1beta2"):
+for _version in ("v1", "v1beta2", "v1beta1"):
     _register(_version)

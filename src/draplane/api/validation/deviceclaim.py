@@ -6,7 +6,10 @@ device status).
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
+
+import orjson
 
 from draplane.api import names
 from draplane.api.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
@@ -33,6 +36,9 @@ ALLOCATION_CONFIG_MAX = 64
 RESERVED_FOR_MAX = 256
 DEVICE_CONDITIONS_MAX = 8
 DEVICE_DATA_MAX = 10 * 1024
+INTERFACE_NAME_MAX = 256
+HW_ADDRESS_MAX = 128
+IPS_MAX = 16
 ALLOCATION_MODES = ["All", "ExactCount"]
 CONFIG_SOURCES = ["FromClaim", "FromClass"]
 UNKNOWN_REQUEST = (
@@ -42,9 +48,9 @@ UNKNOWN_REQUEST = (
 ONE_OF_REQUEST = "exactly one of `exactly` or `firstAvailable` is required"
 
 
-def _exact(request: Obj, path: str, errs: list[FieldError], *, admin: bool) -> None:
+def _exact(request: Obj, path: str, errs: list[FieldError], *, admin: bool, stored: bool) -> None:
     c.device_class_name(request.get("deviceClassName"), f"{path}.deviceClassName", errs)
-    c.selectors(request.get("selectors"), f"{path}.selectors", errs)
+    c.selectors(request.get("selectors"), f"{path}.selectors", errs, stored=stored)
     mode = as_str(request.get("allocationMode"), f"{path}.allocationMode", errs)
     count = request.get("count")
     if count is not None and (not isinstance(count, int) or isinstance(count, bool)):
@@ -69,7 +75,7 @@ def _exact(request: Obj, path: str, errs: list[FieldError], *, admin: bool) -> N
     c.tolerations(request.get("tolerations"), f"{path}.tolerations", errs)
 
 
-def _requests(devices: Obj, path: str, errs: list[FieldError]) -> set[str]:
+def _requests(devices: Obj, path: str, errs: list[FieldError], *, stored: bool) -> set[str]:
     """The requests' checks; the names constraints and configuration may reference."""
     entries = c.items(devices.get("requests"), f"{path}.requests", errs, REQUESTS_MAX)
     known: set[str] = set()
@@ -85,13 +91,15 @@ def _requests(devices: Obj, path: str, errs: list[FieldError]) -> set[str]:
         elif exactly is None and not first:
             errs.append(required(at, ONE_OF_REQUEST))
         if exactly is not None:
-            _exact(as_dict(exactly, f"{at}.exactly", errs), f"{at}.exactly", errs, admin=True)
+            exact = as_dict(exactly, f"{at}.exactly", errs)
+            _exact(exact, f"{at}.exactly", errs, admin=True, stored=stored)
         if first is not None:
             subs = c.items(first, f"{at}.firstAvailable", errs, SUBREQUESTS_MAX)
             for sub in c.unique_names(subs, errs):
                 known.add(f"{name}/{sub}")
             for _, sub_request, sub_at in subs:
-                _exact(as_dict(sub_request, sub_at, errs), sub_at, errs, admin=False)
+                subrequest = as_dict(sub_request, sub_at, errs)
+                _exact(subrequest, sub_at, errs, admin=False, stored=stored)
     return known
 
 
@@ -106,12 +114,14 @@ def _references(value: Any, path: str, known: set[str], errs: list[FieldError]) 
         seen.append(ref)
 
 
-def validate_claim_spec(spec: Any, path: str) -> list[FieldError]:
+def validate_claim_spec(spec: Any, path: str, *, stored: bool = False) -> list[FieldError]:
+    """A ResourceClaimSpec; `stored` on update, where the spec is immutable, so its selectors
+    were accepted when it was written."""
     errs: list[FieldError] = []
     spec = as_dict(spec, path, errs)
     devices = as_dict(spec.get("devices"), f"{path}.devices", errs)
     at = f"{path}.devices"
-    known = _requests(devices, at, errs)
+    known = _requests(devices, at, errs, stored=stored)
     for _, constraint, cat in c.items(
         devices.get("constraints"), f"{at}.constraints", errs, CONSTRAINTS_MAX
     ):
@@ -139,11 +149,11 @@ def validate_claim_spec(spec: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def validate_claim(obj: Obj) -> list[FieldError]:
+def validate_claim(obj: Obj, *, stored: bool = False) -> list[FieldError]:
     errs = validate_object_meta(
         obj["metadata"], namespaced=True, name_fn=names.name_is_dns_subdomain
     )
-    errs.extend(validate_claim_spec(obj.get("spec"), "spec"))
+    errs.extend(validate_claim_spec(obj.get("spec"), "spec", stored=stored))
     return errs
 
 
@@ -151,17 +161,17 @@ def validate_claim_update(obj: Obj, old: Obj) -> list[FieldError]:
     errs = validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
     errs.extend(immutable("spec", obj.get("spec"), old.get("spec")))
     if not errs:
-        errs.extend(validate_claim(obj))
+        errs.extend(validate_claim(obj, stored=True))
     return errs
 
 
-def validate_claim_template(obj: Obj) -> list[FieldError]:
+def validate_claim_template(obj: Obj, *, stored: bool = False) -> list[FieldError]:
     errs = validate_object_meta(
         obj["metadata"], namespaced=True, name_fn=names.name_is_dns_subdomain
     )
     spec = as_dict(obj.get("spec"), "spec", errs)
     errs.extend(_template_meta(spec.get("metadata"), "spec.metadata"))
-    errs.extend(validate_claim_spec(spec.get("spec"), "spec.spec"))
+    errs.extend(validate_claim_spec(spec.get("spec"), "spec.spec", stored=stored))
     return errs
 
 
@@ -169,7 +179,7 @@ def validate_claim_template_update(obj: Obj, old: Obj) -> list[FieldError]:
     errs = validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
     errs.extend(immutable("spec", obj.get("spec"), old.get("spec")))
     if not errs:
-        errs.extend(validate_claim_template(obj))
+        errs.extend(validate_claim_template(obj, stored=True))
     return errs
 
 
@@ -279,5 +289,37 @@ def _device_status(
         )
         del conditions
         data = entry.get("data")
-        if data is not None and len(repr(data)) > DEVICE_DATA_MAX:
+        if data is not None and len(orjson.dumps(data)) > DEVICE_DATA_MAX:
             errs.append(c.too_long(f"{at}.data", "<value omitted>", DEVICE_DATA_MAX))
+        network = entry.get("networkData")
+        if network is not None:
+            _network_data(as_dict(network, f"{at}.networkData", errs), f"{at}.networkData", errs)
+
+
+def _network_data(network: Obj, path: str, errs: list[FieldError]) -> None:
+    """NetworkDeviceData: interfaceName <= 256, hardwareAddress <= 128, at most 16 unique ips,
+    each an address in CIDR form spelled canonically (host bits allowed)."""
+    for key, limit in (("interfaceName", INTERFACE_NAME_MAX), ("hardwareAddress", HW_ADDRESS_MAX)):
+        text = as_str(network.get(key), f"{path}.{key}", errs)
+        if len(text) > limit:
+            errs.append(c.too_long(f"{path}.{key}", "", limit))
+    seen: list[str] = []
+    for _, ip, at in c.items(network.get("ips"), f"{path}.ips", errs, IPS_MAX):
+        text = as_str(ip, at, errs)
+        try:
+            parsed = ipaddress.ip_interface(text) if "/" in text else None
+        except ValueError:
+            parsed = None
+        if parsed is None:
+            errs.append(
+                invalid(
+                    at,
+                    text,
+                    "must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)",
+                )
+            )
+        elif str(parsed) != text:
+            errs.append(invalid(at, text, f'must be in canonical form ("{parsed}")'))
+        if text in seen:
+            errs.append(duplicate(at, text))
+        seen.append(text)

@@ -12,7 +12,15 @@ from typing import Any
 import orjson
 
 from draplane.api import names
-from draplane.api.errors import FieldError, duplicate, invalid, not_supported, required, too_many
+from draplane.api.errors import (
+    FieldError,
+    duplicate,
+    forbidden,
+    invalid,
+    not_supported,
+    required,
+    too_many,
+)
 from draplane.api.validation.objectmeta import add_invalid, as_dict, as_list, as_str, too_long
 from draplane.api.validation.resource import validate_driver_name
 
@@ -41,6 +49,22 @@ _C_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 Item = tuple[int, Any, str]
 """An element of a list: its index, value and field path."""
+
+CEL_MAX_COST = 1_000_000
+"""resource.k8s.io/v1 CELSelectorExpressionMaxCost: the estimated cost a selector may have."""
+
+SelectorCompiler = Callable[[str], tuple[str | None, int]]
+"""Compiles a device selector: (its compile error or None, its estimated worst-case cost)."""
+
+_selector_compiler: SelectorCompiler | None = None
+
+
+def use_selector_compiler(compiler: SelectorCompiler | None) -> None:
+    """Installs the device-selector CEL compiler validation uses (the API server installs the
+    allocator's cached compiler, draplane.dra.cel, which this layer may not import); without
+    one, selectors are checked for presence and length only."""
+    global _selector_compiler
+    _selector_compiler = compiler
 
 
 def items(
@@ -129,19 +153,30 @@ def qualified_name(value: Any, path: str, errs: list[FieldError], *, domain: boo
         errs.append(too_long(path, ident, ID_MAX))
 
 
-def selectors(value: Any, path: str, errs: list[FieldError]) -> None:
-    """DeviceSelectors: exactly one member, `cel{expression}` (required, at most 10 KiB)."""
+def selectors(value: Any, path: str, errs: list[FieldError], *, stored: bool = False) -> None:
+    """DeviceSelectors: exactly one member, `cel{expression}`: required, at most 10 KiB, and
+    compiling to a bool within the cost limit (validateCELSelector). `stored` expressions (an
+    update that leaves them unchanged) were accepted when written and are not compiled again:
+    upstream compiles them in the permissive "stored expressions" environment."""
     for _, selector, at in items(value, path, errs, SELECTORS_MAX):
         selector = as_dict(selector, at, errs)
         if "cel" not in selector or selector.get("cel") is None:
             errs.append(required(f"{at}.cel"))
             continue
         cel = as_dict(selector["cel"], f"{at}.cel", errs)
-        expression = as_str(cel.get("expression"), f"{at}.cel.expression", errs)
+        expr_path = f"{at}.cel.expression"
+        expression = as_str(cel.get("expression"), expr_path, errs)
         if not expression.strip():
-            errs.append(required(f"{at}.cel.expression"))
+            errs.append(required(expr_path))
         elif len(expression) > CEL_MAX:
-            errs.append(too_long(f"{at}.cel.expression", "<value omitted>", CEL_MAX))
+            # Too long expressions are not compiled.
+            errs.append(too_long(expr_path, "<value omitted>", CEL_MAX))
+        elif not stored and _selector_compiler is not None:
+            error, cost = _selector_compiler(expression)
+            if error is not None:
+                errs.append(invalid(expr_path, expression, error))
+            elif cost > CEL_MAX_COST:
+                errs.append(forbidden(expr_path, "too complex, exceeds cost limit"))
 
 
 def opaque(value: Any, path: str, errs: list[FieldError]) -> None:

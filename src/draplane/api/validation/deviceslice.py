@@ -18,6 +18,7 @@ from draplane.api.validation.objectmeta import (
     as_str,
     field_dict,
     immutable,
+    semantic_equal,
     too_long,
     validate_object_meta,
     validate_object_meta_update,
@@ -46,12 +47,12 @@ _SEMVER = re.compile(
 # --- DeviceClass --------------------------------------------------------------------------
 
 
-def validate_device_class(obj: Obj) -> list[FieldError]:
+def validate_device_class(obj: Obj, *, stored: bool = False) -> list[FieldError]:
     errs = validate_object_meta(
         obj["metadata"], namespaced=False, name_fn=names.name_is_dns_subdomain
     )
     spec = as_dict(obj.get("spec"), "spec", errs)
-    c.selectors(spec.get("selectors"), "spec.selectors", errs)
+    c.selectors(spec.get("selectors"), "spec.selectors", errs, stored=stored)
     for _, config, at in c.items(spec.get("config"), "spec.config", errs, CLASS_CONFIG_MAX):
         c.device_config(config, at, errs)
     extended = spec.get("extendedResourceName")
@@ -69,7 +70,11 @@ def validate_device_class(obj: Obj) -> list[FieldError]:
 
 def validate_device_class_update(obj: Obj, old: Obj) -> list[FieldError]:
     errs = validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
-    errs.extend(validate_device_class(obj))
+    # Selectors exactly as before count as stored; any change (even reordering) makes them new.
+    stored = semantic_equal(
+        field_dict(obj, "spec").get("selectors"), field_dict(old, "spec").get("selectors")
+    )
+    errs.extend(validate_device_class(obj, stored=stored))
     return errs
 
 

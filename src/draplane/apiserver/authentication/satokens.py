@@ -51,7 +51,7 @@ EXPIRATION_EXTENSION_SECONDS = 24 * 365 * 60 * 60
 
 POD_NAME_KEY = "authentication.kubernetes.io/pod-name"
 POD_UID_KEY = "authentication.kubernetes.io/pod-uid"
-NODE_NAME_KEY = "authentication.kubernetes.io/node-name"
+NODE_NAME_KEY = auth.NODE_NAME_KEY
 NODE_UID_KEY = "authentication.kubernetes.io/node-uid"
 CREDENTIAL_ID_KEY = "authentication.kubernetes.io/credential-id"
 

@@ -393,7 +393,21 @@ def driver_roles() -> list[Obj]:
                 rule(RW, (RESOURCE,), "resourceslices"),
             ],
         ),
-        cluster_role(DRIVER_PLUGIN_ROLE, [rule(("get",), (RESOURCE,), "resourceclaims")]),
+        cluster_role(
+            DRIVER_PLUGIN_ROLE,
+            [
+                rule(("get",), (RESOURCE,), "resourceclaims"),
+                # Structured parameters: the claim's status.devices entries of this driver, on
+                # the node the plugin's token is bound to (1.36 granular status authorization).
+                rule(("update", "patch"), (RESOURCE,), "resourceclaims/status"),
+                rule(
+                    ("associated-node:update", "associated-node:patch"),
+                    (RESOURCE,),
+                    "resourceclaims/driver",
+                    names=(DRIVER,),
+                ),
+            ],
+        ),
     ]
 
 

@@ -4,10 +4,10 @@
 It decides on the kinds a node reads through the graph: config maps and resource claims only by
 name with a path from a pod bound to the node, service accounts of such pods (and their
 `token`), its own Lease in `kube-node-lease`, pods (get a bound pod; list and watch only with
-`spec.nodeName=<node>`; create, delete, `status` and `eviction`, which NodeRestriction narrows)
-and Nodes (reads of its own only). Everything else is left to the `system:node` rules, which the
-authorizer applies itself (the `system:node` binding has no subjects). Anyone not a node gets
-NO_OPINION.
+`spec.nodeName=<node>`; create, delete, `status` and `eviction`, which NodeRestriction narrows),
+Nodes (reads of its own only) and ResourceSlices (named ones of its own node only). Everything
+else is left to the `system:node` rules, which the authorizer applies itself (the
+`system:node` binding has no subjects). Anyone not a node gets NO_OPINION.
 """
 
 from __future__ import annotations
@@ -136,13 +136,21 @@ class NodeAuthorizer:
         return _ALLOW if self._node_rules(attrs) else NO_OPINION
 
     def _slices(self, node: str, attrs: Attributes) -> Result:
-        """ResourceSlices (1.36 mode): writes of any slice here, NodeRestriction limits them to
-        the node's own; list, watch and deletecollection only of its own (`spec.nodeName`)."""
+        """ResourceSlices (1.36 mode): create of any (NodeRestriction requires the node's own
+        `spec.nodeName`); get, update, patch and delete only of a slice the graph links to the
+        node (its `spec.nodeName`); list, watch and deletecollection only with the
+        `spec.nodeName=<node>` field selector."""
         verb = attrs.verb
         if attrs.subresource:
             return _no("cannot authorize ResourceSlice subresources")
-        if verb in ("get", "create", "update", "patch", "delete"):
+        if verb == "create":
             return _ALLOW
+        if verb in ("get", "update", "patch", "delete"):
+            if not attrs.name:
+                return _no("No Object name found")
+            if self._graph.slice_node(attrs.name) == node:
+                return _ALLOW
+            return _no(f"no relationship found between node '{node}' and this object")
         if verb in ("list", "watch", "deletecollection"):
             if _selected_node(attrs, kinds.RESOURCE_SLICES) == node:
                 return _ALLOW

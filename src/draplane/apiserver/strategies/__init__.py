@@ -61,6 +61,8 @@ class ResourceStrategy:
     """Kinds never stored: a create is answered by this function (review APIs)."""
     prepare_for_update: Callable[[Obj, Obj], None] | None = None
     """Adjusts a main-resource update (new, old) after the server fields are merged."""
+    prepare_for_status_update: Callable[[Obj, Obj], None] | None = None
+    """Adjusts a `status` update (new, old) after the status is merged into the stored object."""
     generation_on_annotations: bool = False
     """Annotation changes bump `metadata.generation` too (Deployments)."""
     default_propagation: str = "Background"

@@ -89,6 +89,8 @@ def merge_for_write(
         if not strategy.status_subresource:
             raise errors.not_found(rt, f"{name}/status")
         merged = merge_status_update(new, old)
+        if strategy.prepare_for_status_update is not None:
+            strategy.prepare_for_status_update(merged, old)
         if strategy.status_writes_annotations and "annotations" in (new.get("metadata") or {}):
             merged["metadata"]["annotations"] = new["metadata"]["annotations"]
         strategy.fill_status(merged)

@@ -7,7 +7,11 @@ changes the devices; `stop` deletes them. NodePrepareResources works from the cl
 allocation alone: this driver's `devices.results` become CDI ids `driver.example.com/gpu=<dev>`
 with the env of the opaque config scoped to their requests (`draplane.api.deviceconfig`), and
 the claim's `status.devices` gets one entry per prepared device (DRAResourceClaimDeviceStatus is
-beta and on in 1.36) with a `Ready` condition and the device's CDI ids and env as `data`.
+beta and on in 1.36) with a `Ready` condition, the device's CDI ids and env as `data` and, for
+a network-attached device, `networkData`. That write goes through `status_client`, the driver's
+own identity on this node (its kubelet-plugin service account with a token bound to the node:
+the API server's `resourceclaims/driver` check allows it `associated-node:update` for this
+driver's entries only); without one it is tried with the node's client, which may not.
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ class StructuredNodePlugin:
     driver_name: str = DRIVER_NAME
     profile: DeviceProfile = field(default_factory=DeviceProfile)
     write_device_status: bool = True
+    status_client: Client | None = None
+    """The driver's own identity on this node for `status.devices` writes."""
     clock: Clock = REAL_CLOCK
     prepared: dict[str, tuple[PreparedDevice, ...]] = field(default_factory=dict)
     """Claim UID -> what was prepared (the plugin's checkpoint)."""
@@ -116,12 +122,11 @@ class StructuredNodePlugin:
     async def _write_status(self, claim: Obj, devices: tuple[PreparedDevice, ...]) -> None:
         """Add this driver's `status.devices` entries (best effort: a refused write is logged,
         preparing does not depend on it)."""
-        if not self.write_device_status or self._client is None:
+        client = self.status_client or self._client
+        if not self.write_device_status or client is None:
             return
         try:
-            current = await self._client.get(
-                RESOURCE_CLAIMS_V1, meta.name(claim), meta.namespace(claim)
-            )
+            current = await client.get(RESOURCE_CLAIMS_V1, meta.name(claim), meta.namespace(claim))
             if meta.uid(current) != meta.uid(claim):
                 return
             updated = meta.deep_copy(current)
@@ -132,7 +137,7 @@ class StructuredNodePlugin:
             now = format_time(self.clock.now())
             entries += [device_status(self.driver_name, d, now=now) for d in devices]
             status["devices"] = entries
-            await self._client.update(RESOURCE_CLAIMS_V1, updated, subresource="status")
+            await client.update(RESOURCE_CLAIMS_V1, updated, subresource="status")
         except errors.StatusError as err:
             log.info("claim %s: status.devices not written: %s", meta.key(claim), err)
             if err.code == 403:
@@ -160,7 +165,20 @@ def device_status(driver_name: str, device: PreparedDevice, *, now: str) -> Obj:
     }
     if device.share_id:
         entry["shareID"] = device.share_id
+    if device.pool == NETWORK_POOL:
+        entry["networkData"] = network_data(device.device)
     return entry
+
+
+def network_data(device: str) -> Obj:
+    """NetworkDeviceData of a network-attached device: an interface named after the device and
+    an address derived from its name (canonical CIDR spelling, host bits set)."""
+    index = sum(device.encode()) % 250 + 1
+    return {
+        "interfaceName": f"net-{device}"[:256],
+        "ips": [f"10.99.0.{index}/24"],
+        "hardwareAddress": f"02:00:00:00:00:{index:02x}",
+    }
 
 
 def structured_node_plugin_factory(
@@ -168,13 +186,19 @@ def structured_node_plugin_factory(
     profile: DeviceProfile | None = None,
     *,
     clock: Clock = REAL_CLOCK,
+    status_client_for: Callable[[str], Client] | None = None,
 ) -> Callable[[str], StructuredNodePlugin]:
-    """What to register in a NodePluginRegistry for this driver in structured mode."""
+    """What to register in a NodePluginRegistry for this driver in structured mode;
+    `status_client_for(node)` is the driver's client on that node for `status.devices`."""
     chosen = profile or DeviceProfile()
 
     def build(node_name: str) -> StructuredNodePlugin:
         return StructuredNodePlugin(
-            node_name=node_name, driver_name=driver_name, profile=chosen, clock=clock
+            node_name=node_name,
+            driver_name=driver_name,
+            profile=chosen,
+            clock=clock,
+            status_client=status_client_for(node_name) if status_client_for else None,
         )
 
     return build

@@ -41,6 +41,7 @@ from draplane.scheduler.framework import (
 )
 from draplane.scheduler.plugins import names
 from draplane.scheduler.plugins.dynamicresources import hints
+from draplane.scheduler.plugins.dynamicresources.args import parse_args
 from draplane.scheduler.plugins.dynamicresources.claims import (
     IMMEDIATE,
     WAIT_FOR_FIRST_CONSUMER,
@@ -380,13 +381,13 @@ class _FilterError(Exception):
 
 def new(args: PluginArgs, handle: Handle) -> DynamicResources | StructuredDynamicResources:
     """The classic plugin, or the structured one when the handle serves ResourceSlices (the
-    1.36 mode's informers)."""
+    1.36 mode's informers), which takes `DynamicResourcesArgs` (`args.py`)."""
+    if RESOURCE_SLICES in handle.listers:
+        return StructuredDynamicResources(handle, args=parse_args(args))
     if args:
         raise errors.invalid_object(
             "DynamicResourcesArgs",
             names.DYNAMIC_RESOURCES,
             [errors.forbidden("args", "DynamicResources takes no arguments")],
         )
-    if RESOURCE_SLICES in handle.listers:
-        return StructuredDynamicResources(handle)
     return DynamicResources(handle)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,7 @@ from draplane.scheduler.framework import (
 )
 from draplane.scheduler.plugins import names
 from draplane.scheduler.plugins.dynamicresources import structured_hints
+from draplane.scheduler.plugins.dynamicresources.args import DynamicResourcesArgs
 from draplane.scheduler.plugins.dynamicresources.assume import ClaimTracker
 from draplane.scheduler.plugins.dynamicresources.claims import (
     ClaimLookupError,
@@ -63,6 +65,8 @@ CANNOT_ALLOCATE = "cannot allocate all claims"
 NOT_AVAILABLE = "resourceclaim not available on the node"
 _CANNOT_ALLOCATE = Status.unresolvable(CANNOT_ALLOCATE)
 _NOT_AVAILABLE = Status.unresolvable(NOT_AVAILABLE)
+TIMED_OUT = "timed out trying to allocate devices"
+_TIMED_OUT = Status.unresolvable(TIMED_OUT)
 _CONFLICT_RETRIES = 5
 
 
@@ -108,8 +112,17 @@ def _class_names(claim: Obj) -> list[tuple[str, str]]:
 class StructuredDynamicResources:
     name = names.DYNAMIC_RESOURCES
 
-    def __init__(self, handle: Handle, *, features: Features | None = None) -> None:
+    def __init__(
+        self,
+        handle: Handle,
+        *,
+        features: Features | None = None,
+        args: DynamicResourcesArgs | None = None,
+    ) -> None:
         self._handle = handle
+        self.args = args or DynamicResourcesArgs()
+        self.monotonic: Callable[[], float] = time.monotonic
+        """The clock of `filterTimeout` (the time one node's allocation takes)."""
         self._client = handle.client
         self.tracker = ClaimTracker(handle.lister(RESOURCE_CLAIMS_V1))
         self._classes = handle.lister(DEVICE_CLASSES)
@@ -224,16 +237,33 @@ class StructuredDynamicResources:
             return SUCCESS
         assert data.allocator is not None
         claims = [data.claims[i].claim for i in data.to_allocate]
+        expired = self._filter_deadline()
         try:
-            results = data.allocator.allocate(node_info.node, claims)
+            results = data.allocator.allocate(node_info.node, claims, is_cancelled=expired)
         except FailedAllocationOnNode as err:
             return Status.unresolvable(str(err))
         except AllocationError as err:
+            if expired is not None and expired():
+                return _TIMED_OUT
             return Status.error(str(err))
         if results is None:
             return _CANNOT_ALLOCATE
         data.results[node_info.name] = results
         return SUCCESS
+
+    def _filter_deadline(self) -> Callable[[], str | None] | None:
+        """`filterTimeout` for one node's allocation (None when 0: no limit); the search asks
+        it at every step and stops once it answers."""
+        timeout = self.args.filter_timeout
+        if timeout <= 0:
+            return None
+        now = self.monotonic
+        deadline = now() + timeout
+
+        def expired() -> str | None:
+            return "filter timeout" if now() > deadline else None
+
+        return expired
 
     async def post_filter(
         self, state: CycleState, pod_info: PodInfo, filtered_node_status: Mapping[str, Status]
