@@ -1,7 +1,11 @@
-# draplane: `make run` starts the control plane (PORT=6443 by default), `make test` runs the
+# draplane: `make run` starts the control plane (PORT=6443 by default; Kubernetes 1.36, DRA with
+# structured parameters, in a new ./.draplane, else the mode ./.draplane was written in;
+# KUBERNETES_VERSION=1.28 with DATA_DIR=./.draplane-128 for classic DRA), `make test` runs the
 # whole test suite, `make check` (what CI runs) runs the linters and then the tests.
 PYTHON ?= python3
 PORT ?= 6443
+DATA_DIR ?= ./.draplane
+KUBERNETES_VERSION ?=
 VENV := .venv
 BIN := $(VENV)/bin
 # Running needs draplane and its dependencies; testing and linting also need the dev extras.
@@ -34,7 +38,8 @@ $(KUBE_V1_STAMP): | $(BIN)/pip
 venv: $(DEV_STAMP) $(KUBE_V1_STAMP)
 
 run: $(RUN_STAMP)
-	$(BIN)/draplane up --data-dir ./.draplane --port $(PORT)
+	$(BIN)/draplane up --data-dir $(DATA_DIR) --port $(PORT) \
+		$(if $(KUBERNETES_VERSION),--kubernetes-version $(KUBERNETES_VERSION))
 
 test: $(DEV_STAMP) $(KUBE_V1_STAMP)
 	$(BIN)/pytest -q --durations=15
@@ -61,4 +66,4 @@ bench: $(RUN_STAMP)
 	$(BIN)/draplane bench classic-template --scale small --hints compare --output bench-out
 
 clean:
-	rm -rf $(VENV) .draplane bench-out
+	rm -rf $(VENV) .draplane .draplane-128 bench-out

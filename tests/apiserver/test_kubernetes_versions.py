@@ -195,8 +195,48 @@ def test_unsupported_versions_name_the_choices(value: str) -> None:
         versions.parse(value)
 
 
-def test_the_default_mode_is_1_28() -> None:
-    assert versions.DEFAULT is versions.CLASSIC
+def _new(data_dir: Path) -> None:
+    data_dir.mkdir()
+
+
+def _before_the_marker(data_dir: Path) -> None:
+    data_dir.mkdir()
+    (data_dir / "ca.crt").write_text("")
+
+
+def _written_in(mode: versions.Mode) -> Any:
+    return lambda data_dir: mode_marker.ensure_mode(data_dir, mode)
+
+
+@pytest.mark.parametrize(
+    ("prepare", "flag", "expected"),
+    [
+        pytest.param(_new, None, versions.STRUCTURED, id="new-dir-is-1.36"),
+        pytest.param(_new, versions.CLASSIC, versions.CLASSIC, id="new-dir-flag-1.28"),
+        pytest.param(_written_in(versions.CLASSIC), None, versions.CLASSIC, id="1.28-dir-keeps"),
+        pytest.param(
+            _written_in(versions.STRUCTURED), None, versions.STRUCTURED, id="1.36-dir-keeps"
+        ),
+        pytest.param(_before_the_marker, None, versions.CLASSIC, id="pre-marker-dir-is-1.28"),
+        pytest.param(
+            _written_in(versions.CLASSIC), versions.STRUCTURED, versions.STRUCTURED, id="flag-wins"
+        ),
+    ],
+)
+def test_a_data_dir_without_the_flag_keeps_its_recorded_mode(
+    tmp_path: Path, prepare: Any, flag: versions.Mode | None, expected: versions.Mode
+) -> None:
+    data_dir = tmp_path / "data"
+    prepare(data_dir)
+
+    assert mode_marker.mode_for(data_dir, flag) is expected
+
+
+def test_commands_default_to_1_36_and_in_process_blocks_to_1_28() -> None:
+    assert (versions.DEFAULT, versions.IN_PROCESS_DEFAULT) == (
+        versions.STRUCTURED,
+        versions.CLASSIC,
+    )
 
 
 async def test_openapi_v3_follows_the_mode(mode_server: HttpServer) -> None:

@@ -1,7 +1,7 @@
 """The API and component benchmarks (api-create, api-watch, claim-controller, lifecycle) at a
-tiny size: result.json is well formed and plausible (every object created, every watcher saw
-every event, every pod recorded or Running); the histogram quantile and the summary targets.
-No timing assertions.
+tiny size, in both modes (1.36, the default, and 1.28): result.json is well formed and plausible
+(every object created, every watcher saw every event, every pod recorded or Running); the
+histogram quantile and the summary targets. No timing assertions.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
+from draplane.api import versions
 from draplane.bench.histograms import HistogramSnapshot, histogram_quantile
 from draplane.bench.runner import Timeouts
 from draplane.bench.session import BenchOptions, run_bench
@@ -23,6 +24,7 @@ from draplane.bench.workloads import workload
 from draplane.cli.main import main
 
 CONDITIONS = {"workload", "scale", "store", "transport", "python", "cores", "commit", "run"}
+MODES = [pytest.param(versions.STRUCTURED, id="1.36"), pytest.param(versions.CLASSIC, id="1.28")]
 
 
 @pytest.fixture(autouse=True)
@@ -35,21 +37,28 @@ def _restore_logging() -> Iterator[None]:
     root.setLevel(level)
 
 
-async def _run(name: str, output: Path, *, shrink: int, store: str = "sqlite") -> dict[str, Any]:
-    options = SuiteOptions(workload=name, scale="small", store=store, output=output, shrink=shrink)
+async def _run(
+    name: str, output: Path, *, shrink: int, store: str = "sqlite",
+    mode: versions.Mode | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    options = SuiteOptions(
+        workload=name, scale="small", store=store, output=output, shrink=shrink,
+        kubernetes_version=mode,
+    )  # fmt: skip
     medians = await run_suite(options)
     written = orjson.loads((output / "result.json").read_bytes())
     assert len(written) == 1
     figures: dict[str, Any] = written[0]
     assert set(figures) >= CONDITIONS
     assert (figures["workload"], figures["scale"], figures["store"]) == (name, "small", store)
+    assert figures["kubernetes_version"] == str(mode or versions.STRUCTURED)
     summary = orjson.loads((output / "summary.json").read_bytes())
     assert summary["medians"] == medians
     return figures
 
 
 async def test_api_create_creates_every_object_over_both_transports(tmp_path: Path) -> None:
-    figures = await _run("api-create", tmp_path, shrink=10)
+    figures = await _run("api-create", tmp_path, shrink=10, mode=versions.CLASSIC)
 
     assert figures["transport"] == "local,http"
     assert figures["objects_per_mode"] == 50
@@ -64,8 +73,11 @@ async def test_api_create_creates_every_object_over_both_transports(tmp_path: Pa
         )
 
 
-async def test_api_watch_every_watcher_sees_every_event(tmp_path: Path) -> None:
-    figures = await _run("api-watch", tmp_path, shrink=5)
+@pytest.mark.parametrize("mode", MODES)
+async def test_api_watch_every_watcher_sees_every_event(
+    tmp_path: Path, mode: versions.Mode
+) -> None:
+    figures = await _run("api-watch", tmp_path, shrink=5, mode=mode)
 
     assert (figures["watchers"], figures["events"]) == (2, 10)
     for transport in ("local", "http"):
@@ -76,8 +88,11 @@ async def test_api_watch_every_watcher_sees_every_event(tmp_path: Path) -> None:
         assert 0 <= figures[f"early_deliveries_{transport}"] <= 20
 
 
-async def test_claim_controller_records_one_claim_per_pod_in_two_writes(tmp_path: Path) -> None:
-    figures = await _run("claim-controller", tmp_path, shrink=10)
+@pytest.mark.parametrize("mode", MODES)
+async def test_claim_controller_records_one_claim_per_pod_in_two_writes(
+    tmp_path: Path, mode: versions.Mode
+) -> None:
+    figures = await _run("claim-controller", tmp_path, shrink=10, mode=mode)
 
     assert figures["pods"] == figures["recorded_pods"] == figures["claims"] == 20
     assert figures["writes_by_resource_verb"] == {
@@ -89,20 +104,34 @@ async def test_claim_controller_records_one_claim_per_pod_in_two_writes(tmp_path
     assert figures["pods_per_s"] > 0
 
 
-async def test_lifecycle_runs_every_pod(tmp_path: Path) -> None:
-    figures = await _run("lifecycle", tmp_path, shrink=5, store="memory")
+@pytest.mark.parametrize(
+    ("mode", "attempts_floor"),
+    [
+        # The scheduler allocates from the nodes' ResourceSlices: one attempt.
+        pytest.param(versions.STRUCTURED, 1.0, id="1.36"),
+        # The first attempt waits for the driver's allocation (PodSchedulingContext).
+        pytest.param(versions.CLASSIC, 2.0, id="1.28"),
+    ],
+)
+async def test_lifecycle_runs_every_pod(
+    tmp_path: Path, mode: versions.Mode, attempts_floor: float
+) -> None:
+    figures = await _run("lifecycle", tmp_path, shrink=5, store="memory", mode=mode)
 
     assert (figures["nodes"], figures["pods"]) == (2, 20)
     assert figures["running_pods"] == figures["bound_pods"] == 20
     assert 0 < figures["latency_bound_p50_s"] <= figures["latency_running_p50_s"]
     assert figures["latency_running_p50_s"] <= figures["latency_running_p99_s"]
     assert figures["latency_running_p99_s"] <= figures["latency_running_max_s"]
-    assert figures["attempts_per_pod"] >= 2.0
+    assert figures["attempts_per_pod"] >= attempts_floor
     assert figures["writes_per_pod"] > 0
+    contexts = {k for k in figures["writes_by_resource_verb"] if "podschedulingcontexts" in k}
+    assert bool(contexts) is not mode.structured
 
 
-async def test_deployment_runs_every_replica(tmp_path: Path) -> None:
-    figures = await _run("deployment", tmp_path, shrink=5, store="memory")
+@pytest.mark.parametrize("mode", MODES)
+async def test_deployment_runs_every_replica(tmp_path: Path, mode: versions.Mode) -> None:
+    figures = await _run("deployment", tmp_path, shrink=5, store="memory", mode=mode)
 
     assert (figures["nodes"], figures["pods"]) == (2, 20)
     assert figures["running_pods"] == figures["bound_pods"] == 20
@@ -122,6 +151,7 @@ async def test_basic_reports_the_attempt_duration(tmp_path: Path) -> None:
     outcome = await run_bench(options)
 
     figures = outcome.medians["hints on"]
+    assert figures["kubernetes_version"] == "1.36"
     assert figures["scheduled_pods"] == figures["measured_pods"] == 20
     assert 0 < figures["attempt_duration_p50_ms"] <= figures["attempt_duration_p99_ms"]
     assert figures["attempt_duration_mean_ms"] > 0
@@ -137,7 +167,8 @@ def test_cli_prints_targets_and_writes_results(
     assert code == 0
     assert {p.name for p in tmp_path.iterdir()} == {"result.json", "summary.json"}
     written = orjson.loads((tmp_path / "result.json").read_bytes())
-    assert written[0]["transport"] == "local"
+    assert (written[0]["transport"], written[0]["kubernetes_version"]) == ("local", "1.36")
+    assert written[0]["created_objects"] == written[0]["expected_objects"] == 2 * (50 + 100)
     assert "creates_per_s_http_sequential" not in written[0]
     out = capsys.readouterr().out
     assert "creates/s local, 50 writers" in out

@@ -54,3 +54,21 @@ def test_bad_options_exit_2_without_running(
     assert code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "version", "message"),
+    [
+        pytest.param("classic-template", "1.36", "runs only in 1.28", id="classic-in-1.36"),
+        pytest.param("structured-template", "1.28", "runs only in 1.36", id="structured-in-1.28"),
+    ],
+)
+def test_a_workload_refuses_the_other_mode(
+    name: str, version: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    code = main(["bench", name, "--kubernetes-version", version, "--output", str(out)])
+
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
+from draplane.api import versions
 from draplane.bench.result import RESULT_KEYS
 from draplane.bench.runner import Timeouts
 from draplane.bench.session import BenchOptions, HintsMode, run_bench
@@ -38,10 +39,13 @@ def _check_well_formed(figures: dict[str, Any]) -> None:
     assert set(figures["attempts_by_result"]) >= {"scheduled", "unschedulable", "error"}
 
 
-def _options(name: str, *, hints: HintsMode, output: Path, shrink: int) -> BenchOptions:
+def _options(
+    name: str, *, hints: HintsMode, output: Path, shrink: int, mode: versions.Mode | None = None
+) -> BenchOptions:
     return BenchOptions(
         workload=name, scale="small", hints=hints, pre_enqueue=hints != "off", store="memory",
         output=output, shape=workload(name, "small").shrunk(shrink), timeouts=TEST_TIMEOUTS,
+        kubernetes_version=mode,
     )  # fmt: skip
 
 
@@ -56,22 +60,24 @@ def _only_run(output: Path) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    ("name", "floor"),
+    ("name", "mode", "floor", "served"),
     [
-        pytest.param("basic", 1.0, id="basic"),
-        pytest.param("classic-template", 2.0, id="template"),
-        pytest.param("classic-multi-claim", 3.0, id="multi-claim"),
-        pytest.param("structured-template", 1.0, id="structured-template"),
+        pytest.param("basic", None, 1.0, "1.36", id="basic"),
+        pytest.param("basic", versions.CLASSIC, 1.0, "1.28", id="basic-1.28"),
+        pytest.param("classic-template", None, 2.0, "1.28", id="template"),
+        pytest.param("classic-multi-claim", None, 3.0, "1.28", id="multi-claim"),
+        pytest.param("structured-template", None, 1.0, "1.36", id="structured-template"),
     ],
 )
 async def test_hints_on_schedules_every_pod_at_the_attempts_floor(
-    name: str, floor: float, tmp_path: Path
+    name: str, mode: versions.Mode | None, floor: float, served: str, tmp_path: Path
 ) -> None:
-    options = _options(name, hints="on", output=tmp_path, shrink=SHRINK)
+    options = _options(name, hints="on", output=tmp_path, shrink=SHRINK, mode=mode)
 
     outcome = await run_bench(options)
 
     figures = _only_run(tmp_path)
+    assert figures["kubernetes_version"] == served
     assert figures["measured_pods"] == workload(name, "small").shrunk(SHRINK).measured_pods
     assert figures["hints"] == "on"
     assert outcome.medians["hints on"]["attempts_per_pod"] == figures["attempts_per_pod"]
@@ -116,6 +122,16 @@ async def test_compare_runs_both_modes_and_reports_ratios(tmp_path: Path) -> Non
         pytest.param({"runs": 0}, "at least 1", id="no-runs"),
         pytest.param({"store": "sqlite:///x.db", "runs": 2}, "one run", id="url-store-twice"),
         pytest.param({"workload": "nope"}, "unknown workload", id="unknown-workload"),
+        pytest.param(
+            {"workload": "classic-template", "kubernetes_version": versions.STRUCTURED},
+            r"classic-template measures classic DRA and runs only in 1\.28",
+            id="classic-in-1.36",
+        ),
+        pytest.param(
+            {"workload": "structured-template", "kubernetes_version": versions.CLASSIC},
+            r"structured parameters and runs only in 1\.36",
+            id="structured-in-1.28",
+        ),
     ],
 )
 async def test_bad_options_are_value_errors(

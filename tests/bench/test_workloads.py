@@ -6,7 +6,17 @@ from dataclasses import dataclass
 
 import pytest
 
-from draplane.bench.workloads import NAMESPACE, PHASE_LABEL, pod, pod_names, workload
+from draplane.api import versions
+from draplane.bench.workloads import (
+    NAMESPACE,
+    PHASE_LABEL,
+    bench_mode,
+    in_mode,
+    pod,
+    pod_names,
+    workload,
+)
+from draplane.drivers.example import DEVICE_CLASS_NAME
 
 
 @dataclass(frozen=True)
@@ -102,3 +112,32 @@ def test_pod_names_are_unique_and_ordered() -> None:
 def test_unknown_workload_or_scale_is_a_value_error(name: str, scale: str) -> None:
     with pytest.raises(ValueError, match="unknown"):
         workload(name, scale)
+
+
+@pytest.mark.parametrize(
+    ("name", "flag", "expected"),
+    [
+        pytest.param("classic-template", None, versions.CLASSIC, id="classic-defaults-to-1.28"),
+        pytest.param("classic-multi-claim", versions.CLASSIC, versions.CLASSIC, id="classic-1.28"),
+        pytest.param("structured-template", None, versions.STRUCTURED, id="structured-1.36"),
+        pytest.param("basic", None, versions.STRUCTURED, id="basic-defaults-to-1.36"),
+        pytest.param("basic", versions.CLASSIC, versions.CLASSIC, id="basic-1.28"),
+        pytest.param("lifecycle", None, versions.STRUCTURED, id="lifecycle-defaults-to-1.36"),
+        pytest.param("claim-controller", versions.CLASSIC, versions.CLASSIC, id="suite-1.28"),
+    ],
+)
+def test_each_workload_runs_in_its_mode(
+    name: str, flag: versions.Mode | None, expected: versions.Mode
+) -> None:
+    assert bench_mode(name, flag) is expected
+
+
+def test_a_classic_shape_in_1_36_requests_the_example_device_class() -> None:
+    shape = in_mode(workload("classic-template", "small"), versions.STRUCTURED)
+
+    built = pod(shape, name="p", phase="measured")
+
+    assert shape.structured
+    assert shape.attempts_floor == 1.0
+    assert [t.resource_class for t in shape.templates] == [DEVICE_CLASS_NAME]
+    assert [c["name"] for c in built["spec"]["resourceClaims"]] == ["resource"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from draplane.api import errors, kinds
+from draplane.api import errors, kinds, versions
 from draplane.cli.logs import setup_logging
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
 from draplane.testing.apistate import wait_for
@@ -55,7 +55,13 @@ async def lifecycle_log(verbosity: int, data_dir: Path) -> list[str]:
     collect = Collect()
     logging.getLogger().addHandler(collect)
     plane = ControlPlane(
-        ControlPlaneConfig(data_dir=str(data_dir), port=0, nodes=1, store="memory")
+        ControlPlaneConfig(
+            data_dir=str(data_dir),
+            port=0,
+            nodes=1,
+            store="memory",
+            kubernetes_version=versions.CLASSIC,
+        )
     )
     try:
         await plane.start()

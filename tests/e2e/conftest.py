@@ -8,12 +8,19 @@ from pathlib import Path
 
 import pytest
 
+from draplane.api import versions
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
 
 
 @pytest.fixture
 def plane_config(tmp_path: Path) -> ControlPlaneConfig:
-    return ControlPlaneConfig(data_dir=str(tmp_path / "plane"), port=0, nodes=1, store="memory")
+    return ControlPlaneConfig(
+        data_dir=str(tmp_path / "plane"),
+        port=0,
+        nodes=1,
+        store="memory",
+        kubernetes_version=versions.CLASSIC,
+    )
 
 
 @pytest.fixture

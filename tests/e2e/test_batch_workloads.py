@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from draplane.api import errors, kinds, meta
+from draplane.api import errors, kinds, meta, versions
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.controllers import job_util as ju
@@ -36,6 +36,7 @@ def plane_config(tmp_path: Path) -> ControlPlaneConfig:
         nodes=1,
         store="memory",
         drivers=[DriverSpec(devices_per_node=2)],
+        kubernetes_version=versions.CLASSIC,
     )
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from draplane.api import kinds
+from draplane.api import kinds, versions
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
@@ -33,6 +33,7 @@ def plane_config(tmp_path: Path) -> ControlPlaneConfig:
         nodes=1,
         store="memory",
         drivers=[DriverSpec(devices_per_node=1)],
+        kubernetes_version=versions.CLASSIC,
     )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from draplane.api import errors, kinds, meta
+from draplane.api import errors, kinds, meta, versions
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.controllers.deployment_util import REVISION
@@ -37,6 +37,7 @@ def plane_config(tmp_path: Path) -> ControlPlaneConfig:
         nodes=2,
         store="memory",
         drivers=[DriverSpec(devices_per_node=4)],
+        kubernetes_version=versions.CLASSIC,
     )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from draplane.api import kinds, meta
+from draplane.api import kinds, meta, versions
 from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
 from draplane.testing.apistate import wait_for
@@ -33,6 +33,7 @@ def plane_config(tmp_path: Path) -> ControlPlaneConfig:
         nodes=2,
         store="memory",
         drivers=[DriverSpec(devices_per_node=4)],
+        kubernetes_version=versions.CLASSIC,
     )
 
 

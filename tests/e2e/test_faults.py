@@ -215,7 +215,7 @@ async def test_control_plane_survives_etcd_apiserver_and_leader_failures(
         await commands.start(
             "apiserver",
             *("--store", "etcd", "--etcd-servers", servers),
-            *("--data-dir", str(data_dir), "--port", str(port)),
+            *("--data-dir", str(data_dir), "--port", str(port), "--kubernetes-version", "1.28"),
         )
         for port in ports
     ]

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from draplane import dra
-from draplane.api import errors, kinds, meta
+from draplane.api import errors, kinds, meta, versions
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
@@ -47,6 +47,7 @@ async def start_plane(tmp_path: Path) -> AsyncIterator[PlaneFactory]:
             store="memory",
             drivers=[DriverSpec(devices_per_node=devices_per_node)],
             driver_delays=Delays() if recheck is None else Delays(recheck=recheck),
+            kubernetes_version=versions.CLASSIC,
         )
         plane = ControlPlane(config)
         planes.append(plane)

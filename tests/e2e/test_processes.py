@@ -99,6 +99,10 @@ def assert_allocated_and_reserved(claim: Obj, pod: Obj) -> None:
     assert owner["uid"] == meta.uid(pod)
 
 
+CLASSIC = ("--kubernetes-version", "1.28")
+"""These tests run the classic DRA flow; the components learn the mode from /version."""
+
+
 async def readyz(kubeconfig: Path) -> tuple[int, str]:
     config = load_kubeconfig(kubeconfig)
     headers = {"Authorization": f"Bearer {config.token}"}
@@ -133,7 +137,7 @@ async def test_up_runs_a_template_pod_and_continues_after_a_restart(
     commands: Commands, tmp_path: Path
 ) -> None:
     data_dir, port = tmp_path / "data", free_port()
-    args = ("--data-dir", str(data_dir), "--port", str(port), "--nodes", "2")
+    args = ("--data-dir", str(data_dir), "--port", str(port), "--nodes", "2", *CLASSIC)
     up, kubeconfig = await start_up(commands, *args)
     assert kubeconfig == data_dir / "kubeconfig"
     assert up.stdout_lines[0].startswith(f"draplane is up: API server https://127.0.0.1:{port}")
@@ -175,7 +179,7 @@ async def test_up_with_http_transport_runs_a_template_pod(
     commands: Commands, tmp_path: Path
 ) -> None:
     data_dir = tmp_path / "data"
-    args = ("--data-dir", str(data_dir), "--port", str(free_port()), "--nodes", "2")
+    args = ("--data-dir", str(data_dir), "--port", str(free_port()), "--nodes", "2", *CLASSIC)
     up, kubeconfig = await start_up(commands, *args, "--transport", "http", "--store", "memory")
     await kubectl_for(kubeconfig, tmp_path).run("apply", "-f", str(EXAMPLE))
     client = RESTClient.from_kubeconfig(kubeconfig)
@@ -224,7 +228,9 @@ async def test_standalone_components_run_and_release_a_template_pod(
 ) -> None:
     data_dir, port = tmp_path / "data", free_port()
     metrics_ports = {name: free_port() for name in COMPONENT_USERS}
-    apiserver = await commands.start("apiserver", "--data-dir", str(data_dir), "--port", str(port))
+    apiserver = await commands.start(
+        "apiserver", "--data-dir", str(data_dir), "--port", str(port), *CLASSIC
+    )
     await apiserver.wait_for_line(f"draplane apiserver listening on https://127.0.0.1:{port}")
     kc = await component_kubeconfigs(commands, data_dir, tmp_path)
 

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from draplane.api import auth, kinds
+from draplane.api import auth, kinds, versions
 from draplane.apiserver.server import ApiServer
 from draplane.client.local import LocalClient
 from draplane.client.rest import RESTClient
+from draplane.client.servermode import server_mode
 from draplane.storage.factory import open_storage
 from draplane.testing.commands import Command, Commands
 
@@ -108,6 +109,30 @@ async def test_a_data_dir_whose_store_is_gone_refuses_to_start(
         result.stderr, command, state, "acknowledged writes are lost", "--restored-store"
     )
     assert not (data_dir / "draplane.db").exists() or state == "is empty"
+
+
+async def test_a_data_dir_keeps_its_mode_without_the_flag_and_refuses_another(
+    commands: Commands, tmp_path: Path
+) -> None:
+    data_dir = tmp_path / "data"
+    await _used_data_dir(data_dir)  # an in-process API server: 1.28
+
+    refused = await commands.run(
+        "up", "--data-dir", str(data_dir), "--port", "0", "--kubernetes-version", "1.36"
+    )
+    _, client = await _start(commands, data_dir)
+    try:
+        mode = await server_mode(client)
+        kept = await client.get(kinds.CONFIGMAPS, "a", "default")
+    finally:
+        await client.close()
+
+    assert refused.code == 1
+    _assert_one_error_line(
+        refused.stderr, "up", "holds a Kubernetes 1.28 cluster", "--kubernetes-version 1.28"
+    )
+    assert mode is versions.CLASSIC
+    assert kept["metadata"]["name"] == "a"
 
 
 def _truncate_wal(db: Path, frames: int) -> None:

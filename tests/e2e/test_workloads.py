@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from draplane import dra
-from draplane.api import errors, kinds, meta
+from draplane.api import errors, kinds, meta, versions
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
@@ -34,7 +34,13 @@ NODES = ("node-0", "node-1", "node-2")
 
 @pytest.fixture
 def plane_config(tmp_path: Path) -> ControlPlaneConfig:
-    return ControlPlaneConfig(data_dir=str(tmp_path / "plane"), port=0, nodes=3, store="memory")
+    return ControlPlaneConfig(
+        data_dir=str(tmp_path / "plane"),
+        port=0,
+        nodes=3,
+        store="memory",
+        kubernetes_version=versions.CLASSIC,
+    )
 
 
 async def apply_example(client: Client, path: Path) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from draplane.api import versions
 from draplane.api.kinds import PODS, RESOURCE_CLAIM_TEMPLATES
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
 from draplane.scheduler.scheduler import Scheduler
@@ -54,6 +55,7 @@ async def start_plane() -> AsyncIterator[Callable[[Flow], ControlPlane]]:
             store="memory",
             queueing_hints=flow.hints,
             pre_enqueue=flow.pre_enqueue,
+            kubernetes_version=versions.CLASSIC,
         )
         plane = ControlPlane(config, clock=FakeClock())
         planes.append(plane)
@@ -189,7 +191,13 @@ async def test_concurrent_pods_fill_the_cluster_at_the_attempts_floor(fill: Fill
     # A pod waiting for its driver counts on its selected node, so the pods scheduled
     # meanwhile pick other nodes and no driver has to reject a node (no extra attempt).
     plane = ControlPlane(
-        ControlPlaneConfig(port=0, nodes=fill.nodes, store="memory", drivers=list(fill.drivers)),
+        ControlPlaneConfig(
+            port=0,
+            nodes=fill.nodes,
+            store="memory",
+            drivers=list(fill.drivers),
+            kubernetes_version=versions.CLASSIC,
+        ),
         clock=FakeClock(),
     )
     try:

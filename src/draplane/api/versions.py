@@ -6,6 +6,11 @@ parameters (resource.k8s.io/v1 DeviceClass, ResourceClaim, ResourceClaimTemplate
 ResourceSlice, with v1beta1/v1beta2 converted, and v1beta2 DeviceTaintRule). Every command
 takes `--kubernetes-version`; the API server serves its mode's kinds, `/version` and discovery;
 other components ask the API server (`from_version_info`) when the flag is not given.
+
+Commands default to `1.36` (`DEFAULT`), on a new data dir; a data dir keeps the mode it was
+written in (`draplane.storage.mode_marker.mode_for`). The in-process building blocks (Catalog,
+Registry, ApiServer, `draplane.testing`) take a `mode` that defaults to `IN_PROCESS_DEFAULT`,
+classic: their callers name the mode they build.
 """
 
 from __future__ import annotations
@@ -45,8 +50,13 @@ CLASSIC = Mode("1.28", "v1.28.0", kinds.SERVED)
 STRUCTURED = Mode("1.36", "v1.36.0", kinds.STRUCTURED_SERVED)
 MODES: dict[str, Mode] = {m.name: m for m in (CLASSIC, STRUCTURED)}
 
-DEFAULT = CLASSIC
-"""The mode of every command without `--kubernetes-version` (and of a new data dir)."""
+DEFAULT = STRUCTURED
+"""The mode of every command without `--kubernetes-version` on a new data dir, and of
+`ControlPlaneConfig`."""
+
+IN_PROCESS_DEFAULT = CLASSIC
+"""The `mode` of Catalog, Registry, ApiServer and the `draplane.testing` helpers when the caller
+does not pass one."""
 
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?$")
 
@@ -81,15 +91,21 @@ def _argument(value: str) -> Mode:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def add_argument(parser: argparse.ArgumentParser, *, server: bool = False) -> None:
-    """`--kubernetes-version`: the API server's mode (default `DEFAULT`); for clients of an API
-    server, None when not given (they ask the server)."""
+def add_argument(
+    parser: argparse.ArgumentParser, *, server: bool = False, default_help: str | None = None
+) -> None:
+    """`--kubernetes-version`, None when not given: an API server then serves its data dir's
+    recorded mode (`DEFAULT` for a new one), clients of an API server ask it. `default_help`
+    replaces the server's "(default ...)" text."""
+    server_default = (
+        default_help or f"the mode the data dir was written in; {DEFAULT} for a new data dir"
+    )
     parser.add_argument(
         "--kubernetes-version",
         type=_argument,
-        default=DEFAULT if server else None,
+        default=None,
         help=(
-            f"Kubernetes API to serve: {', '.join(MODES)} (default {DEFAULT})"
+            f"Kubernetes API to serve: {', '.join(MODES)} (default: {server_default})"
             if server
             else "Kubernetes API of the cluster: "
             + ", ".join(MODES)

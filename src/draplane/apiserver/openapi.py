@@ -278,7 +278,7 @@ def _crd_document(catalog: Catalog, group: str, version: str) -> bytes | None:
 def v3_document(group: str, version: str, catalog: Catalog | None = None) -> bytes | None:
     """The OpenAPI 3.0 document of one group-version, or None when nothing is served there:
     the built-in kinds' or, for a group-version of established CRDs in `catalog`, theirs."""
-    mode = catalog.mode if catalog is not None else versions.DEFAULT
+    mode = catalog.mode if catalog is not None else versions.IN_PROCESS_DEFAULT
     body = _v3_document(group, version, model.generation(), mode)
     if body is None and catalog is not None:
         return _crd_document(catalog, group, version)
@@ -324,6 +324,6 @@ def _v2_json(generation: int, mode: versions.Mode) -> bytes:
     return orjson.dumps(doc)
 
 
-def v2_json_document(mode: versions.Mode = versions.DEFAULT) -> bytes:
+def v2_json_document(mode: versions.Mode = versions.IN_PROCESS_DEFAULT) -> bytes:
     """The Swagger 2.0 document of every served kind, as JSON."""
     return _v2_json(model.generation(), mode)

@@ -70,7 +70,7 @@ class Registry:
         *,
         clock: Clock = REAL_CLOCK,
         authorizer: Authorizer | None = None,
-        mode: versions.Mode = versions.DEFAULT,
+        mode: versions.Mode = versions.IN_PROCESS_DEFAULT,
         service_cidr: str = DEFAULT_SERVICE_CIDR,
     ) -> None:
         self.storage = storage

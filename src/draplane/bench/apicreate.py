@@ -123,7 +123,7 @@ async def _mode(
 async def run_api_create(run: SuiteRun) -> dict[str, Any]:
     count = run.size(FULL_OBJECTS)
     figures: dict[str, Any] = {"objects_per_mode": count, "writers": WRITERS}
-    async with ApiHost(store=run.store) as host:
+    async with ApiHost(store=run.store, mode=run.kubernetes_version) as host:
         etcd_before = etcd_cpu(host.storage)
         admin = host.client("local")
         namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}

@@ -11,7 +11,7 @@ from typing import Literal
 
 import orjson
 
-from draplane.api import auth
+from draplane.api import auth, versions
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
 from draplane.apiserver import authn
@@ -32,11 +32,11 @@ OBJECT_BYTES = 2048
 class ApiHost:
     """Opened by `start()` (or `async with`); `stop()` closes every client it handed out."""
 
-    def __init__(self, *, store: str) -> None:
+    def __init__(self, *, store: str, mode: versions.Mode = versions.DEFAULT) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="draplane-bench-")
         self.data_dir = Path(self._tmp.name)
         self.storage = open_storage(store, str(self.data_dir))
-        self.registry = Registry(self.storage)
+        self.registry = Registry(self.storage, mode=mode)
         self.apiserver = ApiServer(
             self.data_dir, port=0, storage=self.storage, handler=self.registry
         )

@@ -148,7 +148,7 @@ async def run_api_watch(run: SuiteRun) -> dict[str, Any]:
     watchers = run.size(FULL_WATCHERS)
     events = run.size(FULL_EVENTS)
     figures: dict[str, Any] = {"watchers": watchers, "events": events, "rate_per_s": RATE}
-    async with ApiHost(store=run.store) as host:
+    async with ApiHost(store=run.store, mode=run.kubernetes_version) as host:
         etcd_before = etcd_cpu(host.storage)
         for transport in run.transports:
             figures.update(

@@ -21,7 +21,14 @@ from draplane.apiserver.audit import Audit
 from draplane.bench.apihost import ApiHost, Transport
 from draplane.bench.observer import BenchTimeout
 from draplane.bench.suite import Row, SuiteRun, SuiteWorkload
-from draplane.bench.workloads import ClaimTemplate, Workload, claim_template, pod
+from draplane.bench.workloads import (
+    ClaimTemplate,
+    Workload,
+    claim_template,
+    in_mode,
+    pod,
+    template_resource,
+)
 from draplane.client.interface import Client
 from draplane.controllers.manager import ControllerManager
 
@@ -72,11 +79,10 @@ async def _watch_recorded(
         await stream.close()
 
 
-async def _create_pods(client: Client, count: int) -> None:
-    await client.create(
-        kinds.RESOURCE_CLAIM_TEMPLATES, claim_template(SHAPE.templates[0]), NAMESPACE
-    )
-    objects = [pod(SHAPE, name=f"pod-{i:05d}", phase="measured") for i in range(count)]
+async def _create_pods(client: Client, wl: Workload, count: int) -> None:
+    template = claim_template(wl.templates[0], structured=wl.structured)
+    await client.create(template_resource(wl), template, NAMESPACE)
+    objects = [pod(wl, name=f"pod-{i:05d}", phase="measured") for i in range(count)]
 
     async def writer(share: list[Obj]) -> None:
         for obj in share:
@@ -118,6 +124,7 @@ async def _measure(host: ApiHost, transport: Transport, *, pods: int, run: Suite
         host.client(transport, UserInfo(auth.CONTROLLER_MANAGER)),
         client_for=lambda name: host.client(transport, auth.controller_user(name)),
         metrics=CollectorRegistry(),
+        structured=host.registry.kinds.mode.structured,
     )
     done: set[str] = set()
     ready = asyncio.Event()
@@ -170,7 +177,7 @@ async def _await_done(
 async def run_claim_controller(run: SuiteRun) -> dict[str, Any]:
     pods = run.size(FULL_PODS)
     transport = run.transports[0]
-    async with ApiHost(store=run.store) as host:
+    async with ApiHost(store=run.store, mode=run.kubernetes_version) as host:
         admin = host.client("local")
         namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
         await admin.create(kinds.NAMESPACES, namespace)
@@ -184,11 +191,13 @@ async def run_claim_controller(run: SuiteRun) -> dict[str, Any]:
             with contextlib.suppress(errors.StatusError):
                 await admin.create(kinds.SERVICE_ACCOUNTS, account, ns)
         run.progress.phase(f"claim-controller: create {pods} pods (no controller)", 1)
-        await _create_pods(admin, pods)
+        await _create_pods(admin, in_mode(SHAPE, run.kubernetes_version), pods)
         run.progress.update(1)
         run.progress.phase(f"claim-controller ({transport}): pods with claims recorded", pods)
         figures = await _measure(host, transport, pods=pods, run=run)
-        claims = await admin.list(kinds.RESOURCE_CLAIMS, NAMESPACE)
+        structured = run.kubernetes_version.structured
+        claim_kind = kinds.RESOURCE_CLAIMS_V1 if structured else kinds.RESOURCE_CLAIMS
+        claims = await admin.list(claim_kind, NAMESPACE)
     return {"pods": pods, **figures, "claims": len(claims.get("items") or [])}
 
 

@@ -20,7 +20,14 @@ from draplane.bench.observer import PodObserver
 from draplane.bench.runner import ATTEMPTS_METRIC, Timeouts
 from draplane.bench.stats import counter_by_label
 from draplane.bench.suite import Row, SuiteRun, SuiteWorkload
-from draplane.bench.workloads import NAMESPACE, PHASE_LABEL, Workload, claim_template, pod
+from draplane.bench.workloads import (
+    NAMESPACE,
+    PHASE_LABEL,
+    Workload,
+    claim_template,
+    pod,
+    template_resource,
+)
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
 
 NAME = "bench"
@@ -48,6 +55,7 @@ async def run_deployment(run: SuiteRun) -> dict[str, Any]:
     config = ControlPlaneConfig(
         port=0, nodes=wl.nodes, store=run.store, transport=run.transports[0],
         queueing_hints=run.hints, drivers=list(wl.drivers),
+        kubernetes_version=run.kubernetes_version,
     )  # fmt: skip
     plane = ControlPlane(config)
     observer: PodObserver | None = None
@@ -60,7 +68,9 @@ async def run_deployment(run: SuiteRun) -> dict[str, Any]:
         with contextlib.suppress(errors.StatusError):
             await client.create(kinds.NAMESPACES, namespace)
         for template in wl.templates:
-            await client.create(kinds.RESOURCE_CLAIM_TEMPLATES, claim_template(template), NAMESPACE)
+            await client.create(
+                template_resource(wl), claim_template(template, structured=wl.structured), NAMESPACE
+            )
         observer = PodObserver(client, namespace=NAMESPACE)
         await observer.start()
         attempts_before = counter_by_label(plane.metrics, name=ATTEMPTS_METRIC, label="result")

@@ -3,6 +3,8 @@
 all pods, each with one template claim (WaitForFirstConsumer), are created at once; each pod's
 latency runs from the return of its create call to the receipt, on a pod watch, of the node's
 status write that makes it Running. Full: 100 nodes, 1,000 pods; small: 10 nodes, 100 pods.
+In 1.36 (the default) each claim requests one device of the example DeviceClass, allocated by
+the scheduler from the nodes' ResourceSlices; in 1.28 the example driver allocates.
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ from draplane.bench.observer import PodObserver, PodTimes
 from draplane.bench.runner import ATTEMPTS_METRIC, Timeouts
 from draplane.bench.stats import counter_by_label, delta, percentile
 from draplane.bench.suite import Row, SuiteRun, SuiteWorkload
-from draplane.bench.workloads import NAMESPACE, ClaimTemplate, Workload, claim_template, pod
+from draplane.bench.workloads import (
+    NAMESPACE,
+    ClaimTemplate,
+    Workload,
+    claim_template,
+    in_mode,
+    pod,
+    template_resource,
+)
 from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
 
@@ -36,11 +46,12 @@ SHAPE = Workload(
 
 
 def shape(run: SuiteRun) -> Workload:
-    return replace(
+    sized = replace(
         SHAPE,
         nodes=run.size(SHAPE.nodes),
         measured_pods=run.size(SHAPE.measured_pods),
     )
+    return in_mode(sized, run.kubernetes_version)
 
 
 async def _create_pods(client: Client, observer: PodObserver, wl: Workload) -> None:
@@ -48,7 +59,9 @@ async def _create_pods(client: Client, observer: PodObserver, wl: Workload) -> N
     with contextlib.suppress(errors.StatusError):
         await client.create(kinds.NAMESPACES, namespace)
     for template in wl.templates:
-        await client.create(kinds.RESOURCE_CLAIM_TEMPLATES, claim_template(template), NAMESPACE)
+        await client.create(
+            template_resource(wl), claim_template(template, structured=wl.structured), NAMESPACE
+        )
 
     async def create(name: str) -> None:
         await client.create(kinds.PODS, pod(wl, name=name, phase=PHASE), NAMESPACE)
@@ -132,6 +145,7 @@ async def run_lifecycle(run: SuiteRun) -> dict[str, Any]:
     config = ControlPlaneConfig(
         port=0, nodes=wl.nodes, store=run.store, transport=run.transports[0],
         queueing_hints=run.hints, drivers=list(wl.drivers),
+        kubernetes_version=run.kubernetes_version,
     )  # fmt: skip
     plane = ControlPlane(config)
     observer: PodObserver | None = None

@@ -46,6 +46,7 @@ def _conditions(figures: Mapping[str, Any]) -> str:
     return (
         f"{figures['workload']} scale={figures['scale']} nodes={figures['nodes']} "
         f"store={figures['store']} transport={figures['transport']} "
+        f"kubernetes={figures.get('kubernetes_version', '-')} "
         f"pre-enqueue={figures.get('pre_enqueue', 'on')} python={figures['python']} "
         f"cores={figures['cores']} runs={figures.get('runs', 1)}"
     )

@@ -26,7 +26,14 @@ from draplane.bench.observer import BenchTimeout, PodObserver
 from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import RunResult
 from draplane.bench.stats import counter_by_label, gauge_by_label
-from draplane.bench.workloads import NAMESPACE, Workload, claim_template, pod, pod_names
+from draplane.bench.workloads import (
+    NAMESPACE,
+    Workload,
+    claim_template,
+    pod,
+    pod_names,
+    template_resource,
+)
 from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
 
@@ -119,9 +126,7 @@ async def _create_fixtures(client: Client, wl: Workload) -> None:
         await client.create(kinds.NAMESPACES, namespace)
     for template in wl.templates:
         await client.create(
-            kinds.RESOURCE_CLAIM_TEMPLATES_V1 if wl.structured else kinds.RESOURCE_CLAIM_TEMPLATES,
-            claim_template(template, structured=wl.structured),
-            NAMESPACE,
+            template_resource(wl), claim_template(template, structured=wl.structured), NAMESPACE
         )
 
 
@@ -228,6 +233,7 @@ async def _measured_phase(
     )
     durations = HistogramSnapshot.take(plane.metrics, name=ATTEMPT_DURATION_METRIC)
     result.figures.update(attempt_duration_figures(after=durations, before=durations_before))
+    result.figures["kubernetes_version"] = str(plane.config.kubernetes_version)
     return result
 
 

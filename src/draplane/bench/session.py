@@ -13,10 +13,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from draplane.api import versions
 from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import RunResult, median_figures, median_run, ratios, write_json
 from draplane.bench.runner import RunConfig, Timeouts, run_once
-from draplane.bench.workloads import Workload, workload
+from draplane.bench.workloads import Workload, bench_mode, in_mode, workload
 
 HintsMode = Literal["on", "off", "compare"]
 
@@ -34,10 +35,13 @@ class BenchOptions:
     shape: Workload | None = None
     """Replaces the named workload's shape (tests shrink `small` further with it)."""
     timeouts: Timeouts = field(default_factory=Timeouts)
+    kubernetes_version: versions.Mode | None = None
+    """None: the workload's own mode (`bench_mode`)."""
 
     def resolve(self) -> Workload:
-        """The workload to run; ValueError for a bad name, scale or option combination."""
+        """The workload to run; ValueError for a bad name, scale, mode or option combination."""
         found = workload(self.workload, self.scale)
+        mode = bench_mode(self.workload, self.kubernetes_version)
         if self.runs < 1:
             raise ValueError("--runs must be at least 1")
         if self.store not in ("memory", "sqlite", "etcd") and (
@@ -47,7 +51,7 @@ class BenchOptions:
                 f"store {self.store!r} keeps one run's objects: use it with --runs 1 and "
                 "--hints on|off, or use sqlite / memory (a fresh store per run)"
             )
-        return self.shape if self.shape is not None else found
+        return in_mode(self.shape if self.shape is not None else found, mode)
 
 
 @dataclass

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from draplane.api import versions
 from draplane.bench.apihost import Transport
 from draplane.bench.figures import cores, peak_rss_mib
 from draplane.bench.progress import NullProgress, ProgressSink
@@ -27,6 +28,8 @@ class SuiteRun:
     transports: tuple[Transport, ...] = ("local",)
     hints: bool = True
     progress: ProgressSink = field(default_factory=NullProgress)
+    kubernetes_version: versions.Mode = versions.DEFAULT
+    """The mode the workload's control plane serves (`workloads.in_mode` shapes its claims)."""
 
     def size(self, full: int, *, floor: int = 1) -> int:
         return max(floor, full // self.divisor)
@@ -90,6 +93,7 @@ def conditions(name: str, run: SuiteRun) -> dict[str, Any]:
         "scale": run.scale,
         "store": run.store,
         "transport": ",".join(run.transports),
+        "kubernetes_version": str(run.kubernetes_version),
         "python": platform.python_version(),
         "cores": cores(),
         "commit": commit(),

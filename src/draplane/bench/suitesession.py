@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from draplane.api import errors
+from draplane.api import errors, versions
 from draplane.bench.apicreate import API_CREATE
 from draplane.bench.apihost import Transport
 from draplane.bench.apiwatch import API_WATCH
@@ -27,7 +27,7 @@ from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import median_figures, write_json
 from draplane.bench.runner import BenchError
 from draplane.bench.suite import SuiteRun, SuiteWorkload, conditions
-from draplane.bench.workloads import SCALES, SMALL_DIVISOR
+from draplane.bench.workloads import SCALES, SMALL_DIVISOR, bench_mode
 
 SUITE: dict[str, SuiteWorkload] = {
     w.name: w for w in (API_CREATE, API_WATCH, CLAIM_CONTROLLER, LIFECYCLE, DEPLOYMENT)
@@ -45,6 +45,8 @@ class SuiteOptions:
     output: Path = Path("bench-out")
     runs: int = 1
     shrink: int = 1
+    kubernetes_version: versions.Mode | None = None
+    """None: the workload's own mode (`bench_mode`)."""
 
     def resolve(self) -> tuple[SuiteWorkload, SuiteRun]:
         """The workload and its run spec; ValueError for bad names or combinations."""
@@ -64,6 +66,7 @@ class SuiteOptions:
             store=self.store,
             transports=self.transports or found.default_transports,
             hints=self.hints,
+            kubernetes_version=bench_mode(self.workload, self.kubernetes_version),
         )
         return found, spec
 
@@ -119,7 +122,8 @@ def print_suite_summary(
     _, spec = options.resolve()
     console.print(
         f"{medians['workload']} scale={medians['scale']} store={medians['store']} "
-        f"transport={medians['transport']} python={medians['python']} cores={medians['cores']} "
+        f"transport={medians['transport']} kubernetes={medians.get('kubernetes_version', '-')} "
+        f"python={medians['python']} cores={medians['cores']} "
         f"commit={medians.get('commit') or '-'} runs={medians.get('runs', 1)}"
     )
     console.print(suite_table(options.workload, medians, spec=spec))

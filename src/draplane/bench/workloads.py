@@ -3,14 +3,23 @@
 A `Workload` is pure data: node count, init and measured pods, the drivers and the claim
 templates each pod uses. `--scale small` divides the counts by ten; devices per node stay, so
 the cluster fills exactly as at full scale.
+
+Modes (`bench_mode`): `classic-*` run classic DRA (1.28) only, `structured-*` structured
+parameters (1.36) only, every other workload either, 1.36 unless `--kubernetes-version 1.28`;
+`in_mode` turns a classic shape into its 1.36 one (the templates request one device of the
+example driver's DeviceClass, whose devices the nodes publish as ResourceSlices).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from draplane.api import kinds, versions
+from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
+from draplane.api.schema import model
 from draplane.controlplane import DriverSpec
+from draplane.dra.claims import pod_resource_claim
 from draplane.drivers.example import DEVICE_CLASS_NAME
 
 NAMESPACE = "bench"
@@ -139,8 +148,9 @@ def claim_template(
 
 def pod(wl: Workload, *, name: str, phase: str, namespace: str = NAMESPACE) -> Obj:
     """One pause container requesting nothing but the workload's claims."""
+    on_the_entry = wl.structured and _pod_claim_fields_on_the_entry()
     pod_claims = [
-        {"name": claim, "source": {"resourceClaimTemplateName": t.name}}
+        pod_resource_claim(claim, template_name=t.name, structured=on_the_entry)
         for t in wl.templates
         for claim in t.pod_claims
     ]
@@ -159,3 +169,45 @@ def pod(wl: Workload, *, name: str, phase: str, namespace: str = NAMESPACE) -> O
 
 def pod_names(phase: str, count: int) -> list[str]:
     return [f"{phase}-{i:05d}" for i in range(count)]
+
+
+def _pod_claim_fields_on_the_entry() -> bool:
+    """Whether the Pod schema has core/v1's (since 1.31) claim fields on `spec.resourceClaims[]`
+    itself; until it does, 1.36 pods name their template under `source` as 1.28 ones do."""
+    found = model.structs().get("io.k8s.api.core.v1.PodResourceClaim")
+    return found is not None and "resourceClaimTemplateName" in found.by_name
+
+
+def bench_mode(name: str, flag: versions.Mode | None) -> versions.Mode:
+    """The mode workload `name` runs in: `flag` when the workload runs in it, else its own
+    (1.28 for classic-*, 1.36 for the others); ValueError naming the modes it runs in."""
+    found = WORKLOADS.get(name)
+    if name.startswith("classic-"):
+        modes: tuple[versions.Mode, ...] = (versions.CLASSIC,)
+    elif name.startswith("structured-") or (found is not None and found.structured):
+        modes = (versions.STRUCTURED,)
+    else:
+        modes = (versions.STRUCTURED, versions.CLASSIC)
+    if flag is None:
+        return modes[0]
+    if flag not in modes:
+        what = "classic DRA" if modes[0] is versions.CLASSIC else "DRA with structured parameters"
+        raise ValueError(
+            f"--kubernetes-version {flag}: workload {name} measures {what} and runs only in "
+            f"{modes[0]} (give --kubernetes-version {modes[0]}, or leave it out)"
+        )
+    return flag
+
+
+def in_mode(wl: Workload, mode: versions.Mode) -> Workload:
+    """`wl` as it runs in `mode`: a classic shape in 1.36 requests one device of the example
+    DeviceClass per claim, allocated by the scheduler (one attempt per pod)."""
+    if wl.structured or not mode.structured:
+        return wl
+    templates = tuple(replace(t, resource_class=DEVICE_CLASS_NAME) for t in wl.templates)
+    return replace(wl, templates=templates, attempts_floor=1.0, structured=True)
+
+
+def template_resource(wl: Workload) -> ResourceType:
+    """Where the workload's ResourceClaimTemplates are created."""
+    return kinds.RESOURCE_CLAIM_TEMPLATES_V1 if wl.structured else kinds.RESOURCE_CLAIM_TEMPLATES

@@ -90,7 +90,8 @@ async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
     try:
         # Before the store is opened: nothing is written to the other mode's data dir.
-        mode_marker.ensure_mode(args.data_dir, args.kubernetes_version)
+        mode = mode_marker.mode_for(args.data_dir, args.kubernetes_version)
+        mode_marker.ensure_mode(args.data_dir, mode)
     except StoreError as err:
         raise CommandError(str(err)) from err
     storage = await _open_store(
@@ -101,7 +102,7 @@ async def async_main(args: argparse.Namespace) -> int:
         port=args.port,
         storage=storage,
         audit_log_path=args.audit_log_path or None,
-        mode=args.kubernetes_version,
+        mode=mode,
         service_cidr=args.service_cluster_ip_range,
     )
     try:

@@ -1,7 +1,8 @@
-"""`draplane driver example`: the control-plane side of the example DRA driver (allocation,
-PodSchedulingContext answers), acting as the kubeconfig's user. With `--leader-elect` (the
-default: two replicas allocating at once could hand out one device twice) it runs only while it
-holds Lease kube-system/<first driver name>-controller."""
+"""`draplane driver example`: the control-plane side of the example DRA driver, acting as the
+kubeconfig's user: in 1.36 (structured parameters) the ResourceSlices of a network-attached pool
+(nodes publish their own); in 1.28 (classic DRA) allocation and PodSchedulingContext answers.
+With `--leader-elect` (the default: two replicas allocating at once could hand out one device
+twice) it runs only while it holds Lease kube-system/<first driver name>-controller."""
 
 from __future__ import annotations
 
@@ -48,7 +49,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("driver", help="run the control-plane side of a DRA driver")
     drivers = parser.add_subparsers(dest="driver", required=True, metavar="DRIVER")
     example = drivers.add_parser(
-        "example", help=f"the example driver ({DRIVER_NAME}): allocation, scheduling answers"
+        "example",
+        help=f"the example driver ({DRIVER_NAME}): 1.36 network-attached slices; 1.28 "
+        "allocation and scheduling answers",
     )
     example.add_argument("--kubeconfig", required=True, help="kubeconfig of the driver's user")
     add_master_flag(example)

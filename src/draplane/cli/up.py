@@ -20,6 +20,7 @@ from draplane.cli.process import (
     run_until_signal,
 )
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
+from draplane.storage import mode_marker
 from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
 from draplane.storage.interface import StoreError
 
@@ -29,7 +30,10 @@ def register(sub: Any) -> None:
         "up",
         help="run the whole control plane in one process",
         description="Start API server (HTTPS on 127.0.0.1), controller-manager, scheduler, the "
-        "example driver (ResourceClass `example`) and simulated nodes.",
+        "example driver and simulated nodes. Kubernetes 1.36 (resource.k8s.io/v1, DeviceClass "
+        "gpu.example.com, the nodes publishing ResourceSlices) unless the data dir was written "
+        "in another mode; --kubernetes-version 1.28 for classic DRA (resource.k8s.io/v1alpha2, "
+        "ResourceClass `example`, PodSchedulingContext).",
     )
     parser.add_argument(
         "--data-dir",
@@ -83,6 +87,10 @@ def register(sub: Any) -> None:
 
 
 def _config(args: argparse.Namespace) -> ControlPlaneConfig:
+    try:
+        mode = mode_marker.mode_for(args.data_dir, args.kubernetes_version)
+    except StoreError as err:
+        raise CommandError(str(err)) from err
     return ControlPlaneConfig(
         data_dir=args.data_dir,
         port=args.port,
@@ -95,7 +103,7 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         restored_store=args.restored_store,
         run_seconds=args.run_seconds,
         etcd=EtcdFlags.from_args(args),
-        kubernetes_version=args.kubernetes_version,
+        kubernetes_version=mode,
         drivers=[
             DriverSpec(
                 devices_per_node=args.devices_per_node,
@@ -128,13 +136,14 @@ async def _start(config: ControlPlaneConfig) -> ControlPlane:
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
-    plane = await _start(_config(args))
+    config = _config(args)
+    plane = await _start(config)
     try:
         print(
             f"draplane is up: API server {plane.apiserver.url}, {args.nodes} nodes, "
             + (
                 "DeviceClass gpu.example.com (driver.example.com)"
-                if args.kubernetes_version.structured
+                if config.kubernetes_version.structured
                 else "ResourceClass example (driver.example.com)"
             ),
             flush=True,

@@ -113,7 +113,8 @@ class ControlPlaneConfig:
     etcd: EtcdFlags | None = None
     """For store "etcd": the cluster to use (None or no servers: a local etcd in the data dir)."""
     kubernetes_version: versions.Mode = versions.DEFAULT
-    """The API served (`draplane.api.versions`)."""
+    """The API served (`draplane.api.versions`; 1.36 unless given). `draplane up` passes the mode
+    its data dir records (`mode_marker.mode_for`); another mode than the data dir's is refused."""
 
 
 class _Runnable(Protocol):

@@ -4,6 +4,10 @@ there. Both modes store `resource.k8s.io/resourceclaims` under one key with diff
 so a data dir is only ever served in the mode that wrote it.
 
 A data dir from before the marker (it has the API server's CA, no marker) is a 1.28 one.
+
+Started without `--kubernetes-version`, a command serves the mode its data dir records
+(`mode_for`), and `versions.DEFAULT` (1.36) in a new data dir; given, the flag must match the
+recorded mode (`ensure_mode`).
 """
 
 from __future__ import annotations
@@ -36,6 +40,15 @@ def recorded_mode(data_dir: str | Path) -> versions.Mode | None:
         return versions.parse(text)
     except ValueError:
         raise StoreError(f"{path} is damaged ({text[:40]!r})") from None
+
+
+def mode_for(data_dir: str | Path, flag: versions.Mode | None) -> versions.Mode:
+    """The mode to serve `data_dir` in: the flag when given (`ensure_mode` then checks it),
+    else the mode the data dir was written in, else `versions.DEFAULT`."""
+    if flag is not None:
+        return flag
+    found = recorded_mode(data_dir)
+    return found if found is not None else versions.DEFAULT
 
 
 def ensure_mode(data_dir: str | Path, mode: versions.Mode) -> None:

@@ -5,6 +5,9 @@ client = cluster.client()            # LocalClient as admin
 node_client = cluster.client(node_user("node-0"))
 ...
 await cluster.stop()
+
+`mode=` defaults to classic DRA (1.28, `versions.IN_PROCESS_DEFAULT`), not the commands' 1.36:
+structured tests pass `mode=versions.STRUCTURED`.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ async def start_cluster(
     *,
     clock: Clock = REAL_CLOCK,
     storage: Storage | None = None,
-    mode: versions.Mode = versions.DEFAULT,
+    mode: versions.Mode = versions.IN_PROCESS_DEFAULT,
 ) -> Cluster:
     store = storage if storage is not None else MemoryStorage()
     await store.start()

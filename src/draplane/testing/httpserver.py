@@ -4,6 +4,9 @@ server = await start_http_server(tmp_path)
 client = server.client()                 # RESTClient as admin, from DIR/kubeconfig
 ...
 await server.stop()
+
+`mode=` defaults to classic DRA (1.28, `versions.IN_PROCESS_DEFAULT`), not the commands' 1.36:
+structured tests pass `mode=versions.STRUCTURED`.
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ async def start_http_server(
     bookmark_interval: float = 5.0,
     watch_history: int = 10_000,
     watcher_bytes: int = DEFAULT_WATCHER_BYTES,
-    mode: versions.Mode = versions.DEFAULT,
+    mode: versions.Mode = versions.IN_PROCESS_DEFAULT,
 ) -> HttpServer:
     """`storage` defaults to a fresh MemoryStorage (pass one with a small history, and a small
     `watch_history`, to provoke 410s); `bookmark_interval` is the watch cache's bookmark period;
