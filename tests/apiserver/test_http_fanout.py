@@ -1,6 +1,6 @@
 """The HTTP path's shared work: a watch event is encoded once for every watcher that sends it
-in the same form, all of them writing the same bytes; and a client keeps one keep-alive
-connection for its sequential requests."""
+in the same form, all of them writing the same bytes; a watch writer takes the events already
+queued together; and a client keeps one keep-alive connection for its sequential requests."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import orjson
 import pytest
 
 from draplane.api import kinds
+from draplane.apiserver.cachewatcher import CacheWatcher, WatchSpec
+from draplane.storage.interface import Event
 from draplane.testing.builders import make_pod
 from draplane.testing.httpserver import HttpServer
 
@@ -88,3 +90,27 @@ async def test_a_client_sends_sequential_requests_on_one_connection(server: Http
     peers.update(server.server.connection_peers)
     assert len(listed["items"]) == 5
     assert len(peers) == 1
+
+
+def _spec() -> WatchSpec:
+    return WatchSpec("pods", "", lambda _: True, False, "Pod", "v1")
+
+
+@pytest.mark.parametrize(("queued", "limit"), [(0, 4), (3, 2), (3, 8)], ids=["none", "some", "all"])
+async def test_queued_events_are_taken_in_order_with_their_bytes_released(
+    queued: int, limit: int
+) -> None:
+    """What a watch writer sends in one write: the events already queued, in order; the
+    queue's counted bytes drop by what was taken."""
+    watcher = CacheWatcher(_spec(), 0)
+    for revision in range(1, queued + 1):
+        pod = make_pod(f"p{revision}").obj()
+        assert not watcher.offer(Event("ADDED", "pods", pod, revision, size=100))
+    full = watcher.buffered_bytes
+    taken = watcher.take_ready(limit)
+    names = [event.object["metadata"]["name"] for event in taken]
+    assert names == [f"p{r}" for r in range(1, min(queued, limit) + 1)]
+    assert watcher.buffered_bytes == full * (queued - len(taken)) // max(queued, 1)
+    watcher.close_now()
+    rest = [event.object["metadata"]["name"] async for event in watcher]
+    assert names + rest == [f"p{r}" for r in range(1, queued + 1)]
