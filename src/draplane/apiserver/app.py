@@ -55,13 +55,24 @@ class RequestMetrics:
             buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60),
             registry=registry,
         )
+        # The labelled children by label values: `labels()` takes a lock and builds its key
+        # on every call; the set of (verb, resource, code) a server sees is small.
+        self._totals: dict[tuple[str, str, int], prometheus_client.Counter] = {}
+        self._durations: dict[tuple[str, str], prometheus_client.Histogram] = {}
 
     def observe(self, request: web.Request, code: int, seconds: float) -> None:
         verb = request.get(VERB_KEY) or request.method
         resource = request.get(RESOURCE_KEY) or ""
-        self.total.labels(verb, resource, str(code)).inc()
+        key = (verb, resource, code)
+        total = self._totals.get(key)
+        if total is None:
+            total = self._totals[key] = self.total.labels(verb, resource, str(code))
+        total.inc()
         if verb != "WATCH":
-            self.duration.labels(verb, resource).observe(seconds)
+            duration = self._durations.get(key[:2])
+            if duration is None:
+                duration = self._durations[key[:2]] = self.duration.labels(verb, resource)
+            duration.observe(seconds)
 
 
 @dataclass(frozen=True)

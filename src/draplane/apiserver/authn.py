@@ -3,7 +3,9 @@
 One line per user: `token,user,uid,"group1,group2"`. `ensure_user_token` adds a user under a
 file lock and replaces the file atomically (0600, like its lock file and data dir: see
 `storage.files`); `TokenAuthenticator` re-reads it whenever its
-identity (inode, size, mtime) changes, so users added by other processes work at once.
+identity (inode, size, mtime) changes, so users added by other processes work at once. A known
+token is answered from memory, the file's identity checked at most once per
+`RECHECK_SECONDS`; an unknown one checks it at once.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import fcntl
 import io
 import os
 import secrets
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from draplane.api import auth
@@ -23,6 +26,8 @@ from draplane.api.auth import UserInfo
 from draplane.storage import files
 
 TOKEN_FILE = "tokens"
+RECHECK_SECONDS = 1.0
+"""How long a known token is answered without looking at the file again."""
 
 # The users written on first start, with their groups.
 BOOTSTRAP_USERS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -109,12 +114,16 @@ def ensure_bootstrap_tokens(data_dir: Path) -> None:
 class TokenAuthenticator:
     """Maps `Authorization: Bearer <token>` to a `UserInfo` from the static token file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, monotonic: Callable[[], float] = time.monotonic) -> None:
         self._path = path
+        self._monotonic = monotonic
         self._stamp: tuple[int, int, int] | None = None
+        self._checked: float | None = None
         self._users: dict[str, UserInfo] = {}
+        """Token -> its user, `system:authenticated` included."""
 
     def _reload(self) -> None:
+        self._checked = self._monotonic()
         try:
             st = os.stat(self._path)
         except FileNotFoundError:
@@ -122,7 +131,10 @@ class TokenAuthenticator:
             return
         stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
         if stamp != self._stamp:
-            self._users = parse_token_file(self._path.read_text())
+            self._users = {
+                token: _authenticated(user)
+                for token, user in parse_token_file(self._path.read_text()).items()
+            }
             self._stamp = stamp
 
     def authenticate(self, authorization: str | None) -> UserInfo | None:
@@ -130,13 +142,20 @@ class TokenAuthenticator:
         if not authorization:
             return None
         scheme, _, token = authorization.strip().partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
             return None
-        self._reload()
-        user = self._users.get(token.strip())
+        if self._checked is None or self._monotonic() - self._checked >= RECHECK_SECONDS:
+            self._reload()
+        user = self._users.get(token)
         if user is None:
-            return None
-        groups = user.groups
-        if auth.SYSTEM_AUTHENTICATED not in groups:
-            groups = (*groups, auth.SYSTEM_AUTHENTICATED)
-        return UserInfo(user.name, user.uid, groups)
+            # Perhaps a user added since the last look at the file.
+            self._reload()
+            user = self._users.get(token)
+        return user
+
+
+def _authenticated(user: UserInfo) -> UserInfo:
+    if auth.SYSTEM_AUTHENTICATED in user.groups:
+        return user
+    return UserInfo(user.name, user.uid, (*user.groups, auth.SYSTEM_AUTHENTICATED))

@@ -231,14 +231,31 @@ class CacheWatcher:
     def __aiter__(self) -> AsyncIterator[WatchEvent]:
         return self._iterate()
 
+    def take_ready(self, limit: int) -> list[WatchEvent]:
+        """Up to `limit` events already queued, in order, without waiting (a client's writer
+        sends them together)."""
+        taken: list[WatchEvent] = []
+        while len(taken) < limit:
+            item = self._pop()
+            if item is None:
+                break
+            taken.append(item)
+        return taken
+
+    def _pop(self) -> WatchEvent | None:
+        if self._initial:
+            return self._initial.popleft()
+        if self._live:
+            item, counted = self._live.popleft()
+            self.buffered_bytes -= counted
+            self._check_room()
+            return item
+        return None
+
     async def _iterate(self) -> AsyncIterator[WatchEvent]:
         while True:
-            if self._initial:
-                yield self._initial.popleft()
-            elif self._live:
-                item, counted = self._live.popleft()
-                self.buffered_bytes -= counted
-                self._check_room()
+            item = self._pop()
+            if item is not None:
                 yield item
             elif self.closed:
                 return

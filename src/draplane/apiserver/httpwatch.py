@@ -1,7 +1,12 @@
 """Watch streaming over HTTP: 200, chunked application/json, one `{"type","object"}` per line.
 
 Each event is written (and so flushed) as it arrives. With a Table Accept every object becomes a
-one-row Table, with `columnDefinitions` only on the first. `timeoutSeconds` ends the stream
+one-row Table, with `columnDefinitions` only on the first. The watch cache hands every watcher
+of a resource the same event object, so `EventEncoder` encodes an event once for all watchers
+that send it in the same form (plain object or PartialObjectMetadata) and every one of them
+writes the same bytes; Tables are built per watcher. Events already queued behind the one
+received (a stream with `take_ready`, the watch cache's) go out in the same write: one chunk
+and one TLS record for a burst instead of one per event. `timeoutSeconds` ends the stream
 cleanly; a dropped client cancels the handler (the AppRunner runs with handler_cancellation) or
 fails the next write; server shutdown closes every open watch.
 """
@@ -11,7 +16,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import orjson
 from aiohttp import web
@@ -26,12 +34,60 @@ log = logging.getLogger(__name__)
 # state, e.g. to send Table column definitions only once.
 Transform = Callable[[WatchEvent], Obj]
 
+ENCODED_EVENTS = 512
+"""Encoded events kept for the watchers still to send them (each holds its object)."""
+WRITE_BATCH = 64
+"""Queued events sent in one write at most."""
+
+
+@runtime_checkable
+class _HasReady(Protocol):
+    def take_ready(self, limit: int) -> list[WatchEvent]:
+        """Events already queued, without waiting."""
+        ...
+
+
+@dataclass(frozen=True)
+class SharedForm:
+    """A response form whose bytes depend only on the event: `key` names it (`""` for the
+    plain object), `transform` builds it from the event (None: the object as it is)."""
+
+    key: str = ""
+    transform: Transform | None = None
+
+
+class EventEncoder:
+    """The bytes of recently sent events by (type, object identity, form): one encode per event
+    and form, whatever the number of watchers. The entry holds the object, so its identity is
+    not reused while the entry lives; objects handed to watchers are never modified."""
+
+    def __init__(self, capacity: int = ENCODED_EVENTS) -> None:
+        self._capacity = capacity
+        self._recent: OrderedDict[tuple[str, int, str], tuple[Obj, bytes]] = OrderedDict()
+        self.encodes = 0
+        """Events encoded (not served from the shared entries)."""
+
+    def encode(self, event: WatchEvent, form: SharedForm) -> bytes:
+        key = (event.type, id(event.object), form.key)
+        found = self._recent.get(key)
+        if found is not None and found[0] is event.object:
+            return found[1]
+        obj = event.object if form.transform is None else form.transform(event)
+        data = encode_event(event.type, obj)
+        self.encodes += 1
+        self._recent[key] = (event.object, data)
+        if len(self._recent) > self._capacity:
+            self._recent.popitem(last=False)
+        return data
+
 
 class ActiveWatches:
-    """The open watch streams, so shutdown can end them instead of waiting for clients."""
+    """The open watch streams, so shutdown can end them instead of waiting for clients; and
+    the encoder their events share."""
 
     def __init__(self) -> None:
         self._streams: set[WatchStream] = set()
+        self.encoder = EventEncoder()
 
     def __len__(self) -> int:
         return len(self._streams)
@@ -74,16 +130,18 @@ async def serve_watch(
     request: web.Request,
     *,
     stream: WatchStream,
-    transform: Transform | None,
+    transform: Transform | SharedForm,
     timeout_seconds: int,
     active: ActiveWatches,
 ) -> web.StreamResponse:
+    """Streams `stream`; `transform` is a per-watcher one (Tables) or a `SharedForm`, whose
+    events are encoded once for every watcher."""
     active.add(stream)
     try:
         resp = await _start(request)
         try:
             async with asyncio.timeout(timeout_seconds if timeout_seconds > 0 else None):
-                await _pump(resp, stream, transform)
+                await _pump(resp, stream, transform, active.encoder)
         except TimeoutError:
             pass
         except ConnectionError:
@@ -97,11 +155,25 @@ async def serve_watch(
         await stream.close()
 
 
-async def _pump(resp: web.StreamResponse, stream: WatchStream, transform: Transform | None) -> None:
-    async for event in stream:
-        obj = event.object
-        if transform is not None and event.type != "ERROR":
-            obj = transform(event)
-        await resp.write(encode_event(event.type, obj))
-        if event.type == "ERROR":
-            return
+async def _pump(
+    resp: web.StreamResponse,
+    stream: WatchStream,
+    transform: Transform | SharedForm,
+    encoder: EventEncoder,
+) -> None:
+    take_ready = stream.take_ready if isinstance(stream, _HasReady) else None
+    async for first in stream:
+        events = [first]
+        if take_ready is not None:
+            events += take_ready(WRITE_BATCH - 1)
+        out: list[bytes] = []
+        for event in events:
+            if event.type == "ERROR":
+                out.append(encode_event(event.type, event.object))
+                await resp.write(b"".join(out))
+                return
+            if isinstance(transform, SharedForm):
+                out.append(encoder.encode(event, transform))
+            else:
+                out.append(encode_event(event.type, transform(event)))
+        await resp.write(out[0] if len(out) == 1 else b"".join(out))

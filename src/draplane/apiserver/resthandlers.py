@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import orjson
@@ -133,6 +134,18 @@ def _metadata_only(obj: Obj, version: str) -> Obj:
         "apiVersion": f"meta.k8s.io/{version}",
         "metadata": obj.get("metadata") or {},
     }
+
+
+def _event_metadata(version: str, event: WatchEvent) -> Obj:
+    return _metadata_only(event.object, version)
+
+
+_PLAIN = httpwatch.SharedForm()
+_METADATA_FORMS = {
+    version: httpwatch.SharedForm(f"metadata/{version}", partial(_event_metadata, version))
+    for version in ("v1", "v1beta1")
+}
+"""PartialObjectMetadata watch forms by meta.k8s.io version (what `response_form` accepts)."""
 
 
 def _list_options(query: MultiMapping[str], field_selector: str) -> Options:
@@ -307,11 +320,11 @@ class RestHandlers:
 
     def _watch_transform(
         self, info: RequestInfo, form: ResponseForm, include_object: str
-    ) -> httpwatch.Transform | None:
+    ) -> httpwatch.Transform | httpwatch.SharedForm:
         if form.form == "object":
-            return None
+            return _PLAIN
         if form.form == "metadata":
-            return lambda event: _metadata_only(event.object, form.version)
+            return _METADATA_FORMS[form.version]
         headers_sent = False
 
         def to_table(event: WatchEvent) -> Obj:

@@ -101,6 +101,17 @@ class ApiServer:
         return len(self._watches)
 
     @property
+    def connection_peers(self) -> list[tuple[str, int]]:
+        """The client address of each open connection (a keep-alive client keeps one)."""
+        server = self._runner.server if self._runner is not None else None
+        peers = []
+        for protocol in server.connections if server is not None else []:
+            peer = protocol.transport.get_extra_info("peername") if protocol.transport else None
+            if peer is not None:
+                peers.append((str(peer[0]), int(peer[1])))
+        return peers
+
+    @property
     def handler(self) -> ApiHandler:
         if self._handler is None:
             raise RuntimeError("ApiServer.handler is available after start()")

@@ -88,9 +88,13 @@ class HttpWatch:
         buffer = b""
         try:
             async for chunk in self._response.content.iter_any():
-                buffer += chunk
-                while b"\n" in buffer:
-                    line, buffer = buffer.split(b"\n", 1)
+                if b"\n" not in chunk:
+                    buffer += chunk
+                    continue
+                # Every complete line of the chunk at once (a burst arrives as one write).
+                *lines, rest = (buffer + chunk).split(b"\n")
+                buffer = rest
+                for line in lines:
                     if line.strip():
                         yield _event(line)
             if buffer.strip():
@@ -208,6 +212,8 @@ class HTTPTransport:
                 connector=connector,
                 headers=self._headers,
                 timeout=_REQUEST_TIMEOUT,
+                # The API server sets no cookies: skip the jar's work on every request.
+                cookie_jar=aiohttp.DummyCookieJar(),
             )
         return self._session
 
