@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from draplane.api.meta import Obj
 from draplane.controlplane import DriverSpec
+from draplane.dra.claims import pod_resource_claim
 from draplane.drivers.example import DEVICE_CLASS_NAME
 
 NAMESPACE = "bench"
@@ -138,9 +139,10 @@ def claim_template(
 
 
 def pod(wl: Workload, *, name: str, phase: str, namespace: str = NAMESPACE) -> Obj:
-    """One pause container requesting nothing but the workload's claims."""
+    """One pause container requesting nothing but the workload's claims (in the shape of the
+    workload's mode: core/v1 since 1.31 for structured parameters, `source` for 1.28)."""
     pod_claims = [
-        {"name": claim, "source": {"resourceClaimTemplateName": t.name}}
+        pod_resource_claim(claim, template_name=t.name, structured=wl.structured)
         for t in wl.templates
         for claim in t.pod_claims
     ]
