@@ -1,7 +1,8 @@
 """core/v1 pod claims as each mode serves them, through the registry: 1.28's `source`, 1.36's
 `resourceClaimName` / `resourceClaimTemplateName` on the entry (validation causes and field
-paths, Strict field validation, defaulted serialization, strategic merge patches, OpenAPI, and
-`status.extendedResourceClaimStatus`)."""
+paths, Strict field validation, defaulted serialization, strategic merge patches, OpenAPI,
+`status.extendedResourceClaimStatus` and NodeRestriction on it, and the claims `pods/log`
+resolves)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ import pytest
 import pytest_asyncio
 
 from draplane.api import errors, kinds, versions
-from draplane.api.auth import ADMIN_USER
+from draplane.api.auth import ADMIN_USER, node_user
 from draplane.api.catalog import Catalog
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.request import Options, Request
-from draplane.apiserver import openapi
+from draplane.apiserver import containerlogs, openapi
 from draplane.testing.builders import make_pod
 from draplane.testing.cluster import Cluster, start_cluster
 from draplane.testing.workloadbuilders import make_deployment
@@ -306,3 +307,44 @@ async def test_openapi_serves_the_modes_pod_claim(
     status = schemas[core + "PodStatus"]["properties"]
     assert ("extendedResourceClaimStatus" in status) is extended
     assert (core + "PodExtendedResourceClaimStatus" in schemas) is extended
+
+
+async def test_a_node_may_not_write_the_extended_resource_claim_status(
+    clusters: dict[str, Cluster],
+) -> None:
+    cluster = clusters["1.36"]
+    pod = _pod()
+    pod["spec"].pop("resourceClaims")
+    pod["spec"]["nodeName"] = "node-0"
+    pod["spec"]["containers"][0]["name"] = "ctr"
+    created = await _create(cluster, pod)
+    node = cluster.client(node_user("node-0"))
+    changed = deep_copy(created)
+    changed["status"]["extendedResourceClaimStatus"] = {
+        "resourceClaimName": "c",
+        "requestMappings": [MAPPING],
+    }
+
+    with pytest.raises(errors.StatusError) as exc:
+        await node.update(kinds.PODS, changed, subresource="status")
+
+    assert exc.value.code == 403
+    assert 'node "node-0" cannot update extended resource claim status' in exc.value.message
+
+
+@pytest.mark.parametrize(
+    "structured", [pytest.param(False, id="1.28"), pytest.param(True, id="1.36")]
+)
+async def test_pod_logs_find_a_containers_claims_in_either_shape(structured: bool) -> None:
+    pod = (
+        make_pod("p")
+        .claim_ref("a", "claim-a", structured=structured)
+        .claim_template("b", "t", structured=structured)
+        .claim_status("b", "p-b-x")
+        .obj()
+    )
+
+    assert containerlogs.claim_names(pod, pod["spec"]["containers"][0]["name"]) == [
+        "claim-a",
+        "p-b-x",
+    ]
