@@ -23,6 +23,7 @@ from typing import Any
 
 from draplane.api import errors, kinds
 from draplane.api.meta import Obj, deep_copy
+from draplane.client.interface import Client
 from draplane.dra import extended
 from draplane.dra.extended import ExtendedRequest
 from draplane.dra.resourcev1 import DELETE_PROTECTION_FINALIZER, RESOURCE_CLAIMS_V1
@@ -91,7 +92,7 @@ def recorded_claim(pod: Obj, claims: Lister) -> list[PodClaim]:
 
 
 class ExtendedResources:
-    def __init__(self, client: Any, tracker: ClaimTracker, classes: Lister) -> None:
+    def __init__(self, client: Client, tracker: ClaimTracker, classes: Lister) -> None:
         self._client = client
         self._tracker = tracker
         self._classes = classes
