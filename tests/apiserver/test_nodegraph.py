@@ -17,6 +17,16 @@ TEMPLATE_POD = (
 NO_CLAIM_NEEDED = make_pod("none").claim_template("gpu", "t").claim_status("gpu", None).obj()
 NOT_CREATED = make_pod("later").claim_template("gpu", "t").node("node-0").obj()
 UNBOUND = make_pod("unbound").claim_ref("gpu", "shared").obj()
+FLAT_CLAIM = make_pod("flat").claim_ref("gpu", "flat-claim", structured=True).node("node-0").obj()
+EXTENDED = (
+    make_pod("ext")
+    .node("node-0")
+    .set(
+        "status.extendedResourceClaimStatus",
+        {"resourceClaimName": "ext-extended-resources-x", "requestMappings": []},
+    )
+    .obj()
+)
 
 
 def event(type_: EventType, obj: Obj, prev: Obj | None = None) -> Event:
@@ -32,6 +42,13 @@ def event(type_: EventType, obj: Obj, prev: Obj | None = None) -> Event:
         pytest.param([NO_CLAIM_NEEDED], "node-0", "tmpl-gpu-x", False, id="no-claim-needed"),
         pytest.param([NOT_CREATED], "node-0", "later-gpu-x", False, id="not-created-yet"),
         pytest.param([UNBOUND], "node-0", "shared", False, id="unbound-pod"),
+        pytest.param([FLAT_CLAIM], "node-0", "flat-claim", True, id="1.36-pod-claim"),
+        pytest.param(
+            [EXTENDED], "node-0", "ext-extended-resources-x", True, id="extended-resource-claim"
+        ),
+        pytest.param(
+            [EXTENDED], "node-1", "ext-extended-resources-x", False, id="extended-other-node"
+        ),
     ],
 )
 def test_edges(pods: list[Obj], node: str, claim: str, allowed: bool) -> None:

@@ -41,7 +41,7 @@ spec:
     resources: {claims: [{name: gpu}]}
   resourceClaims:
   - name: gpu
-    source: {resourceClaimTemplateName: h200}
+    resourceClaimTemplateName: h200
 """
 
 

@@ -52,15 +52,19 @@ template = client.V1ResourceClaimTemplate(
     ),
 )
 v1.create_namespaced_resource_claim_template("default", template)
-# The served Pod is 1.28's (pod claims with `source`), which the 1.36 models cannot express.
-core.create_namespaced_pod("default", {
-    "metadata": {"name": "pod-with-a100"},
-    "spec": {
-        "containers": [{"name": "ctr", "image": "registry.k8s.io/pause:3.9",
-                        "resources": {"claims": [{"name": "gpu"}]}}],
-        "resourceClaims": [{"name": "gpu", "source": {"resourceClaimTemplateName": "single-a100"}}],
-    },
-})
+# core/v1 as 1.36 serves it: the pod claim names its template directly.
+core.create_namespaced_pod("default", client.V1Pod(
+    metadata=client.V1ObjectMeta(name="pod-with-a100"),
+    spec=client.V1PodSpec(
+        containers=[client.V1Container(
+            name="ctr", image="registry.k8s.io/pause:3.9",
+            resources=client.V1ResourceRequirements(claims=[client.CoreV1ResourceClaim(name="gpu")]),
+        )],
+        resource_claims=[
+            client.V1PodResourceClaim(name="gpu", resource_claim_template_name="single-a100")
+        ],
+    ),
+))
 deadline = time.time() + 30
 while core.read_namespaced_pod("pod-with-a100", "default").status.phase != "Running":
     assert time.time() < deadline, "pod-with-a100 does not run"
@@ -76,6 +80,9 @@ out = {
     "driver": result.driver,
     "model": device.attributes["model"].string,
     "generation": slice_.spec.pool.generation,
+    "pod_claim": pod.spec.resource_claims[0].to_dict(),
+    "claim_status": [s.to_dict() for s in pod.status.resource_claim_statuses],
+    "claim_name": claim.metadata.name,
 }
 core.delete_namespaced_pod("pod-with-a100", "default")
 while v1.list_namespaced_resource_claim("default").items:
@@ -113,6 +120,14 @@ async def test_template_claim_through_resource_v1_api(plane: ControlPlane) -> No
     stdout, stderr = await asyncio.wait_for(proc.communicate(), timeout=90)
     assert proc.returncode == 0, stderr.decode()[-3000:]
     out = json.loads(stdout)
+    claim_name = out.pop("claim_name")
+    assert claim_name.startswith("pod-with-a100-gpu-")
+    assert out.pop("pod_claim") == {
+        "name": "gpu",
+        "resource_claim_name": None,
+        "resource_claim_template_name": "single-a100",
+    }
+    assert out.pop("claim_status") == [{"name": "gpu", "resource_claim_name": claim_name}]
     assert out == {
         "node": "node-0",
         "pool": "node-0",

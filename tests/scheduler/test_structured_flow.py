@@ -68,8 +68,7 @@ def _strip(obj: Obj) -> Obj:
 
 
 def _pod(name: str) -> Obj:
-    # The 1.36 mode still validates pods with the 1.28 `source` (docs/fidelity.md).
-    return _strip(make_pod(name).claim_template("gpu", "gpu").obj())
+    return _strip(make_pod(name).claim_template("gpu", "gpu", structured=True).obj())
 
 
 async def _pods(client: Client) -> dict[str, Obj]:

@@ -80,7 +80,9 @@ def _walk(struct: Struct, prefix: str, out: dict[str, FieldStrategy]) -> None:
 
 
 @lru_cache(maxsize=256)
-def _table(group: str, version: str, kind: str, _generation: int) -> Mapping[str, FieldStrategy]:
+def _table(
+    group: str, version: str, kind: str, _generation: int, _served: str
+) -> Mapping[str, FieldStrategy]:
     struct = schema.kind_struct(group, version, kind) or schema.GENERIC
     out: dict[str, FieldStrategy] = {}
     _walk(struct, "", out)
@@ -89,8 +91,8 @@ def _table(group: str, version: str, kind: str, _generation: int) -> Mapping[str
 
 def schema_for(rt: ResourceType) -> Mapping[str, FieldStrategy]:
     """The merge table of `rt`, read from its schema (`draplane.api.schema`); the ObjectMeta
-    entries only for kinds without a schema."""
-    return _table(rt.group, rt.version, rt.kind, model.generation())
+    entries only for kinds without a schema (in the Kubernetes version being served)."""
+    return _table(rt.group, rt.version, rt.kind, model.generation(), model.served_version())
 
 
 def strategy_at(schema: Mapping[str, FieldStrategy], path: str) -> FieldStrategy:

@@ -163,7 +163,7 @@ def claim_names(pod: Obj, container: str) -> list[str]:
         pod_claim_name = str(pod_claim.get("name"))
         if pod_claim_name not in used:
             continue
-        source = pod_claim.get("source") or {}
+        source = pod_claim.get("source") or pod_claim  # 1.28 `source`, core/v1 since 1.31
         claim = source.get("resourceClaimName") or recorded.get(pod_claim_name)
         if claim:
             names.append(str(claim))

@@ -3,7 +3,8 @@ which objects each node may read, from the pods bound to it.
 
 Only pods with `spec.nodeName` contribute (pod -> node). Each such pod adds edges from the objects
 it references to its node: its ResourceClaims (every pod claim that `dra.name()` resolves to a
-name, so a generated claim only once the claim controller has recorded it in the pod's status),
+name, so a generated claim only once the claim controller has recorded it in the pod's status,
+and the claim of its DRA-backed extended resources in `status.extendedResourceClaimStatus`),
 its ConfigMaps (volumes, projected volumes, `env` and `envFrom`) and its ServiceAccount
 (plugin/pkg/auth/authorizer/node/graph_populator.go). ResourceSlices with `spec.nodeName` add
 a slice -> node edge (the 1.36 mode). The watch cache feeds it each pod and slice event before
@@ -18,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from draplane import dra
 from draplane.api import kinds
 from draplane.api.meta import Obj
+from draplane.dra import extended
 from draplane.storage.interface import Event
 
 PodKey = tuple[str, str]
@@ -112,6 +114,9 @@ def _references(pod: Obj, namespace: str) -> Iterator[Ref]:
     for _, claim in dra.pod_claim_names(pod):
         if claim is not None:
             yield CLAIM, namespace, claim
+    extended_claim = extended.claim_name(pod)  # status.extendedResourceClaimStatus
+    if extended_claim is not None:
+        yield CLAIM, namespace, extended_claim
     spec = pod.get("spec") or {}
     sa = spec.get("serviceAccountName") or "default"
     if isinstance(sa, str):

@@ -279,7 +279,8 @@ def v3_document(group: str, version: str, catalog: Catalog | None = None) -> byt
     """The OpenAPI 3.0 document of one group-version, or None when nothing is served there:
     the built-in kinds' or, for a group-version of established CRDs in `catalog`, theirs."""
     mode = catalog.mode if catalog is not None else versions.IN_PROCESS_DEFAULT
-    body = _v3_document(group, version, model.generation(), mode)
+    with model.serving(mode.name):
+        body = _v3_document(group, version, model.generation(), mode)
     if body is None and catalog is not None:
         return _crd_document(catalog, group, version)
     return body
@@ -326,4 +327,5 @@ def _v2_json(generation: int, mode: versions.Mode) -> bytes:
 
 def v2_json_document(mode: versions.Mode = versions.IN_PROCESS_DEFAULT) -> bytes:
     """The Swagger 2.0 document of every served kind, as JSON."""
-    return _v2_json(model.generation(), mode)
+    with model.serving(mode.name):
+        return _v2_json(model.generation(), mode)

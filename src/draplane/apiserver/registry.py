@@ -14,7 +14,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from draplane.api import errors, kinds, meta, resourceconversion, validation, versions
+from draplane.api import errors, kinds, meta, resourceconversion, schema, validation, versions
 from draplane.api.auth import SYSTEM_NODES, UserInfo
 from draplane.api.catalog import Catalog
 from draplane.api.handler import WatchStream
@@ -193,7 +193,8 @@ class Registry:
             # A client's type of a custom resource: serve it as the catalog says.
             request = dataclasses.replace(request, rt=served)
         try:
-            return await self._audited(user, request)
+            with schema.serving(self.kinds.mode.name):  # the mode's Go types (api/schema)
+                return await self._audited(user, request)
         except StorageError as err:
             raise to_status(err) from err
 

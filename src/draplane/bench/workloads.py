@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from draplane.api import kinds, versions
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
-from draplane.api.schema import model
 from draplane.controlplane import DriverSpec
 from draplane.dra.claims import pod_resource_claim
 from draplane.drivers.example import DEVICE_CLASS_NAME
@@ -147,10 +146,10 @@ def claim_template(
 
 
 def pod(wl: Workload, *, name: str, phase: str, namespace: str = NAMESPACE) -> Obj:
-    """One pause container requesting nothing but the workload's claims."""
-    on_the_entry = wl.structured and _pod_claim_fields_on_the_entry()
+    """One pause container requesting nothing but the workload's claims (in the shape of the
+    workload's mode: core/v1 since 1.31 for structured parameters, `source` for 1.28)."""
     pod_claims = [
-        pod_resource_claim(claim, template_name=t.name, structured=on_the_entry)
+        pod_resource_claim(claim, template_name=t.name, structured=wl.structured)
         for t in wl.templates
         for claim in t.pod_claims
     ]
@@ -169,13 +168,6 @@ def pod(wl: Workload, *, name: str, phase: str, namespace: str = NAMESPACE) -> O
 
 def pod_names(phase: str, count: int) -> list[str]:
     return [f"{phase}-{i:05d}" for i in range(count)]
-
-
-def _pod_claim_fields_on_the_entry() -> bool:
-    """Whether the Pod schema has core/v1's (since 1.31) claim fields on `spec.resourceClaims[]`
-    itself; until it does, 1.36 pods name their template under `source` as 1.28 ones do."""
-    found = model.structs().get("io.k8s.api.core.v1.PodResourceClaim")
-    return found is not None and "resourceClaimTemplateName" in found.by_name
 
 
 def bench_mode(name: str, flag: versions.Mode | None) -> versions.Mode:

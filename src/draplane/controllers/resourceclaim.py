@@ -50,7 +50,7 @@ from draplane.controllers.resourceclaim_context import (
 from draplane.controllers.resourceclaim_needs import pod_needs_claims, pod_needs_work
 from draplane.controllers.resourceclaim_pod import sync_pod
 from draplane.controllers.uid_cache import UIDCache
-from draplane.dra import claims as dra
+from draplane.dra import claims as dra, extended
 from draplane.dra.resourcev1 import RESOURCE_CLAIM_TEMPLATES_V1, RESOURCE_CLAIMS_V1
 
 log = logging.getLogger(__name__)
@@ -165,13 +165,15 @@ class ResourceClaimController:
             raise SyncError(f"unsupported key kind {key.kind!r}")
 
     def _enqueue_pod(self, pod: Obj, *, deleted: bool) -> None:
-        if not pod_claims(pod):
+        extended_claim = extended.claim_name(pod)  # the scheduler's, for extended resources
+        if not pod_claims(pod) and extended_claim is None:
             return
         if deleted:
             self.ctx.deleted_pods.add(meta.uid(pod))
         namespace = meta.namespace(pod)
         if not pod_needs_claims(pod, deleted=deleted):
-            for _, claim_name in dra.pod_claim_names(pod):
+            names = [claim_name for _, claim_name in dra.pod_claim_names(pod)]
+            for claim_name in [*names, extended_claim]:
                 if claim_name:
                     self.queue.add(ObjectKey(RESOURCE_CLAIM, namespace, claim_name))
         if pod_needs_work(self.ctx, pod):

@@ -17,6 +17,7 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.nodeselector import NodeSelector
 from draplane.client.interface import Client
+from draplane.dra import extended
 from draplane.dra.kubeletplugin import NodePluginRegistry
 
 NOT_READY = "ClaimNotReady"
@@ -68,6 +69,14 @@ async def prepare_claims(ctx: NodeContext, pod: Obj) -> list[PreparedClaim]:
         _check_available(ctx, claim)
         for driver_name in claim_drivers(claim):
             prepared.append(await _prepare(ctx, pod_claim, claim, driver_name))
+    extended_claim = extended.pod_claim(pod)
+    if extended_claim is not None:
+        # The scheduler's claim for DRA-backed extended resources (DRAExtendedResource).
+        claim = await _reserved_claim(ctx, pod, extended_claim)
+        if claim is not None:
+            _check_available(ctx, claim)
+            for driver_name in claim_drivers(claim):
+                prepared.append(await _prepare(ctx, extended_claim, claim, driver_name))
     return prepared
 
 
@@ -111,7 +120,11 @@ async def find_claims(ctx: NodeContext, pod: Obj) -> list[PreparedClaim]:
     """Best effort: the pod's claims as they are now, for unpreparing what an earlier run of
     this node prepared. Claims that cannot be read are left out."""
     found: list[PreparedClaim] = []
-    for pod_claim, claim_name in dra.pod_claim_names(pod):
+    extended_claim = extended.pod_claim(pod)
+    named = dra.pod_claim_names(pod)
+    if extended_claim is not None:
+        named.append((extended_claim, extended.claim_name(pod)))
+    for pod_claim, claim_name in named:
         if claim_name is None:
             continue
         try:

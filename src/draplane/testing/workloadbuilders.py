@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Self
 
 from draplane.api.meta import Obj, deep_copy
+from draplane.dra.claims import pod_resource_claim
 from draplane.testing.basebuilder import _Builder, _uid
 
 PAUSE = "registry.k8s.io/pause:3.9"
@@ -221,10 +222,13 @@ class WorkloadBuilder(_Builder):
         container.setdefault("resources", {}).setdefault("requests", {}).update(resources)
         return self
 
-    def claim_template(self, pod_claim_name: str, template: str) -> Self:
-        """A pod claim from the ResourceClaimTemplate `template`, used by the first container."""
+    def claim_template(
+        self, pod_claim_name: str, template: str, *, structured: bool = False
+    ) -> Self:
+        """A pod claim from the ResourceClaimTemplate `template`, used by the first container;
+        `structured`: in core/v1's shape since 1.31 (the 1.36 mode), else under `source`."""
         self._pod_spec.setdefault("resourceClaims", []).append(
-            {"name": pod_claim_name, "source": {"resourceClaimTemplateName": template}}
+            pod_resource_claim(pod_claim_name, template_name=template, structured=structured)
         )
         container = self._pod_spec["containers"][0]
         container.setdefault("resources", {}).setdefault("claims", []).append(
@@ -232,10 +236,11 @@ class WorkloadBuilder(_Builder):
         )
         return self
 
-    def claim_ref(self, pod_claim_name: str, claim: str) -> Self:
-        """A pod claim naming the ResourceClaim `claim`, used by the first container."""
+    def claim_ref(self, pod_claim_name: str, claim: str, *, structured: bool = False) -> Self:
+        """A pod claim naming the ResourceClaim `claim`, used by the first container
+        (`structured` as `claim_template`)."""
         self._pod_spec.setdefault("resourceClaims", []).append(
-            {"name": pod_claim_name, "source": {"resourceClaimName": claim}}
+            pod_resource_claim(pod_claim_name, claim_name=claim, structured=structured)
         )
         container = self._pod_spec["containers"][0]
         container.setdefault("resources", {}).setdefault("claims", []).append(

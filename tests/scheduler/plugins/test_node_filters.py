@@ -22,9 +22,26 @@ from draplane.scheduler.plugins.noderesources import NodeResourcesFit
 from draplane.scheduler.plugins.nodeunschedulable import NodeUnschedulable
 from draplane.scheduler.plugins.queuesort import PrioritySort
 from draplane.scheduler.plugins.tainttoleration import TaintToleration
+from draplane.testing.apiobjects import StaticLister
 from draplane.testing.builders import from_pod, make_node, make_pod
+from draplane.testing.structured import make_device_class
 
 POD = make_pod("p").obj()
+GPU, IMPLICIT_GPU = "example.com/gpu", "deviceclass.resource.kubernetes.io/gpu"
+NO_GPU, NO_NIC = (Status.unschedulable(f"Insufficient {r}") for r in (GPU, "example.com/nic"))
+GPU_POD = make_pod("other").requests(**{GPU: "2"}).obj()
+FIT = NodeResourcesFit()
+FIT_DRA = NodeResourcesFit(
+    classes=StaticLister(
+        [make_device_class("gpu", "gpu.example.com").extended_resource_name(GPU).obj()]
+    )
+)
+
+
+def with_gpus(count: str) -> Obj:
+    return make_node("n").capacity(cpu="4", memory="32Gi", pods="110", **{GPU: count}).obj()
+
+
 NODE = make_node("n").label("zone", "a").obj()
 UAU = Status.unresolvable
 
@@ -177,6 +194,21 @@ CASES = [
             pods_on_node=(make_pod("a").obj(),),
         ),
         id="too-many-pods",
+    ),
+    *(
+        pytest.param(
+            Case(fit, from_pod(POD).requests(**{res: want}).obj(), node, status, pods), id=i
+        )
+        for i, fit, res, want, node, status, pods in [
+            ("extended-fits", FIT, GPU, "2", with_gpus("2"), SUCCESS, ()),
+            ("extended-insufficient", FIT, GPU, "2", with_gpus("1"), NO_GPU, ()),
+            ("extended-used-by-pods", FIT, GPU, "2", with_gpus("3"), NO_GPU, (GPU_POD,)),
+            ("extended-missing", FIT, GPU, "1", NODE, NO_GPU, ()),
+            ("extended-dra-serves-it", FIT_DRA, GPU, "2", NODE, SUCCESS, ()),
+            ("extended-device-plugin-wins", FIT_DRA, GPU, "2", with_gpus("1"), NO_GPU, ()),
+            ("extended-class-name", FIT_DRA, IMPLICIT_GPU, "1", NODE, SUCCESS, ()),
+            ("extended-not-served", FIT_DRA, "example.com/nic", "1", NODE, NO_NIC, ()),
+        ]
     ),
 ]
 

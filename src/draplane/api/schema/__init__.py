@@ -34,6 +34,12 @@ scalars and structs), `enum`, `merge="key"` (patchStrategy merge with that merge
 `patch_strategy`, `list_type`, `map_keys`, `map_type`. A module of definitions is imported
 below, once; kinds added at run time (CRDs) call `serve` and `unregister_kind`. A served kind
 without a registered schema keeps every field (only its metadata is checked).
+
+Where a Go type differs between the served Kubernetes versions, `override(version, name, ...)`
+gives the struct other fields in that version (`podclaims`: core/v1 PodResourceClaim and
+PodStatus in 1.36); the registry serves each request inside `serving(mode.name)`, so lookups
+by name (`get`, `kind_struct`, hence decoding, serialization, OpenAPI and patch tables) answer
+with the mode's struct.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ from draplane.api.schema import (
     core,
     meta,
     pod,
+    podclaims,
     rbac,
     resource,
     resourcev1,
@@ -64,8 +71,11 @@ from draplane.api.schema.model import (
     f,
     get,
     kind_struct,
+    override,
     register_kind,
     registered_kinds,
+    served_version,
+    serving,
     struct,
     unregister_kind,
 )
@@ -84,9 +94,12 @@ __all__ = [
     "get",
     "kind_struct",
     "normalize",
+    "override",
     "register_kind",
     "registered_kinds",
     "serve",
+    "served_version",
+    "serving",
     "struct",
     "unregister_kind",
 ]
@@ -97,6 +110,7 @@ _DEFINITIONS = (
     core,
     meta,
     pod,
+    podclaims,
     rbac,
     resource,
     reviews,

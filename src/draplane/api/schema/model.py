@@ -11,6 +11,8 @@ A field's type is one of:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 PRIMITIVES: dict[str, tuple[str, str]] = {
@@ -99,6 +101,9 @@ class Struct:
 _STRUCTS: dict[str, Struct] = {}
 _KINDS: dict[tuple[str, str, str], str] = {}
 _GENERATION = [0]
+_OVERRIDES: dict[str, dict[str, Struct]] = {}
+"""Kubernetes version (a mode's name, `1.36`) -> the structs it serves differently, by name."""
+_SERVING: ContextVar[str] = ContextVar("draplane_schema_version", default="")
 
 
 def generation() -> int:
@@ -128,6 +133,34 @@ def struct(name: str, description: str, *fields: Field, preserve: bool = False) 
     return name
 
 
+def override(version: str, name: str, description: str, *fields: Field) -> str:
+    """Serve struct `name` with these fields when `version` is served (`serving`): the one
+    mechanism by which a Go type differs between the Kubernetes versions draplane serves
+    (core/v1 PodResourceClaim lost `source` in 1.31). Every struct that refers to `name` (a
+    Pod, a Deployment's template) follows, in decoding, serialization, OpenAPI and patches."""
+    if name not in _STRUCTS:
+        raise ValueError(f"struct {name} is not registered")
+    _OVERRIDES.setdefault(version, {})[name] = Struct(name, description, tuple(fields))
+    _GENERATION[0] += 1
+    return name
+
+
+@contextmanager
+def serving(version: str) -> Iterator[None]:
+    """The scope of one request to an API server of this Kubernetes version: `get` and
+    `kind_struct` answer with its overrides."""
+    token = _SERVING.set(version)
+    try:
+        yield
+    finally:
+        _SERVING.reset(token)
+
+
+def served_version() -> str:
+    """The Kubernetes version of the current `serving` scope ("" outside one: the base)."""
+    return _SERVING.get()
+
+
 def register_kind(group: str, version: str, kind: str, struct_name: str) -> None:
     """Serve `struct_name` as the schema of group/version/kind ("" is the core group)."""
     _KINDS[(group, version, kind)] = struct_name
@@ -146,10 +179,15 @@ def unregister_struct(name: str) -> None:
 
 def kind_struct(group: str, version: str, kind: str) -> Struct | None:
     name = _KINDS.get((group, version, kind))
-    return _STRUCTS[name] if name is not None else None
+    return get(name) if name is not None else None
 
 
 def get(name: str) -> Struct:
+    overrides = _OVERRIDES.get(_SERVING.get())
+    if overrides:
+        found = overrides.get(name)
+        if found is not None:
+            return found
     return _STRUCTS[name]
 
 
@@ -164,7 +202,7 @@ def kinds_of(struct_name: str) -> list[tuple[str, str, str]]:
 
 def registered_kinds() -> Iterator[tuple[tuple[str, str, str], Struct]]:
     for gvk, name in list(_KINDS.items()):
-        yield gvk, _STRUCTS[name]
+        yield gvk, get(name)
 
 
 def structs() -> dict[str, Struct]:

@@ -1,6 +1,8 @@
 """Pod create and update rules (core ValidatePodCreate / ValidatePodUpdate, 1.28).
 
-`spec.resourceClaims` follows validatePodResourceClaims (pkg/apis/core/validation); the spec is
+`spec.resourceClaims` follows validatePodResourceClaims (pkg/apis/core/validation) of the
+Kubernetes version served: the entry's `source` (1.28) or the fields on the entry itself (since
+1.31, the 1.36 mode), as the served schema has them (`api/schema/podclaims.py`); the spec is
 immutable after create except container images, activeDeadlineSeconds, added tolerations and removed
 scheduling gates.
 """
@@ -9,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from draplane.api import names
+from draplane.api import names, schema
 from draplane.api.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from draplane.api.meta import Obj
+from draplane.api.schema.pod import POD_RESOURCE_CLAIM
 from draplane.api.validation import nodeaffinity
 from draplane.api.validation.containers import validate_containers, validate_ephemeral_containers
 from draplane.api.validation.objectmeta import (
@@ -161,9 +164,15 @@ def _optional_names(spec: Obj) -> list[FieldError]:
     return errs
 
 
+def claims_have_source() -> bool:
+    """The served PodResourceClaim has `source` (1.28); core/v1 since 1.31 has not."""
+    return "source" in schema.get(POD_RESOURCE_CLAIM).by_name
+
+
 def _pod_resource_claims(claims: Any, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     seen: set[str] = set()
+    with_source = claims_have_source()
     for i, claim in enumerate(as_list(claims, path, errs)):
         p = f"{path}[{i}]"
         claim = as_dict(claim, p, errs)
@@ -175,7 +184,36 @@ def _pod_resource_claims(claims: Any, path: str) -> list[FieldError]:
         else:
             add_invalid(errs, f"{p}.name", name, names.is_dns1123_label(name))
             seen.add(name)
-        errs.extend(_claim_source(claim.get("source"), f"{p}.source"))
+        if with_source:
+            errs.extend(_claim_source(claim.get("source"), f"{p}.source"))
+        else:
+            errs.extend(_claim_fields(claim, p))
+    return errs
+
+
+def _claim_fields(claim: Obj, path: str) -> list[FieldError]:
+    """The claim or template a PodResourceClaim names directly (validatePodResourceClaim since
+    1.31): exactly one, each a DNS subdomain."""
+    errs: list[FieldError] = []
+    fields = []
+    for key in ("resourceClaimName", "resourceClaimTemplateName"):
+        value = claim.get(key)
+        if value is not None:
+            fields.append(key)
+            add_invalid(errs, f"{path}.{key}", value, names.is_dns1123_subdomain(value))
+    if len(fields) > 1:
+        errs.append(
+            invalid(
+                path,
+                ", ".join(fields),
+                "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be "
+                "specified",
+            )
+        )
+    elif not fields:
+        errs.append(
+            required(path, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
+        )
     return errs
 
 

@@ -1,7 +1,9 @@
 """Pod status subresource rules (core ValidatePodStatusUpdate, 1.28).
 
-`status.resourceClaimStatuses` follows validatePodResourceClaimStatuses; the spec compared against
-is the stored one, since a status write cannot change the spec.
+`status.resourceClaimStatuses` follows validatePodResourceClaimStatuses, and
+`status.extendedResourceClaimStatus` (1.36, DRAExtendedResource)
+validatePodExtendedResourceClaimStatus; the spec compared against is the stored one, since a
+status write cannot change the spec.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import ipaddress
 from typing import Any
 
 from draplane.api import names
-from draplane.api.errors import FieldError, duplicate, forbidden, invalid
+from draplane.api.errors import FieldError, duplicate, forbidden, invalid, required
 from draplane.api.meta import Obj
 from draplane.api.validation.objectmeta import (
     add_invalid,
@@ -51,6 +53,56 @@ def validate_pod_status_update(obj: Obj, old: Obj) -> list[FieldError]:
             "status.resourceClaimStatuses",
         )
     )
+    extended = status.get("extendedResourceClaimStatus")
+    if extended is not None:
+        old_extended = field_dict(old, "status").get("extendedResourceClaimStatus")
+        errs.extend(_extended_claim_status(extended, old_extended, old_spec))
+    return errs
+
+
+_EXTENDED = "status.extendedResourceClaimStatus"
+
+
+def _extended_claim_status(status: Any, old: Any, spec: Obj) -> list[FieldError]:
+    """The claim the scheduler made for the pod's extended resources: a claim name, at least
+    one mapping of a container's resource to a request name, and set once."""
+    errs: list[FieldError] = []
+    if old is not None and status != old:
+        return [invalid(_EXTENDED, status, "field is immutable")]
+    status = as_dict(status, _EXTENDED, errs)
+    containers = {
+        c.get("name")
+        for key in ("initContainers", "containers")
+        for c in spec.get(key) or []
+        if isinstance(c, dict)
+    }
+    mappings = as_list(status.get("requestMappings"), f"{_EXTENDED}.requestMappings", errs)
+    if not mappings:
+        errs.append(
+            required(f"{_EXTENDED}.requestMappings", "at least one request mapping is required")
+        )
+    seen: set[tuple[Any, Any]] = set()
+    for i, entry in enumerate(mappings):
+        p = f"{_EXTENDED}.requestMappings[{i}]"
+        entry = as_dict(entry, p, errs)
+        container, resource = entry.get("containerName"), entry.get("resourceName")
+        if container not in containers:
+            errs.append(
+                invalid(
+                    f"{p}.containerName",
+                    container,
+                    "must match the name of an entry in `spec.initContainers.name` or "
+                    "`spec.containers.name`",
+                )
+            )
+        add_invalid(errs, f"{p}.resourceName", resource, names.is_qualified_name(resource))
+        request = entry.get("requestName")
+        add_invalid(errs, f"{p}.requestName", request, names.is_dns1123_label(request))
+        if (container, resource) in seen:
+            errs.append(duplicate(p, f"{container}/{resource}"))
+        seen.add((container, resource))
+    claim = status.get("resourceClaimName")
+    add_invalid(errs, f"{_EXTENDED}.resourceClaimName", claim, names.is_dns1123_subdomain(claim))
     return errs
 
 

@@ -4,7 +4,7 @@
 - pods: create only mirror pods bound to itself, owned by its Node, referencing no service
   account, config map, secret or resource claim; delete only pods bound to itself; never update
   the pod object; `status` only of its own pods, without changing labels or
-  `status.resourceClaimStatuses`; no other subresource.
+  `status.resourceClaimStatuses` or `status.extendedResourceClaimStatus`; no other subresource.
 - nodes: only its own Node; no `node-restriction.kubernetes.io/` labels, and an update may not
   change taints or ownerReferences.
 - leases: only `kube-node-lease/<its name>`.
@@ -44,6 +44,14 @@ def _claim_statuses(pod: Obj | None) -> list[tuple[object, object]]:
         (e.get("name"), e.get("resourceClaimName") or None) if isinstance(e, dict) else (e, None)
         for e in entries
     ]
+
+
+_EXTENDED = "extendedResourceClaimStatus"
+
+
+def _status_field(pod: Obj | None, name: str) -> object:
+    status = (pod or {}).get("status")
+    return status.get(name) if isinstance(status, dict) else None
 
 
 class NodeRestriction:
@@ -90,6 +98,8 @@ class NodeRestriction:
                 raise forbidden(a, f'node "{node}" cannot update labels through pod status')
             if _claim_statuses(a.obj) != _claim_statuses(a.old):
                 raise forbidden(a, f'node "{node}" cannot update resource claim statues')
+            if _status_field(a.obj, _EXTENDED) != _status_field(a.old, _EXTENDED):
+                raise forbidden(a, f'node "{node}" cannot update extended resource claim status')
             return
         if a.subresource:
             raise forbidden(

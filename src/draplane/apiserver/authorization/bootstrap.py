@@ -234,6 +234,8 @@ _SCHEDULER_STRUCTURED_DRA = [
     rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding"),
     # PreBind adds the delete-protection finalizer before it writes an allocation.
     rule(("update", "patch"), (RESOURCE,), "resourceclaims"),
+    # DRAExtendedResource (beta, on in 1.36): the claims of DRA-backed extended resources.
+    rule(("create", "delete"), (RESOURCE,), "resourceclaims"),
 ]
 
 

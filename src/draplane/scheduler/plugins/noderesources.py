@@ -1,4 +1,5 @@
-"""NodeResourcesFit: cpu, memory and pod count must fit; LeastAllocated scoring.
+"""NodeResourcesFit: cpu, memory, pod count and extended resources must fit (those DRA serves
+excepted, `noderesources_extended`); LeastAllocated scoring.
 
 Args (pluginConfig): `scoringStrategy: {type: LeastAllocated, resources: [{name, weight}]}`
 with resources cpu and memory; anything else is rejected.
@@ -23,7 +24,8 @@ from draplane.scheduler.framework import (
     PodInfo,
     Status,
 )
-from draplane.scheduler.plugins import names
+from draplane.scheduler.framework.handle import Lister
+from draplane.scheduler.plugins import names, noderesources_extended
 
 MAX_NODE_SCORE = 100
 
@@ -31,9 +33,13 @@ MAX_NODE_SCORE = 100
 class NodeResourcesFit:
     name = names.NODE_RESOURCES_FIT
 
-    def __init__(self, *, cpu_weight: int = 1, memory_weight: int = 1) -> None:
+    def __init__(
+        self, *, cpu_weight: int = 1, memory_weight: int = 1, classes: Lister | None = None
+    ) -> None:
         self._cpu_weight = cpu_weight
         self._memory_weight = memory_weight
+        self._classes = classes
+        """DeviceClasses (1.36): extended resources DRA serves where the node lacks them."""
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
@@ -47,10 +53,12 @@ class NodeResourcesFit:
         allocatable = node_info.allocatable
         requested = node_info.requested
         wanted = pod_info.requests
+        extended = noderesources_extended.insufficient(pod_info, node_info, self._classes)
         if (
             requested.pods < allocatable.pods
             and requested.milli_cpu + wanted.milli_cpu <= allocatable.milli_cpu
             and requested.memory + wanted.memory <= allocatable.memory
+            and not extended
         ):
             return SUCCESS
         reasons = []
@@ -60,6 +68,7 @@ class NodeResourcesFit:
             reasons.append("Insufficient cpu")
         if wanted.memory and requested.memory + wanted.memory > allocatable.memory:
             reasons.append("Insufficient memory")
+        reasons += extended
         return Status.unschedulable(*reasons) if reasons else SUCCESS
 
     def score(self, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> int:
@@ -91,8 +100,9 @@ class NodeResourcesFit:
 
 
 def new(args: PluginArgs, handle: Handle) -> NodeResourcesFit:
+    classes = noderesources_extended.device_classes(handle)
     if not args:
-        return NodeResourcesFit()
+        return NodeResourcesFit(classes=classes)
     strategy = args.get("scoringStrategy") or {}
     unknown = sorted(set(args) - {"scoringStrategy"})
     causes = [errors.forbidden(f"args.{k}", "not supported by draplane") for k in unknown]
@@ -110,7 +120,9 @@ def new(args: PluginArgs, handle: Handle) -> NodeResourcesFit:
             weights = _resource_weights(strategy["resources"], causes)
     if causes:
         raise errors.invalid_object("NodeResourcesFitArgs", names.NODE_RESOURCES_FIT, causes)
-    return NodeResourcesFit(cpu_weight=weights["cpu"], memory_weight=weights["memory"])
+    return NodeResourcesFit(
+        cpu_weight=weights["cpu"], memory_weight=weights["memory"], classes=classes
+    )
 
 
 def _resource_weights(resources: Any, causes: list[FieldError]) -> dict[str, int]:

@@ -7,6 +7,7 @@ Filter: allocated claims' node selectors, the rest through `Allocator.allocate` 
 PostFilter: clear one allocation that keeps the pod off every node. Reserve: the node's results
 become in-flight allocations. Unreserve: drop them and this pod's `reservedFor` entries.
 PreBind: write the finalizer, `status.allocation` and `reservedFor`, assume the answer.
+Extended resources backed by DRA (`extended.py`) join Filter, Reserve, PreBind and Unreserve.
 """
 
 from __future__ import annotations
@@ -57,6 +58,12 @@ from draplane.scheduler.plugins.dynamicresources.claims import (
     pod_resource_claims,
     pre_enqueue as claims_pre_enqueue,
 )
+from draplane.scheduler.plugins.dynamicresources.extended import (
+    ExtendedResources,
+    ExtendedState,
+    NodeClaim,
+    recorded_claim,
+)
 from draplane.scheduler.plugins.dynamicresources.state import NodePredicate, node_predicate
 
 log = logging.getLogger(__name__)
@@ -82,6 +89,8 @@ class StructuredState:
     """Node name -> one AllocationResult per `to_allocate` claim (Filter, for Reserve)."""
     reserved: set[int] = field(default_factory=set)
     """Claims PreBind added this pod to the `reservedFor` of (for Unreserve)."""
+    extended: ExtendedState | None = None
+    """The pod's DRA-backed extended resources (`extended.py`)."""
 
 
 STRUCTURED_STATE_KEY: StateKey[StructuredState] = StateKey(names.DYNAMIC_RESOURCES)
@@ -129,6 +138,7 @@ class StructuredDynamicResources:
         self._slices = handle.lister(RESOURCE_SLICES)
         self._features = features or Features()
         self._slice_index: tuple[tuple[tuple[str, str], ...], SliceIndex] | None = None
+        self._extended = ExtendedResources(self._client, self.tracker, self._classes)
 
     # -- queue ---------------------------------------------------------------------------------
 
@@ -172,9 +182,11 @@ class StructuredDynamicResources:
         state.write(STRUCTURED_STATE_KEY, data)
         try:
             claims = pod_resource_claims(pod_info.pod, self.tracker)
+            claims += recorded_claim(pod_info.pod, self.tracker)
         except ClaimLookupError as err:
             return Status.unresolvable(str(err))
-        if not claims:
+        data.extended = self._extended.pre_filter(pod_info)
+        if not claims and data.extended is None:
             return SKIP
         for index, pod_claim in enumerate(claims):
             claim = pod_claim.claim
@@ -206,7 +218,7 @@ class StructuredDynamicResources:
                     )
             data.to_allocate.append(index)
         data.claims = claims
-        if data.to_allocate:
+        if data.to_allocate or data.extended is not None:
             data.allocator = Allocator(
                 classes=lambda n: self._classes.get(n),
                 slices=self._index(),
@@ -228,15 +240,20 @@ class StructuredDynamicResources:
 
     def filter(self, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> Status:
         data = state.read(STRUCTURED_STATE_KEY)
-        if not data.claims:
+        if not data.claims and data.extended is None:
             return SUCCESS
         for selector in data.selectors.values():
             if not selector(node_info):
                 return _NOT_AVAILABLE
-        if not data.to_allocate:
+        claims = [data.claims[i].claim for i in data.to_allocate]
+        found: NodeClaim | None = None
+        if data.extended is not None:
+            found = self._extended.node_claim(data.extended, pod_info, node_info)
+            if found is not None:
+                claims.append(found.claim)
+        if not claims:
             return SUCCESS
         assert data.allocator is not None
-        claims = [data.claims[i].claim for i in data.to_allocate]
         expired = self._filter_deadline()
         try:
             results = data.allocator.allocate(node_info.node, claims, is_cancelled=expired)
@@ -248,6 +265,9 @@ class StructuredDynamicResources:
             return Status.error(str(err))
         if results is None:
             return _CANNOT_ALLOCATE
+        if found is not None and data.extended is not None:
+            results = list(results)
+            self._extended.filtered(data.extended, node_info.name, found, results.pop())
         data.results[node_info.name] = results
         return SUCCESS
 
@@ -295,6 +315,8 @@ class StructuredDynamicResources:
 
     async def reserve(self, state: CycleState, pod_info: PodInfo, node_name: str) -> Status:
         data = state.read(STRUCTURED_STATE_KEY)
+        if data.extended is not None:
+            self._extended.reserve(data.extended, pod_info, node_name)
         if not data.to_allocate:
             return SUCCESS
         results = data.results.get(node_name)
@@ -316,6 +338,8 @@ class StructuredDynamicResources:
         data = state.get(STRUCTURED_STATE_KEY)
         if data is None:
             return
+        if data.extended is not None:
+            await self._extended.unreserve(data.extended, pod_info)
         for index in data.to_allocate:
             self.tracker.drop_in_flight(_uid(data.claims[index].claim), pod_info.uid)
         for index in sorted(data.reserved):
@@ -341,7 +365,7 @@ class StructuredDynamicResources:
 
     async def pre_bind(self, state: CycleState, pod_info: PodInfo, node_name: str) -> Status:
         data = state.get(STRUCTURED_STATE_KEY)
-        if data is None or not data.claims:
+        if data is None or (not data.claims and data.extended is None):
             return SUCCESS
         for index, pod_claim in enumerate(data.claims):
             try:
@@ -350,6 +374,11 @@ class StructuredDynamicResources:
                 return Status.error(str(err))
             except errors.StatusError as err:
                 return Status.error(f"update claim {_key(pod_claim.claim)}: {err}")
+        if data.extended is not None:
+            try:
+                await self._extended.pre_bind(data.extended, pod_info, node_name)
+            except errors.StatusError as err:
+                return Status.error(f"create extended resource claim: {err}")
         return SUCCESS
 
     async def _bind_claim(
