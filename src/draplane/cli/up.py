@@ -19,6 +19,7 @@ from draplane.cli.process import (
     port_number,
     run_until_signal,
 )
+from draplane.cli.processes import run_processes
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
 from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
 from draplane.storage.interface import StoreError
@@ -50,6 +51,13 @@ def register(sub: Any) -> None:
         choices=("local", "http"),
         default="local",
         help="how components reach the API: in-process or over HTTPS",
+    )
+    parser.add_argument(
+        "--processes",
+        action="store_true",
+        help="run the API server, controller-manager, scheduler, driver and nodes each in its "
+        "own process (over HTTPS, each with its own kubeconfig); their logs come out prefixed "
+        "with [component]",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
@@ -109,6 +117,15 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
     )
 
 
+def describe(args: argparse.Namespace, url: str) -> str:
+    """The first line `up` prints once the cluster is ready."""
+    return f"draplane is up: API server {url}, {args.nodes} nodes, " + (
+        "DeviceClass gpu.example.com (driver.example.com)"
+        if args.kubernetes_version.structured
+        else "ResourceClass example (driver.example.com)"
+    )
+
+
 async def _start(config: ControlPlaneConfig) -> ControlPlane:
     try:
         plane = ControlPlane(config)
@@ -128,17 +145,11 @@ async def _start(config: ControlPlaneConfig) -> ControlPlane:
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
+    if args.processes:
+        return await run_processes(args, _config(args), describe=lambda url: describe(args, url))
     plane = await _start(_config(args))
     try:
-        print(
-            f"draplane is up: API server {plane.apiserver.url}, {args.nodes} nodes, "
-            + (
-                "DeviceClass gpu.example.com (driver.example.com)"
-                if args.kubernetes_version.structured
-                else "ResourceClass example (driver.example.com)"
-            ),
-            flush=True,
-        )
+        print(describe(args, plane.apiserver.url), flush=True)
         print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
         print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
         code = await run_until_signal(plane.wait, name="control plane")
