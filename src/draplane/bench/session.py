@@ -34,6 +34,8 @@ class BenchOptions:
     shape: Workload | None = None
     """Replaces the named workload's shape (tests shrink `small` further with it)."""
     timeouts: Timeouts = field(default_factory=Timeouts)
+    processes: bool = False
+    """Every component in its own process over HTTPS; their logs go to processes.log."""
 
     def resolve(self) -> Workload:
         """The workload to run; ValueError for a bad name, scale or option combination."""
@@ -77,6 +79,8 @@ async def run_bench(options: BenchOptions, *, progress: ProgressSink | None = No
         store=options.store,
         transport=options.transport,
         timeouts=options.timeouts,
+        processes=options.processes,
+        log_path=options.output / "processes.log" if options.processes else None,
     )
     runs: dict[str, list[RunResult]] = {_title(h): [] for h in _modes(options.hints)}
     options.output.mkdir(parents=True, exist_ok=True)
