@@ -149,7 +149,7 @@ async def run_once_processes(
     The processes' log lines go to `log_path` (appended), else nowhere."""
     sink = progress if progress is not None else NullProgress()
     wl = config.workload
-    out = log_path.open("a", encoding="utf-8") if log_path is not None else None
+    out = log_path.open("a", encoding="utf-8", buffering=1) if log_path is not None else None
 
     def write(line: str) -> None:
         if out is not None:
