@@ -22,6 +22,9 @@ from prometheus_client import CollectorRegistry, Metric
 from prometheus_client.parser import text_string_to_metric_families
 
 from draplane.api import versions
+from draplane.api.handler import WatchStream
+from draplane.api.meta import Obj
+from draplane.api.request import Request
 from draplane.apiserver.audit import Audit
 from draplane.bench.figures import Snapshot, build_result, peak_rss_mib
 from draplane.bench.histograms import (
@@ -43,6 +46,7 @@ from draplane.bench.runner import (
 )
 from draplane.bench.stats import counter_by_label, gauge_by_label
 from draplane.bench.workloads import NAMESPACE
+from draplane.client.interface import Client, Transport
 from draplane.client.rest import RESTClient
 from draplane.controlplane.processes import ComponentExited, ProcessPlane, ProcessPlaneConfig
 from draplane.controlplane.procstats import ProcessUsage
@@ -53,6 +57,30 @@ BENCH = "bench"
 """The bench process itself (the workload's client) in the per-process figures."""
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 T = TypeVar("T")
+
+
+CREATES_IN_FLIGHT = 64
+"""The bench's pod creates sent at once: the client's connection pool size, so that the rest
+wait here rather than in the pool, whose wait counts against the connect timeout."""
+
+
+class BoundedTransport:
+    """A transport sending at most `limit` requests at a time (creates only: never a watch)."""
+
+    def __init__(self, transport: Transport, limit: int) -> None:
+        self.transport = transport
+        self._slots = asyncio.Semaphore(limit)
+
+    @property
+    def user(self) -> str:
+        return self.transport.user
+
+    async def send(self, request: Request) -> Obj | WatchStream:
+        async with self._slots:
+            return await self.transport.send(request)
+
+    async def close(self) -> None:
+        await self.transport.close()
 
 
 class _Families:
@@ -197,7 +225,8 @@ async def _phases(
     sink: ProgressSink,
 ) -> RunResult:  # fmt: skip
     wl = config.workload
-    await _create_pods(client, observer, wl=wl, phase="init", count=wl.init_pods)
+    creator = Client(BoundedTransport(client.transport, CREATES_IN_FLIGHT))
+    await _create_pods(creator, observer, wl=wl, phase="init", count=wl.init_pods)
     await _wait(plane, observer, config, sink, phase="init", count=wl.init_pods)
     await _settle(client, observer, config=config, phase="init", count=wl.init_pods)
 
@@ -207,7 +236,7 @@ async def _phases(
     start = Snapshot.take()
     usage_before = _usage(plane, start)
     await asyncio.gather(
-        _create_pods(client, observer, wl=wl, phase="measured", count=count),
+        _create_pods(creator, observer, wl=wl, phase="measured", count=count),
         _wait(plane, observer, config, sink, phase="measured", count=count),
     )
     await _settle(client, observer, config=config, phase="measured", count=count)

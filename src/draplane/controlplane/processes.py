@@ -43,6 +43,8 @@ STOP_GRACE_SECONDS = 5.0
 """SIGTERM, then SIGKILL for a process group still there after this long."""
 READY_TIMEOUT_SECONDS = 120.0
 LISTENING = "draplane apiserver listening on "
+LINE_LIMIT = 1 << 22
+"""The longest log line forwarded (asyncio's default of 64 KiB is too short for -v 6)."""
 _PR_SET_PDEATHSIG = 1
 
 
@@ -228,6 +230,7 @@ class ProcessPlane:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
+            limit=LINE_LIMIT,
             start_new_session=True,  # its own process group: signals reach it and its children
             preexec_fn=_die_with_parent,
         )
