@@ -1,5 +1,6 @@
 """`draplane bench --processes` arithmetic: writes and conflicts from two scrapes of
-`apiserver_request_total`, CPU and RSS per process, and reading a process's usage from /proc."""
+`apiserver_request_total`, CPU and RSS per process, reading a process's usage from /proc, and
+the message naming a component process that ended."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 import pytest
 
 from draplane.bench.processrun import audit_between, usage_figures
+from draplane.controlplane.processes import ComponentExited
 from draplane.controlplane.procstats import ProcessUsage, pid_alive, process_usage
 
 
@@ -82,3 +84,17 @@ def test_process_usage_of_a_running_and_of_a_gone_process() -> None:
     assert pid_alive(os.getpid())
     assert process_usage(child.pid) is None
     assert not pid_alive(child.pid)
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        pytest.param(1, "component scheduler (pid 42) exited (1)", id="exit-code"),
+        pytest.param(-9, "component scheduler (pid 42) was killed by SIGKILL", id="sigkill"),
+        pytest.param(-99, "component scheduler (pid 42) was killed by signal 99", id="unknown"),
+    ],
+)
+def test_component_exited_names_the_component_and_how(code: int, message: str) -> None:
+    err = ComponentExited("scheduler", 42, code)
+
+    assert (str(err), err.name, err.code) == (message, "scheduler", code)

@@ -142,7 +142,7 @@ async def test_bench_with_processes_reports_cpu_and_rss_per_process(
 ) -> None:
     out = tmp_path / "bench"
     result = await commands.run(
-        "bench", "classic-template", "--scale", "small", "--shrink", "5", "--processes",
+        "bench", "classic-template", "--scale", "small", "--shrink", "10", "--processes",
         "--hints", "on", "--store", "memory", "--output", str(out),
         timeout=240.0,
     )  # fmt: skip

@@ -74,7 +74,12 @@ class ComponentExited(RuntimeError):
     """A component process ended on its own."""
 
     def __init__(self, name: str, pid: int, code: int) -> None:
-        how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited ({code})"
+        how = f"exited ({code})"
+        if code < 0:
+            try:
+                how = f"was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"was killed by signal {-code}"
         super().__init__(f"component {name} (pid {pid}) {how}")
         self.name, self.pid, self.code = name, pid, code
 
