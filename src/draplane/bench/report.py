@@ -102,3 +102,43 @@ def print_summary(
     if ratios is not None:
         shown = ", ".join(f"{k}={v:.2f}x" for k, v in ratios.items() if v is not None)
         console.print(f"hints on/off ratios: {shown}")
+
+
+def process_usage_table(medians: Mapping[str, Mapping[str, Any]]) -> Table | None:
+    """`--processes`: CPU seconds (per pod) of the measured phase and peak RSS of each process
+    and in total, one column pair per hints mode; None for an in-process run."""
+    runs = {title: f for title, f in medians.items() if f.get("process_cpu_s")}
+    if not runs:
+        return None
+    table = Table(title="processes (measured phase)")
+    table.add_column("process")
+    for title in runs:
+        table.add_column(f"{title}: CPU s", justify="right")
+        table.add_column("CPU ms/pod", justify="right")
+        table.add_column("peak RSS MiB", justify="right")
+    names = sorted({name for f in runs.values() for name in f["process_cpu_s"]})
+    for name in names:
+        row = [name]
+        for f in runs.values():
+            per_pod = (f.get("process_cpu_s_per_pod") or {}).get(name)
+            row += [
+                _format(f["process_cpu_s"].get(name)),
+                _format(None if per_pod is None else per_pod * 1000),
+                _format((f.get("process_peak_rss_mib") or {}).get(name)),
+            ]
+        table.add_row(*row)
+    total = ["total"]
+    for f in runs.values():
+        total += [
+            _format(f.get("cpu_s")),
+            _format(f["cpu_s_per_pod"] * 1000),
+            _format(f.get("peak_rss_mib")),
+        ]
+    table.add_row(*total)
+    return table
+
+
+def print_process_usage(console: Console, medians: Mapping[str, Mapping[str, Any]]) -> None:
+    table = process_usage_table(medians)
+    if table is not None:
+        console.print(table)

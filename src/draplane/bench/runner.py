@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from draplane.api import errors, kinds, versions
@@ -76,10 +77,18 @@ class RunConfig:
     transport: Literal["local", "http"] = "local"
     data_dir: str | None = None
     timeouts: Timeouts = field(default_factory=Timeouts)
+    processes: bool = False
+    """Every component in its own process over HTTPS (`bench.processrun`)."""
+    log_path: Path | None = None
+    """With `processes`: where the processes' log lines go."""
 
 
 async def run_once(config: RunConfig, *, progress: ProgressSink | None = None) -> RunResult:
     """One run; raises BenchError when the control plane does not get there in time."""
+    if config.processes:
+        from draplane.bench.processrun import run_once_processes
+
+        return await run_once_processes(config, progress=progress, log_path=config.log_path)
     sink = progress if progress is not None else NullProgress()
     wl = config.workload
     plane = ControlPlane(

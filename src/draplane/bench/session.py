@@ -37,6 +37,8 @@ class BenchOptions:
     timeouts: Timeouts = field(default_factory=Timeouts)
     kubernetes_version: versions.Mode | None = None
     """None: the workload's own mode (`bench_mode`)."""
+    processes: bool = False
+    """Every component in its own process over HTTPS; their logs go to processes.log."""
 
     def resolve(self) -> Workload:
         """The workload to run; ValueError for a bad name, scale, mode or option combination."""
@@ -81,6 +83,8 @@ async def run_bench(options: BenchOptions, *, progress: ProgressSink | None = No
         store=options.store,
         transport=options.transport,
         timeouts=options.timeouts,
+        processes=options.processes,
+        log_path=options.output / "processes.log" if options.processes else None,
     )
     runs: dict[str, list[RunResult]] = {_title(h): [] for h in _modes(options.hints)}
     options.output.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ from rich.console import Console
 
 from draplane.api import versions
 from draplane.bench.progress import progress_for
-from draplane.bench.report import print_summary
+from draplane.bench.report import print_process_usage, print_summary
 from draplane.bench.runner import BenchError
 from draplane.bench.session import BenchOptions, run_bench
 from draplane.bench.suitesession import SUITE, SuiteOptions, print_suite_summary, run_suite
@@ -71,6 +71,13 @@ def register(subparsers: Any) -> None:
         default=Path("bench-out"),
         help="directory for result.json, summary.json, report.png",
     )
+    parser.add_argument(
+        "--processes",
+        action="store_true",
+        help="scheduling workloads: API server, controller-manager, scheduler, driver and nodes "
+        "each in its own process over HTTPS (as `draplane up --processes`), the bench a client; "
+        "CPU and peak RSS per process",
+    )
     parser.add_argument("--runs", type=int, default=1, help="runs per mode; figures are medians")
     parser.add_argument(
         "--profile",
@@ -99,6 +106,7 @@ def options_from_args(args: argparse.Namespace) -> BenchOptions:
         output=args.output,
         runs=args.runs,
         kubernetes_version=args.kubernetes_version,
+        processes=args.processes,
     )
     if args.shrink > 1:
         options = replace(options, shape=workload(args.workload, args.scale).shrunk(args.shrink))
@@ -127,6 +135,8 @@ def _profiled(enabled: bool, output: Path) -> Iterator[None]:
 def suite_options_from_args(args: argparse.Namespace) -> SuiteOptions:
     if args.hints == "compare":
         raise ValueError(f"--hints compare is for the scheduling workloads, not {args.workload}")
+    if args.processes:
+        raise ValueError(f"--processes is for the scheduling workloads, not {args.workload}")
     return SuiteOptions(
         workload=args.workload,
         scale=args.scale,
@@ -176,5 +186,6 @@ async def async_main(args: argparse.Namespace) -> int:
         print(f"results: {options.output / 'result.json'}")
     else:
         print_summary(Console(), outcome.medians, ratios=outcome.ratios)
+        print_process_usage(Console(), outcome.medians)
         print(f"results: {options.output / 'result.json'}, plot: {options.output / 'report.png'}")
     return 0

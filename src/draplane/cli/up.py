@@ -19,6 +19,7 @@ from draplane.cli.process import (
     port_number,
     run_until_signal,
 )
+from draplane.cli.processes import run_processes
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
 from draplane.storage import mode_marker
 from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
@@ -54,6 +55,13 @@ def register(sub: Any) -> None:
         choices=("local", "http"),
         default="local",
         help="how components reach the API: in-process or over HTTPS",
+    )
+    parser.add_argument(
+        "--processes",
+        action="store_true",
+        help="run the API server, controller-manager, scheduler, driver and nodes each in its "
+        "own process (over HTTPS, each with its own kubeconfig); their logs come out prefixed "
+        "with [component]",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
@@ -117,6 +125,15 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
     )
 
 
+def describe(config: ControlPlaneConfig, nodes: int, url: str) -> str:
+    """The first line `up` prints once the cluster is ready."""
+    return f"draplane is up: API server {url}, {nodes} nodes, " + (
+        "DeviceClass gpu.example.com (driver.example.com)"
+        if config.kubernetes_version.structured
+        else "ResourceClass example (driver.example.com)"
+    )
+
+
 async def _start(config: ControlPlaneConfig) -> ControlPlane:
     try:
         plane = ControlPlane(config)
@@ -137,17 +154,13 @@ async def _start(config: ControlPlaneConfig) -> ControlPlane:
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
     config = _config(args)
+    if args.processes:
+        return await run_processes(
+            args, config, describe=lambda url: describe(config, args.nodes, url)
+        )
     plane = await _start(config)
     try:
-        print(
-            f"draplane is up: API server {plane.apiserver.url}, {args.nodes} nodes, "
-            + (
-                "DeviceClass gpu.example.com (driver.example.com)"
-                if config.kubernetes_version.structured
-                else "ResourceClass example (driver.example.com)"
-            ),
-            flush=True,
-        )
+        print(describe(config, args.nodes, plane.apiserver.url), flush=True)
         print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
         print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
         code = await run_until_signal(plane.wait, name="control plane")

@@ -57,8 +57,11 @@ _UNSENT = (aiohttp.ClientConnectorError, ConnectionRefusedError)
 """Errors that mean the request never reached the server: safe to send elsewhere."""
 _BROKEN = (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, asyncio.TimeoutError, OSError)
 """Errors of a connection that broke (the request may have been applied)."""
-_REQUEST_TIMEOUT = aiohttp.ClientTimeout(total=60, connect=10)
-_WATCH_TIMEOUT = aiohttp.ClientTimeout(total=None, connect=10)
+# sock_connect, not connect: aiohttp's connect timeout also counts the wait for a free
+# connection of the pool, so a burst of requests (a scheduler binding hundreds of pods) would
+# fail as "Connection timeout" while the server is up; establishing a connection stays bounded.
+_REQUEST_TIMEOUT = aiohttp.ClientTimeout(total=60, sock_connect=10)
+_WATCH_TIMEOUT = aiohttp.ClientTimeout(total=None, sock_connect=10)
 
 
 def status_error(code: int, body: bytes) -> errors.StatusError:

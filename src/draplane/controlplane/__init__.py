@@ -1,5 +1,10 @@
 """The whole control plane in one process, as `draplane up` and `draplane bench` run it."""
 
-from draplane.controlplane.plane import ControlPlane, ControlPlaneConfig, DriverSpec
+from draplane.controlplane.plane import (
+    ControlPlane,
+    ControlPlaneConfig,
+    DriverSpec,
+    ensure_driver_classes,
+)
 
-__all__ = ["ControlPlane", "ControlPlaneConfig", "DriverSpec"]
+__all__ = ["ControlPlane", "ControlPlaneConfig", "DriverSpec", "ensure_driver_classes"]

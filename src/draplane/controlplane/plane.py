@@ -277,45 +277,9 @@ class ControlPlane:
         await self.wait_ready()
 
     async def _ensure_resource_classes(self) -> None:
-        """Each driver's ResourceClass (DeviceClass in structured mode), and the binding that
-        grants its controller's service account the driver controller role (what a driver's
-        deployment manifests hold)."""
-        admin = self.client()
-        structured = self.config.kubernetes_version.structured
-        for spec in self.config.drivers:
-            binding = {
-                "apiVersion": "rbac.authorization.k8s.io/v1",
-                "kind": "ClusterRoleBinding",
-                "metadata": {"name": f"system:dra:{spec.name}:controller"},
-                "roleRef": {
-                    "apiGroup": "rbac.authorization.k8s.io",
-                    "kind": "ClusterRole",
-                    "name": DRIVER_CONTROLLER_ROLE,
-                },
-                "subjects": [
-                    {
-                        "kind": "ServiceAccount",
-                        "name": f"{spec.name}-controller",
-                        "namespace": "kube-system",
-                    }
-                ],
-            }
-            with contextlib.suppress(errors.StatusError):
-                await admin.create(kinds.CLUSTER_ROLE_BINDINGS, binding)
-            if structured:
-                with contextlib.suppress(errors.StatusError):
-                    await admin.create(
-                        kinds.DEVICE_CLASSES, device_class(spec.name, spec.device_class)
-                    )
-                continue
-            obj = {
-                "apiVersion": "resource.k8s.io/v1alpha2",
-                "kind": "ResourceClass",
-                "metadata": {"name": spec.resource_class},
-                "driverName": spec.name,
-            }
-            with contextlib.suppress(errors.StatusError):
-                await admin.create(kinds.RESOURCE_CLASSES, obj)
+        await ensure_driver_classes(
+            self.client(), self.config.drivers, structured=self.config.kubernetes_version.structured
+        )
 
     async def _run(self, name: str, run: Callable[[], Coroutine[Any, Any, None]]) -> None:
         try:
@@ -367,3 +331,43 @@ class ControlPlane:
         await self.storage.close()
         if self._tmp is not None:
             self._tmp.cleanup()
+
+
+async def ensure_driver_classes(
+    admin: Client, drivers: list[DriverSpec], *, structured: bool
+) -> None:
+    """Each driver's ResourceClass (DeviceClass in structured mode), and the binding that
+    grants its controller's service account the driver controller role (what a driver's
+    deployment manifests hold)."""
+    for spec in drivers:
+        binding = {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": f"system:dra:{spec.name}:controller"},
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": DRIVER_CONTROLLER_ROLE,
+            },
+            "subjects": [
+                {
+                    "kind": "ServiceAccount",
+                    "name": f"{spec.name}-controller",
+                    "namespace": "kube-system",
+                }
+            ],
+        }
+        with contextlib.suppress(errors.StatusError):
+            await admin.create(kinds.CLUSTER_ROLE_BINDINGS, binding)
+        if structured:
+            with contextlib.suppress(errors.StatusError):
+                await admin.create(kinds.DEVICE_CLASSES, device_class(spec.name, spec.device_class))
+            continue
+        obj = {
+            "apiVersion": "resource.k8s.io/v1alpha2",
+            "kind": "ResourceClass",
+            "metadata": {"name": spec.resource_class},
+            "driverName": spec.name,
+        }
+        with contextlib.suppress(errors.StatusError):
+            await admin.create(kinds.RESOURCE_CLASSES, obj)

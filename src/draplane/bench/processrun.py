@@ -1,0 +1,286 @@
+"""`run_once_processes`: one benchmark run (`draplane bench --processes`) against a control
+plane whose API server, controller-manager, scheduler, driver and nodes are separate OS
+processes over HTTPS (`draplane.controlplane.processes`, as `draplane up --processes`); the
+bench process is a client of the API server like any other.
+
+The phases are `runner.run_once`'s. What the in-process run reads from its own objects comes
+from the processes instead: scheduling attempts from the scheduler's /metrics, writes per
+resource and verb from the API server's `apiserver_request_total` (POST create, PUT update,
+PATCH patch, DELETE delete, 409 as conflict; its resource label has no subresource), and
+CPU seconds and peak RSS of each process from /proc, per component and in total.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from prometheus_client import CollectorRegistry, Metric
+from prometheus_client.parser import text_string_to_metric_families
+
+from draplane.api import versions
+from draplane.api.handler import WatchStream
+from draplane.api.meta import Obj
+from draplane.api.request import Request
+from draplane.apiserver.audit import Audit
+from draplane.bench.figures import Snapshot, build_result, peak_rss_mib
+from draplane.bench.histograms import (
+    ATTEMPT_DURATION_METRIC,
+    HistogramSnapshot,
+    attempt_duration_figures,
+)
+from draplane.bench.observer import BenchTimeout, PodObserver
+from draplane.bench.progress import NullProgress, ProgressSink
+from draplane.bench.result import RunResult
+from draplane.bench.runner import (
+    ATTEMPTS_METRIC,
+    BenchError,
+    RunConfig,
+    _create_fixtures,
+    _create_pods,
+    _label,
+    _settle,
+)
+from draplane.bench.stats import counter_by_label, gauge_by_label
+from draplane.bench.workloads import NAMESPACE
+from draplane.client.interface import Client, Transport
+from draplane.client.rest import RESTClient
+from draplane.controlplane.processes import ComponentExited, ProcessPlane, ProcessPlaneConfig
+from draplane.controlplane.procstats import ProcessUsage
+
+log = logging.getLogger(__name__)
+
+BENCH = "bench"
+"""The bench process itself (the workload's client) in the per-process figures."""
+WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+T = TypeVar("T")
+
+
+CREATES_IN_FLIGHT = 64
+"""The bench's pod creates sent at once: the client's connection pool size, so that the rest
+wait here rather than in the pool, whose wait counts against the connect timeout."""
+
+
+class BoundedTransport:
+    """A transport sending at most `limit` requests at a time (creates only: never a watch)."""
+
+    def __init__(self, transport: Transport, limit: int) -> None:
+        self.transport = transport
+        self._slots = asyncio.Semaphore(limit)
+
+    @property
+    def user(self) -> str:
+        return self.transport.user
+
+    async def send(self, request: Request) -> Obj | WatchStream:
+        async with self._slots:
+            return await self.transport.send(request)
+
+    async def close(self) -> None:
+        await self.transport.close()
+
+
+class _Families:
+    """A collector standing for parsed /metrics text."""
+
+    def __init__(self, families: list[Metric]) -> None:
+        self.families = families
+
+    def collect(self) -> list[Metric]:
+        return self.families
+
+
+async def scraped(plane: ProcessPlane, name: str) -> CollectorRegistry:
+    """A component's /metrics as a registry the bench's metric helpers read."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Families(list(text_string_to_metric_families(await plane.scrape(name)))))
+    return registry
+
+
+def request_counts(registry: CollectorRegistry) -> dict[tuple[str, str, str], float]:
+    """apiserver_request_total by (verb, resource, code)."""
+    counts: dict[tuple[str, str, str], float] = {}
+    for family in registry.collect():
+        for sample in family.samples:
+            if sample.name == "apiserver_request_total":
+                key = (sample.labels["verb"], sample.labels["resource"], sample.labels["code"])
+                counts[key] = sample.value
+    return counts
+
+
+def audit_between(
+    before: dict[tuple[str, str, str], float], after: dict[tuple[str, str, str], float]
+) -> Audit:
+    """The writes (and 409s) the API server answered between two scrapes, as an `Audit`."""
+    audit = Audit()
+    for (verb, resource, code), value in after.items():
+        count = int(value - before.get((verb, resource, code), 0.0))
+        if verb not in WRITE_VERBS or count <= 0:
+            continue
+        if code == "409":
+            audit.conflicts[(WRITE_VERBS[verb], resource)] += count
+        elif code.startswith("2"):
+            audit.writes[(WRITE_VERBS[verb], resource)] += count
+    return audit
+
+
+def usage_figures(
+    before: dict[str, ProcessUsage], after: dict[str, ProcessUsage], *, pods: int
+) -> dict[str, Any]:
+    """CPU seconds of the measured phase and peak RSS, per process and in total."""
+    cpu = {name: round(u.cpu_s - before[name].cpu_s, 3) for name, u in after.items()}
+    rss = {name: u.peak_rss_mib for name, u in after.items()}
+    total_cpu = sum(cpu.values())
+    return {
+        "process_cpu_s": dict(sorted(cpu.items())),
+        "process_cpu_s_per_pod": {k: round(v / pods, 5) for k, v in sorted(cpu.items())},
+        "process_peak_rss_mib": dict(sorted(rss.items())),
+        "cpu_s_per_pod": round(total_cpu / pods, 5) if pods else 0.0,
+        "cpu_s": round(total_cpu, 3),
+        "cpu_scope": "every process (components and the bench client), measured phase",
+        "peak_rss_mib": round(sum(rss.values()), 1),
+        "peak_rss_scope": "sum of every process's peak RSS",
+        "processes": True,
+    }
+
+
+def _usage(plane: ProcessPlane, snapshot: Snapshot) -> dict[str, ProcessUsage]:
+    found = plane.usage()
+    found[BENCH] = ProcessUsage(cpu_s=snapshot.cpu, peak_rss_mib=peak_rss_mib())
+    return found
+
+
+async def _racing(plane: ProcessPlane, work: Coroutine[Any, Any, T]) -> T:
+    """`work`, or BenchError as soon as a component process ends."""
+    task = asyncio.ensure_future(work)
+    watch = asyncio.ensure_future(plane.wait())
+    try:
+        await asyncio.wait({task, watch}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+        if not task.done():
+            task.cancel()
+        await asyncio.gather(task, watch, return_exceptions=True)
+    if task.cancelled():
+        err = watch.exception() if not watch.cancelled() else None
+        raise BenchError(f"the control plane broke: {err}") from err
+    return task.result()
+
+
+async def run_once_processes(
+    config: RunConfig, *, progress: ProgressSink | None = None, log_path: Path | None = None
+) -> RunResult:
+    """One run with every component in its own process; BenchError when it cannot finish.
+    The processes' log lines go to `log_path` (appended), else nowhere."""
+    sink = progress if progress is not None else NullProgress()
+    wl = config.workload
+    out = log_path.open("a", encoding="utf-8", buffering=1) if log_path is not None else None
+
+    def write(line: str) -> None:
+        if out is not None:
+            out.write(line + "\n")
+
+    plane = ProcessPlane(
+        ProcessPlaneConfig(
+            data_dir=config.data_dir,
+            port=0,
+            nodes=wl.nodes,
+            store=config.store,
+            kubernetes_version=versions.STRUCTURED if wl.structured else versions.CLASSIC,
+            drivers=list(wl.drivers),
+            queueing_hints=config.hints,
+            pre_enqueue=config.pre_enqueue,
+        ),
+        output=write,
+    )
+    client: RESTClient | None = None
+    observer: PodObserver | None = None
+    try:
+        sink.phase(f"{_label(config)}: start {len(wl.drivers) + 4} processes", 1)
+        try:
+            await asyncio.wait_for(plane.start(), config.timeouts.base + 0.5 * wl.nodes)
+        except (TimeoutError, ComponentExited) as err:
+            raise BenchError(f"control plane did not start: {err or 'timed out'}") from err
+        sink.update(1)
+        client = plane.admin_client()
+        await _create_fixtures(client, wl)
+        observer = PodObserver(client, namespace=NAMESPACE)
+        await observer.start()
+        return await _racing(plane, _phases(plane, client, observer, config, sink))
+    finally:
+        if observer is not None:
+            await observer.stop()
+        if client is not None:
+            await client.close()
+        await plane.stop()
+        if out is not None:
+            out.close()
+
+
+async def _phases(
+    plane: ProcessPlane, client: RESTClient, observer: PodObserver, config: RunConfig,
+    sink: ProgressSink,
+) -> RunResult:  # fmt: skip
+    wl = config.workload
+    creator = Client(BoundedTransport(client.transport, CREATES_IN_FLIGHT))
+    await _create_pods(creator, observer, wl=wl, phase="init", count=wl.init_pods)
+    await _wait(plane, observer, config, sink, phase="init", count=wl.init_pods)
+    await _settle(client, observer, config=config, phase="init", count=wl.init_pods)
+
+    count = wl.measured_pods
+    scheduler_before = await scraped(plane, "scheduler")
+    requests_before = request_counts(await scraped(plane, "apiserver"))
+    start = Snapshot.take()
+    usage_before = _usage(plane, start)
+    await asyncio.gather(
+        _create_pods(creator, observer, wl=wl, phase="measured", count=count),
+        _wait(plane, observer, config, sink, phase="measured", count=count),
+    )
+    await _settle(client, observer, config=config, phase="measured", count=count)
+    end = Snapshot.take()
+    usage_after = _usage(plane, end)
+    scheduler_after = await scraped(plane, "scheduler")
+    requests_after = request_counts(await scraped(plane, "apiserver"))
+    result = build_result(
+        config=config,
+        observer=observer,
+        start=start,
+        end=end,
+        attempts=counter_by_label(scheduler_after, name=ATTEMPTS_METRIC, label="result"),
+        attempts_before=counter_by_label(scheduler_before, name=ATTEMPTS_METRIC, label="result"),
+        audit=audit_between(requests_before, requests_after),
+    )
+    result.figures["transport"] = "http"
+    result.figures["writes_source"] = "apiserver_request_total (resources without subresource)"
+    result.figures.update(
+        attempt_duration_figures(
+            after=HistogramSnapshot.take(scheduler_after, name=ATTEMPT_DURATION_METRIC),
+            before=HistogramSnapshot.take(scheduler_before, name=ATTEMPT_DURATION_METRIC),
+        )
+    )
+    result.figures.update(usage_figures(usage_before, usage_after, pods=count))
+    return result
+
+
+async def _wait(
+    plane: ProcessPlane, observer: PodObserver, config: RunConfig, sink: ProgressSink, *,
+    phase: str, count: int,
+) -> None:  # fmt: skip
+    sink.phase(f"{_label(config)}: {phase} pods bound", count)
+    try:
+        await observer.wait_all(
+            phase=phase,
+            state="bound",
+            expected=count,
+            timeout=config.timeouts.phase(config.workload, count),
+            stall_timeout=config.timeouts.stall_for(config.workload, count),
+            on_progress=sink.update,
+        )
+    except BenchTimeout as err:
+        metrics = await scraped(plane, "scheduler")
+        pending = gauge_by_label(metrics, name="scheduler_pending_pods", label="queue")
+        queues = ", ".join(f"{q}={int(n)}" for q, n in sorted(pending.items())) or "no metric"
+        raise BenchError(f"{err}; scheduler pending pods: {queues}") from err
