@@ -67,7 +67,9 @@ class Allocator:
         self._available_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
         self._lock = threading.Lock()
         self._prepared: (
-            tuple[list[Obj], dict[tuple[int, int, int], RequestData], list[list[_ConstraintSpec]]]
+            tuple[
+                Sequence[Obj], dict[tuple[int, int, int], RequestData], list[list[_ConstraintSpec]]
+            ]
             | None
         ) = None
         self.steps = 0  # numAllocateOneInvocations, summed over all allocate() calls
@@ -91,6 +93,19 @@ class Allocator:
         devices count as allocated for this call only. `is_cancelled` returns a cause once the
         caller wants the search to stop ("filter operation aborted: <cause>").
         """
+        found = self.find(node, claims, in_flight=in_flight, is_cancelled=is_cancelled)
+        return None if found is None else found.results()
+
+    def find(
+        self,
+        node: Obj,
+        claims: Sequence[Obj],
+        *,
+        in_flight: Iterable[Obj] = (),
+        is_cancelled: Callable[[], str | None] | None = None,
+    ) -> Search | None:
+        """`allocate` without building the AllocationResults: the finished search, whose
+        `results()` builds them (the scheduler builds them only for the node it picks)."""
         allocated = self.allocated
         extra = list(in_flight)
         if extra:
@@ -122,7 +137,7 @@ class Allocator:
             if any(p.invalid for p in pools):
                 raise FailedAllocationOnNode(ERR_INVALID_POOLS)
             return None
-        return search.results()
+        return search
 
     def _counters_for(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
         key = (pool.driver, pool.name)
@@ -153,15 +168,17 @@ class Allocator:
     ) -> tuple[dict[tuple[int, int, int], RequestData], list[list[_ConstraintSpec]]]:
         """Prepared requests, reused across nodes unless some request is allocationMode All."""
         hit = self._prepared
-        if (
-            hit is not None
-            and len(hit[0]) == len(claims)
-            and all(a is b for a, b in zip(hit[0], claims, strict=True))
+        if hit is not None and (
+            hit[0] is claims
+            or (
+                len(hit[0]) == len(claims)
+                and all(a is b for a, b in zip(hit[0], claims, strict=True))
+            )
         ):
             return hit[1], hit[2]
         requests, specs = self._prepare(claims, pools, node)
         if not any(rd.all_mode for rd in requests.values()):
-            self._prepared = (list(claims), requests, specs)
+            self._prepared = (claims, requests, specs)
         return requests, specs
 
     def _prepare(

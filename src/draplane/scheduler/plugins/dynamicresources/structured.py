@@ -29,6 +29,7 @@ from draplane.dra.resourcev1 import (
     RESOURCE_SLICES,
 )
 from draplane.dra.structured import AllocationError, Allocator, FailedAllocationOnNode, SliceIndex
+from draplane.dra.structured.search import Search
 from draplane.dra.structured.state import Features
 from draplane.scheduler.framework import (
     GVK,
@@ -71,11 +72,15 @@ class StructuredState:
     claims: list[PodClaim] = field(default_factory=list)
     to_allocate: list[int] = field(default_factory=list)
     """Indices of the claims the scheduler allocates in this cycle."""
+    allocating: tuple[Obj, ...] = ()
+    """Those claims (the same sequence for every Filter call, so the allocator's prepared
+    requests are reused)."""
     selectors: dict[int, NodePredicate] = field(default_factory=dict)
     """Allocated claims with a node selector."""
     allocator: Allocator | None = None
-    results: dict[str, list[Mapping[str, Any]]] = field(default_factory=dict)
-    """Node name -> one AllocationResult per `to_allocate` claim (Filter, for Reserve)."""
+    results: dict[str, Search] = field(default_factory=dict)
+    """Node name -> the allocator's finished search (Filter); Reserve builds the node's
+    AllocationResults, one per `to_allocate` claim, from it."""
     reserved: set[int] = field(default_factory=set)
     """Claims PreBind added this pod to the `reservedFor` of (for Unreserve)."""
 
@@ -111,11 +116,21 @@ class StructuredDynamicResources:
     def __init__(self, handle: Handle, *, features: Features | None = None) -> None:
         self._handle = handle
         self._client = handle.client
-        self.tracker = ClaimTracker(handle.lister(RESOURCE_CLAIMS_V1))
+        self.tracker = ClaimTracker(
+            handle.lister(RESOURCE_CLAIMS_V1), handle.event_sources.get(RESOURCE_CLAIMS_V1)
+        )
         self._classes = handle.lister(DEVICE_CLASSES)
         self._slices = handle.lister(RESOURCE_SLICES)
         self._features = features or Features()
         self._slice_index: tuple[tuple[tuple[str, str], ...], SliceIndex] | None = None
+        slice_events = handle.event_sources.get(RESOURCE_SLICES)
+        self._slices_followed = slice_events is not None
+        if slice_events is not None:
+            slice_events.add_handler(
+                on_add=self._slices_changed,
+                on_update=lambda old, new: self._slices_changed(new),
+                on_delete=self._slices_changed,
+            )
 
     # -- queue ---------------------------------------------------------------------------------
 
@@ -193,6 +208,7 @@ class StructuredDynamicResources:
                     )
             data.to_allocate.append(index)
         data.claims = claims
+        data.allocating = tuple(claims[i].claim for i in data.to_allocate)
         if data.to_allocate:
             data.allocator = Allocator(
                 classes=lambda n: self._classes.get(n),
@@ -202,9 +218,14 @@ class StructuredDynamicResources:
             )
         return SUCCESS
 
+    def _slices_changed(self, _obj: Any) -> None:
+        self._slice_index = None
+
     def _index(self) -> SliceIndex:
         """The ResourceSlices indexed once per set of slice versions (its per-node pools stay
-        cached while no slice changes)."""
+        cached while no slice changes; with the informer's events, until the next one)."""
+        if self._slices_followed and self._slice_index is not None:
+            return self._slice_index[1]
         slices = self._slices.list()
         key = tuple(
             (_uid(s), str((s.get("metadata") or {}).get("resourceVersion") or "")) for s in slices
@@ -223,16 +244,15 @@ class StructuredDynamicResources:
         if not data.to_allocate:
             return SUCCESS
         assert data.allocator is not None
-        claims = [data.claims[i].claim for i in data.to_allocate]
         try:
-            results = data.allocator.allocate(node_info.node, claims)
+            found = data.allocator.find(node_info.node, data.allocating)
         except FailedAllocationOnNode as err:
             return Status.unresolvable(str(err))
         except AllocationError as err:
             return Status.error(str(err))
-        if results is None:
+        if found is None:
             return _CANNOT_ALLOCATE
-        data.results[node_info.name] = results
+        data.results[node_info.name] = found
         return SUCCESS
 
     async def post_filter(
@@ -267,9 +287,13 @@ class StructuredDynamicResources:
         data = state.read(STRUCTURED_STATE_KEY)
         if not data.to_allocate:
             return SUCCESS
-        results = data.results.get(node_name)
-        if results is None:
+        found = data.results.get(node_name)
+        if found is None:
             return Status.error(f"internal error: no allocation results for node {node_name}")
+        try:
+            results = found.results()
+        except AllocationError as err:
+            return Status.error(str(err))
         for index, allocation in zip(data.to_allocate, results, strict=True):
             claim = deep_copy(data.claims[index].claim)
             finalizers = claim["metadata"].setdefault("finalizers", [])
