@@ -171,20 +171,18 @@ class Search:
         rd = self.requests[(0, 0, 0)]
         claim = self.claims[0]
         allocated = self.allocated.allocated_devices
-        memo = self.memo
-        rkey = rd.key
         taints = self.features.device_taints
+        alloc, node = self.alloc, self.node
         picked: list[DeviceResult] = []
         for c in self.candidates:
-            device = c.device
-            if device.get("consumesCounters") or device.get("allowMultipleAllocations"):
+            if not c.independent:
                 return None
             if c.id in allocated:
                 continue
-            hit = memo.get((c.id, rkey))
-            if hit is None:
-                hit = is_selectable(self.alloc, memo, rd, c, claim, self.node)
-            if not hit or (taints and taint_prevents_allocation(device, rd.tolerations)):
+            # Each device is looked at once: no memo.
+            if not is_selectable(alloc, None, rd, c, claim, node) or (
+                taints and taint_prevents_allocation(c.device, rd.tolerations)
+            ):
                 continue
             picked.append(DeviceResult(rd, c, None, None))
             if len(picked) == rd.count:
