@@ -17,6 +17,7 @@ from typing import Any
 from draplane.api.quantity import parse_quantity
 from draplane.dra.cel import SelectorCache
 from draplane.dra.structured.constraints import DistinctAttribute, MatchAttribute, _Constraint
+from draplane.dra.structured.firstfit import first_fit, simple_request
 from draplane.dra.structured.pools import Pool, SliceIndex, pool_candidates
 from draplane.dra.structured.requests import (
     Candidate,
@@ -114,6 +115,14 @@ class Allocator:
                 allocated.add(a)
         pools, candidates = self.slices.gather_with_candidates(node, self.features)
         requests, constraint_specs = self._prepared_requests(claims, pools, node)
+        rd = simple_request(claims, requests, constraint_specs) if is_cancelled is None else None
+        fast = None if rd is None else first_fit(self, node, claims[0], rd, candidates, allocated)
+        if fast is not None:
+            picks, steps = fast
+            with self._lock:
+                self.steps += steps
+            if picks is None:
+                return self._no_fit(pools)
         constraints: list[list[_Constraint]] = [
             [kind(names, attr) for kind, names, attr in specs] for specs in constraint_specs
         ]
@@ -128,16 +137,21 @@ class Allocator:
             self._counters_for if not extra else self._fresh_counters(allocated),
             is_cancelled,
         )
+        if fast is not None:
+            search.picked[0] = fast[0] or []
+            return search
         try:
             done = search.run()
         finally:
             with self._lock:
                 self.steps += search.steps
-        if not done:
-            if any(p.invalid for p in pools):
-                raise FailedAllocationOnNode(ERR_INVALID_POOLS)
-            return None
-        return search
+        return search if done else self._no_fit(pools)
+
+    @staticmethod
+    def _no_fit(pools: list[Pool]) -> None:
+        if any(p.invalid for p in pools):
+            raise FailedAllocationOnNode(ERR_INVALID_POOLS)
+        return None
 
     def _counters_for(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
         key = (pool.driver, pool.name)

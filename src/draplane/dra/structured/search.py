@@ -136,63 +136,10 @@ class Search:
         self.steps = 0
 
     def run(self) -> bool:
-        if self._simple():
-            done = self._first_fit()
-            if done is not None:
-                return done
         try:
             return self._one(0, 0, 0, 0, False, 0)
         except _MaxSizeExceeded:
             return False
-
-    def _simple(self) -> bool:
-        """One claim with one ExactCount request of at most 32 devices, no constraints, no
-        admin access, no capacity request and no cancellation: every device is accepted or
-        not on its own, so the search's answer is the first `count` acceptable devices."""
-        if self.is_cancelled is not None or len(self.claims) != 1 or self.num_requests[0] != 1:
-            return False
-        if self.constraints[0]:
-            return False
-        rd = self.requests.get((0, 0, 0))
-        return not (
-            rd is None
-            or rd.parent
-            or rd.all_mode
-            or rd.admin_access
-            or rd.capacity
-            or rd.count > _MAX_RESULTS
-            or len(self.requests) != 1
-        )
-
-    def _first_fit(self) -> bool | None:
-        """`_one` for a `_simple` search without the recursion: the same picks and step count,
-        or None (nothing booked) when a device consumes counters or allows multiple
-        allocations, whose acceptance depends on the other picks."""
-        rd = self.requests[(0, 0, 0)]
-        claim = self.claims[0]
-        allocated = self.allocated.allocated_devices
-        taints = self.features.device_taints
-        alloc, node = self.alloc, self.node
-        picked: list[DeviceResult] = []
-        for c in self.candidates:
-            if not c.independent:
-                return None
-            if c.id in allocated:
-                continue
-            # Each device is looked at once: no memo.
-            if not is_selectable(alloc, None, rd, c, claim, node) or (
-                taints and taint_prevents_allocation(c.device, rd.tolerations)
-            ):
-                continue
-            picked.append(DeviceResult(rd, c, None, None))
-            if len(picked) == rd.count:
-                # allocateOne: the root, one call per device, the next request, the next claim.
-                self.steps += rd.count + 3
-                self.picked[0] = picked
-                return True
-        # Every subset of the k acceptable devices was tried (k < count), plus the root.
-        self.steps += 2 ** len(picked)
-        return False
 
     def results(self) -> list[Obj]:
         return [
