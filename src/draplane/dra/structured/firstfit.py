@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from draplane.dra.structured.requests import Candidate, RequestData, taint_prevents_allocation
 from draplane.dra.structured.results import DeviceResult
+from draplane.dra.structured.search import is_selectable
 from draplane.dra.structured.state import AllocatedState
 
 if TYPE_CHECKING:
@@ -53,8 +54,6 @@ def first_fit(
     candidates: list[Candidate],
     allocated: AllocatedState,
 ) -> tuple[list[DeviceResult] | None, int] | None:
-    from draplane.dra.structured.search import is_selectable
-
     in_use = allocated.allocated_devices
     taints = alloc.features.device_taints
     picked: list[DeviceResult] = []
