@@ -3,10 +3,10 @@ the scheduler allocates devices itself.
 
 PreEnqueue: the pod's claims exist (the lookups shared with the classic mode). PreFilter: claims
 usable, classes exist, one Allocator for the cycle over the allocated and in-flight devices.
-Filter: allocated claims' node selectors, the rest through `Allocator.allocate` on the node.
-PostFilter: clear one allocation that keeps the pod off every node. Reserve: the node's results
-become in-flight allocations. Unreserve: drop them and this pod's `reservedFor` entries.
-PreBind: write the finalizer, `status.allocation` and `reservedFor`, assume the answer.
+Filter: allocated claims' node selectors, the rest through `Allocator.find` on the node (the
+search is kept). PostFilter: clear one allocation that keeps the pod off every node. Reserve:
+the chosen node's AllocationResults, built now, become in-flight allocations. Unreserve: drop
+them and this pod's `reservedFor` entries. PreBind: write the finalizer, `status.allocation` and `reservedFor`, assume the answer.
 """
 
 from __future__ import annotations
