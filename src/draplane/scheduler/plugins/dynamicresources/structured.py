@@ -6,7 +6,8 @@ usable, classes exist, one Allocator for the cycle over the allocated and in-fli
 Filter: allocated claims' node selectors, the rest through `Allocator.find` on the node (the
 search is kept). PostFilter: clear one allocation that keeps the pod off every node. Reserve:
 the chosen node's AllocationResults, built now, become in-flight allocations. Unreserve: drop
-them and this pod's `reservedFor` entries. PreBind: write the finalizer, `status.allocation` and `reservedFor`, assume the answer.
+them and this pod's `reservedFor` entries. PreBind: write the finalizer, `status.allocation`
+and `reservedFor`, assume the answer.
 """
 
 from __future__ import annotations
