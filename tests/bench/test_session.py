@@ -143,3 +143,20 @@ async def test_bad_options_are_value_errors(
         await run_bench(options)
 
     assert not (tmp_path / "result.json").exists()
+
+
+async def test_steady_state_reuses_the_freed_devices(tmp_path: Path) -> None:
+    # "full": every device but one per steady pod is allocated beforehand, so scheduling more
+    # pods than that needs the devices of deleted pods back.
+    name = "structured-steady-state-full"
+    shape = workload(name, "small").shrunk(SHRINK)
+
+    await run_bench(_options(name, hints="on", output=tmp_path, shrink=SHRINK))
+
+    figures = _only_run(tmp_path)
+    assert figures["allocated_claims"] == shape.allocated_claims == shape.nodes * 10 - 10
+    assert figures["steady_pods"] == shape.steady_pods == 10
+    assert figures["duration_s"] == shape.steady_seconds
+    assert figures["scheduled_pods"] > shape.steady_pods
+    assert figures["created_pods"] >= figures["scheduled_pods"]
+    assert figures["attempts_by_result"]["error"] == 0

@@ -141,3 +141,19 @@ def test_a_classic_shape_in_1_36_requests_the_example_device_class() -> None:
     assert shape.attempts_floor == 1.0
     assert [t.resource_class for t in shape.templates] == [DEVICE_CLASS_NAME]
     assert [c["name"] for c in built["spec"]["resourceClaims"]] == ["resource"]
+
+
+@pytest.mark.parametrize(
+    ("name", "full_claims", "small_claims"),
+    [
+        pytest.param("structured-steady-state", 0, 0, id="empty"),
+        pytest.param("structured-steady-state-half", 2500, 250, id="half"),
+        pytest.param("structured-steady-state-full", 4990, 490, id="full"),
+    ],
+)
+def test_steady_state_shapes(name: str, full_claims: int, small_claims: int) -> None:
+    full, small = workload(name, "full"), workload(name, "small")
+    assert (full.nodes, full.steady_pods, full.steady_seconds) == (500, 10, 10.0)
+    assert (small.nodes, small.steady_pods, small.steady_seconds) == (50, 10, 2.0)
+    assert (full.init_pods, small.init_pods) == (0, 0)
+    assert (full.allocated_claims, small.allocated_claims) == (full_claims, small_claims)

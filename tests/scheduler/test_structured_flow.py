@@ -156,3 +156,23 @@ async def test_racing_pods_never_share_a_device(plane: ControlPlane) -> None:
         e["name"] for c in claims for e in (c.get("status") or {}).get("reservedFor") or ()
     ]
     assert reserved == [n for n, p in pods.items() if p["spec"].get("nodeName")]
+
+
+async def test_pods_bind_without_the_clock_moving(plane: ControlPlane) -> None:
+    # Nothing on the way from a created pod to its bound claim waits for time to pass: no
+    # backoff, flush interval or status poll (the fake clock never steps here).
+    client = plane.client()
+    await _cluster(client, {"node-a": 2, "node-b": 1})
+    for i in range(3):
+        await client.create(PODS, _pod(f"p{i}"), "default")
+
+    async def all_bound() -> dict[str, Obj] | None:
+        pods = await _pods(client)
+        return pods if all(p["spec"].get("nodeName") for p in pods.values()) else None
+
+    pods = await wait_for(all_bound, timeout=20, what="3 pods bound")
+    assert len(pods) == 3
+    devices = await _devices(client)
+    assert len(set(devices.values())) == 3
+    claims = (await client.list(RESOURCE_CLAIMS_V1, "default"))["items"]
+    assert sorted(e["name"] for c in claims for e in c["status"]["reservedFor"]) == sorted(pods)

@@ -133,6 +133,12 @@ class PodObserver:
         if changed:
             self._changed.set()
 
+    async def changed(self, *, timeout: float) -> None:
+        """Until some pod was bound or started running, or `timeout` seconds."""
+        self._changed.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._changed.wait(), timeout=timeout)
+
     async def wait_all(
         self,
         *,

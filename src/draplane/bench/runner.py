@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from draplane.api import errors, kinds, versions
+from draplane.bench import steadystate
 from draplane.bench.figures import Snapshot, build_result
 from draplane.bench.histograms import (
     ATTEMPT_DURATION_METRIC,
@@ -109,9 +110,13 @@ async def run_once(config: RunConfig, *, progress: ProgressSink | None = None) -
         await _start(plane, config, sink)
         client = plane.client()
         await _create_fixtures(client, wl)
+        await steadystate.preallocate(client, wl)
         observer = PodObserver(client, namespace=NAMESPACE)
         await observer.start()
         await _init_phase(plane, client, observer, config, sink)
+        if wl.steady_pods:
+            sink.phase(f"{_label(config)}: steady state for {wl.steady_seconds:g} s", 1)
+            return await steadystate.measured_phase(plane, client, observer, config)
         return await _measured_phase(plane, client, observer, config, sink)
     finally:
         if observer is not None:

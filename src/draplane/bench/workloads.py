@@ -49,18 +49,32 @@ class Workload:
     """Scheduling attempts per pod when nothing is wasted (classic DRA: 2, 4 claims: 3)."""
     structured: bool = False
     """DRA with structured parameters (the 1.36 mode): `resource_class` names a DeviceClass."""
+    steady_pods: int = 0
+    """Steady state (scheduler_perf `steadyState`): this many measured pods exist at all
+    times; each one bound is deleted and replaced, for `steady_seconds`."""
+    steady_seconds: float = 0.0
+    fill: str = ""
+    """Claims allocated through the allocator before measuring: "empty" none, "half" half
+    the devices, "full" all but `steady_pods` devices."""
 
     @property
     def claims_per_pod(self) -> int:
         return sum(len(t.pod_claims) for t in self.templates)
 
+    @property
+    def allocated_claims(self) -> int:
+        devices = self.nodes * sum(d.devices_per_node for d in self.drivers)
+        return {"half": devices // 2, "full": devices - self.steady_pods}.get(self.fill, 0)
+
     def shrunk(self, divisor: int) -> Workload:
-        """The same shape with node and pod counts divided by `divisor` (at least 1 each)."""
+        """The same shape with node and pod counts divided by `divisor` (at least 1 each; none
+        stays none); a steady state keeps its pods and lasts at least 2 s."""
         return replace(
             self,
             nodes=max(1, self.nodes // divisor),
-            init_pods=max(1, self.init_pods // divisor),
+            init_pods=max(1, self.init_pods // divisor) if self.init_pods else 0,
             measured_pods=max(1, self.measured_pods // divisor),
+            steady_seconds=max(2.0, self.steady_seconds / divisor) if self.steady_pods else 0.0,
         )
 
 
@@ -105,6 +119,29 @@ WORKLOADS: dict[str, Workload] = {
         attempts_floor=1.0,
         structured=True,
     ),
+    # scheduler_perf dra/ SteadyStateClusterResourceClaimTemplate empty/half/full_500nodes:
+    # 500 nodes with 10 devices, 0 / 2500 / 4990 claims allocated beforehand, then 10 pods with
+    # one generated claim each, re-created as soon as they are scheduled, for 10 s.
+    **{
+        name: Workload(
+            name=name,
+            nodes=500,
+            init_pods=0,
+            measured_pods=10,
+            drivers=(replace(_DRIVER, devices_per_node=10),),
+            templates=(ClaimTemplate("test-claim-template", DEVICE_CLASS_NAME, ("resource",)),),
+            attempts_floor=1.0,
+            structured=True,
+            steady_pods=10,
+            steady_seconds=10.0,
+            fill=fill,
+        )
+        for name, fill in (
+            ("structured-steady-state", "empty"),
+            ("structured-steady-state-half", "half"),
+            ("structured-steady-state-full", "full"),
+        )
+    },
 }
 
 

@@ -93,7 +93,14 @@ class Scheduler:
         )
         listers = {rt: informers.informer(rt).lister for rt in (PODS, NODES, *dra_kinds)}
         self.cache = SchedulerCache()
-        handle = Handle(client, listers, self.recorder, clock, holds=self.cache)
+        handle = Handle(
+            client,
+            listers,
+            self.recorder,
+            clock,
+            holds=self.cache,
+            event_sources={rt: informers.informer(rt) for rt in dra_kinds},
+        )
         registry = new_in_tree_registry()
         if out_of_tree_registry:
             merge(registry, out_of_tree_registry)

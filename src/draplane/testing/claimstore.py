@@ -38,9 +38,31 @@ class ClaimStore:
             obj["metadata"].setdefault("resourceVersion", "1")
             self.stored[(obj["metadata"].get("namespace") or "", obj["metadata"]["name"])] = obj
         self.visible: dict[tuple[str, str], Obj] = dict(self.stored)
+        self._handlers: list[tuple[Any, Any, Any]] = []
 
     def sync(self) -> None:
-        self.visible = dict(self.stored)
+        """The informer catches up: the stored objects become visible, and the registered
+        handlers see the adds, updates and deletes in between."""
+        before, self.visible = self.visible, dict(self.stored)
+        for on_add, on_update, on_delete in self._handlers:
+            for key, obj in self.visible.items():
+                old = before.get(key)
+                if old is None and on_add is not None:
+                    on_add(obj)
+                elif old is not None and old is not obj and on_update is not None:
+                    on_update(old, obj)
+            for key, old in before.items():
+                if key not in self.visible and on_delete is not None:
+                    on_delete(old)
+
+    def add_handler(
+        self, *, on_add: Any = None, on_update: Any = None, on_delete: Any = None
+    ) -> None:
+        """The informer's EventSource: the visible objects arrive as adds first."""
+        self._handlers.append((on_add, on_update, on_delete))
+        if on_add is not None:
+            for obj in self.visible.values():
+                on_add(obj)
 
     def delete(self, name: str, namespace: str = "default") -> None:
         self.stored.pop((namespace, name), None)
@@ -106,7 +128,7 @@ def structured_handle(
         RESOURCE_SLICES: StaticLister(slices),
         **(extra or {}),
     }
-    return Handle(Client(store), listers)
+    return Handle(Client(store), listers, event_sources={RESOURCE_CLAIMS_V1: store})
 
 
 def node_infos(*nodes: Obj) -> list[NodeInfo]:

@@ -14,6 +14,7 @@ from draplane.dra.structured.allocator import (
 )
 from draplane.dra.structured.pools import Pool, SliceIndex
 from draplane.dra.structured.state import (
+    AllocatedCounts,
     AllocatedState,
     AllocationError,
     DeviceID,
@@ -25,6 +26,7 @@ __all__ = [
     "ALLOCATION_RESULTS_MAX_SIZE",
     "ERR_CANNOT_ALLOCATE",
     "ERR_INVALID_POOLS",
+    "AllocatedCounts",
     "AllocatedState",
     "AllocationError",
     "Allocator",

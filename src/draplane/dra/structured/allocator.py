@@ -17,6 +17,7 @@ from typing import Any
 from draplane.api.quantity import parse_quantity
 from draplane.dra.cel import SelectorCache
 from draplane.dra.structured.constraints import DistinctAttribute, MatchAttribute, _Constraint
+from draplane.dra.structured.firstfit import first_fit, simple_request
 from draplane.dra.structured.pools import Pool, SliceIndex, pool_candidates
 from draplane.dra.structured.requests import (
     Candidate,
@@ -67,7 +68,9 @@ class Allocator:
         self._available_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
         self._lock = threading.Lock()
         self._prepared: (
-            tuple[list[Obj], dict[tuple[int, int, int], RequestData], list[list[_ConstraintSpec]]]
+            tuple[
+                Sequence[Obj], dict[tuple[int, int, int], RequestData], list[list[_ConstraintSpec]]
+            ]
             | None
         ) = None
         self.steps = 0  # numAllocateOneInvocations, summed over all allocate() calls
@@ -91,6 +94,19 @@ class Allocator:
         devices count as allocated for this call only. `is_cancelled` returns a cause once the
         caller wants the search to stop ("filter operation aborted: <cause>").
         """
+        found = self.find(node, claims, in_flight=in_flight, is_cancelled=is_cancelled)
+        return None if found is None else found.results()
+
+    def find(
+        self,
+        node: Obj,
+        claims: Sequence[Obj],
+        *,
+        in_flight: Iterable[Obj] = (),
+        is_cancelled: Callable[[], str | None] | None = None,
+    ) -> Search | None:
+        """`allocate` without building the AllocationResults: the finished search, whose
+        `results()` builds them (the scheduler builds them only for the node it picks)."""
         allocated = self.allocated
         extra = list(in_flight)
         if extra:
@@ -99,6 +115,14 @@ class Allocator:
                 allocated.add(a)
         pools, candidates = self.slices.gather_with_candidates(node, self.features)
         requests, constraint_specs = self._prepared_requests(claims, pools, node)
+        rd = simple_request(claims, requests, constraint_specs) if is_cancelled is None else None
+        fast = None if rd is None else first_fit(self, node, claims[0], rd, candidates, allocated)
+        if fast is not None:
+            picks, steps = fast
+            with self._lock:
+                self.steps += steps
+            if picks is None:
+                return self._no_fit(pools)
         constraints: list[list[_Constraint]] = [
             [kind(names, attr) for kind, names, attr in specs] for specs in constraint_specs
         ]
@@ -113,16 +137,21 @@ class Allocator:
             self._counters_for if not extra else self._fresh_counters(allocated),
             is_cancelled,
         )
+        if fast is not None:
+            search.picked[0] = fast[0] or []
+            return search
         try:
             done = search.run()
         finally:
             with self._lock:
                 self.steps += search.steps
-        if not done:
-            if any(p.invalid for p in pools):
-                raise FailedAllocationOnNode(ERR_INVALID_POOLS)
-            return None
-        return search.results()
+        return search if done else self._no_fit(pools)
+
+    @staticmethod
+    def _no_fit(pools: list[Pool]) -> None:
+        if any(p.invalid for p in pools):
+            raise FailedAllocationOnNode(ERR_INVALID_POOLS)
+        return None
 
     def _counters_for(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
         key = (pool.driver, pool.name)
@@ -153,15 +182,17 @@ class Allocator:
     ) -> tuple[dict[tuple[int, int, int], RequestData], list[list[_ConstraintSpec]]]:
         """Prepared requests, reused across nodes unless some request is allocationMode All."""
         hit = self._prepared
-        if (
-            hit is not None
-            and len(hit[0]) == len(claims)
-            and all(a is b for a, b in zip(hit[0], claims, strict=True))
+        if hit is not None and (
+            hit[0] is claims
+            or (
+                len(hit[0]) == len(claims)
+                and all(a is b for a, b in zip(hit[0], claims, strict=True))
+            )
         ):
             return hit[1], hit[2]
         requests, specs = self._prepare(claims, pools, node)
         if not any(rd.all_mode for rd in requests.values()):
-            self._prepared = (list(claims), requests, specs)
+            self._prepared = (claims, requests, specs)
         return requests, specs
 
     def _prepare(

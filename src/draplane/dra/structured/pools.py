@@ -93,7 +93,7 @@ class SliceIndex:
         # (driver, pool) -> {generation: slice count}; the newest generation anywhere
         self.generations: dict[tuple[str, str], dict[int, int]] = {}
         self.pool_slices: dict[tuple[str, str], list[Obj]] = {}
-        self._gathered: dict[tuple[int, Features], tuple[Obj, Features, list[Pool], list[Any]]] = {}
+        self._gathered: dict[tuple[int, int], tuple[Obj, Features, list[Pool], list[Any]]] = {}
         for s in self.all_slices:
             spec = s.get("spec") or {}
             node_name = spec.get("nodeName")
@@ -111,9 +111,9 @@ class SliceIndex:
 
     def gather_with_candidates(self, node: Obj, features: Features) -> tuple[list[Pool], list[Any]]:
         """The node's pools and the devices of its usable pools in search order."""
-        key = (id(node), features)
+        key = (id(node), id(features))
         hit = self._gathered.get(key)
-        if hit is not None and hit[0] is node:
+        if hit is not None and hit[0] is node and hit[1] is features:
             return hit[2], hit[3]
         pools = self._gather(node, features)
         candidates = [

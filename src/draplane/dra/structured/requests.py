@@ -21,7 +21,7 @@ Obj = Mapping[str, Any]
 class Candidate:
     """One device of a gathered pool, in search order."""
 
-    __slots__ = ("device", "driver", "id", "pool", "slice")
+    __slots__ = ("device", "driver", "id", "independent", "pool", "slice")
 
     def __init__(self, did: DeviceID, device: Obj, slice_: Obj, pool: Any) -> None:
         self.id = did
@@ -29,6 +29,10 @@ class Candidate:
         self.device = device
         self.slice = slice_
         self.pool = pool
+        self.independent = not (
+            device.get("consumesCounters") or device.get("allowMultipleAllocations")
+        )
+        """Whether the device can be picked or not regardless of the other picks."""
 
 
 @dataclass

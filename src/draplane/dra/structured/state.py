@@ -91,3 +91,54 @@ class AllocatedState:
     def is_allocated(self, did: DeviceID) -> bool:
         """Dedicated or shared: the device consumes its counters."""
         return did in self.allocated_devices or did in self.shared_devices()
+
+
+class AllocatedCounts:
+    """An AllocatedState kept current allocation by allocation (the scheduler's
+    allocated-devices tracker fed by claim events): `add` and `remove` one `status.allocation`,
+    `snapshot()` the state they add up to. Devices are counted, so removing one of two
+    allocations that name the same device keeps the device allocated."""
+
+    def __init__(self) -> None:
+        self._devices: dict[DeviceID, int] = {}
+        self._shares: dict[tuple[str, str, str, str], int] = {}
+        self._shares_per_device: dict[DeviceID, int] = {}
+        self._capacity: dict[DeviceID, dict[str, Fraction]] = {}
+
+    def add(self, allocation: Mapping[str, Any]) -> None:
+        self._apply(allocation, 1)
+
+    def remove(self, allocation: Mapping[str, Any]) -> None:
+        self._apply(allocation, -1)
+
+    def _apply(self, allocation: Mapping[str, Any], sign: int) -> None:
+        for r in (allocation.get("devices") or {}).get("results") or []:
+            if r.get("adminAccess"):
+                continue
+            did: DeviceID = (r["driver"], r["pool"], r["device"])
+            share = r.get("shareID")
+            if not share:
+                _count(self._devices, did, sign)
+                continue
+            _count(self._shares, (*did, share), sign)
+            agg = self._capacity.setdefault(did, {})
+            for name, q in (r.get("consumedCapacity") or {}).items():
+                agg[name] = agg.get(name, Fraction(0)) + sign * parse_quantity(str(q))
+            if not _count(self._shares_per_device, did, sign):
+                del self._capacity[did]
+
+    def snapshot(self) -> AllocatedState:
+        return AllocatedState(
+            set(self._devices),
+            set(self._shares),
+            {k: dict(v) for k, v in self._capacity.items()},
+        )
+
+
+def _count(counts: dict[Any, int], key: Any, sign: int) -> int:
+    n = counts.get(key, 0) + sign
+    if n > 0:
+        counts[key] = n
+    else:
+        counts.pop(key, None)
+    return max(n, 0)

@@ -5,7 +5,7 @@ the queue or the scheduler loop.
 """
 
 from draplane.scheduler.framework.cycle_state import CycleState, StateKey
-from draplane.scheduler.framework.handle import Handle, Lister, WaitingPod, lister_get
+from draplane.scheduler.framework.handle import EventSource, Handle, Lister, WaitingPod, lister_get
 from draplane.scheduler.framework.interfaces import (
     BindPlugin,
     EnqueueExtensions,
@@ -52,6 +52,7 @@ __all__ = [
     "Code",
     "CycleState",
     "EnqueueExtensions",
+    "EventSource",
     "FilterPlugin",
     "Handle",
     "Lister",

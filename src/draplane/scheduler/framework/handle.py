@@ -8,8 +8,8 @@ before event handlers (and therefore queueing hints) run.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from draplane.api import errors
 from draplane.api.kinds import ResourceType
@@ -23,6 +23,18 @@ class Lister(Protocol):
     def get(self, name: str, namespace: str = "") -> Obj | None: ...
 
     def list(self, namespace: str | None = None, label_selector: str = "") -> list[Obj]: ...
+
+
+class EventSource(Protocol):
+    """An informer's event handlers (a plugin keeping its own state current from events)."""
+
+    def add_handler(
+        self,
+        *,
+        on_add: Callable[[Obj], None] | None = None,
+        on_update: Callable[[Obj, Obj], None] | None = None,
+        on_delete: Callable[[Any], None] | None = None,
+    ) -> None: ...
 
 
 class EventRecorder(Protocol):
@@ -119,6 +131,8 @@ class Handle:
     holds: NodeHolds = NO_HOLDS
     waiting_pods: WaitingPods = NO_WAITING_PODS
     """Filled in by the framework the plugins run in."""
+    event_sources: Mapping[ResourceType, EventSource] = field(default_factory=dict)
+    """The informers behind some listers, for plugins that follow their events."""
 
     def lister(self, rt: ResourceType) -> Lister:
         return self.listers[rt]

@@ -47,7 +47,7 @@ class ExtendedState:
     node_claims: dict[str, NodeClaim] = field(default_factory=dict)
     """Node name -> the in-memory claim allocated there (Filter)."""
     results: dict[str, Mapping[str, Any]] = field(default_factory=dict)
-    """Node name -> its allocation result (Filter, for Reserve and PreBind)."""
+    """Node name -> its allocation result (Reserve, for PreBind)."""
     created: Obj | None = None
     """The claim PreBind created (for Unreserve)."""
     recorded: bool = False
@@ -130,17 +130,19 @@ class ExtendedResources:
         return found
 
     @staticmethod
-    def filtered(
-        state: ExtendedState, node_name: str, found: NodeClaim, result: Mapping[str, Any]
-    ) -> None:
+    def filtered(state: ExtendedState, node_name: str, found: NodeClaim) -> None:
+        """The in-memory claim fits `node_name` (its result is built at Reserve)."""
         state.node_claims[node_name] = found
-        state.results[node_name] = result
 
-    def reserve(self, state: ExtendedState, pod_info: PodInfo, node_name: str) -> bool:
-        """The node's allocation becomes in flight; False when none is (nothing to do)."""
+    def reserve(
+        self, state: ExtendedState, pod_info: PodInfo, node_name: str, result: Mapping[str, Any]
+    ) -> bool:
+        """The node's allocation (`result`) becomes in flight; False when the node needs no
+        extended-resource claim (nothing to do)."""
         found = state.node_claims.get(node_name)
         if found is None:
             return False
+        state.results[node_name] = result
         flying = deep_copy(found.claim)
         flying["status"] = {"allocation": deep_copy(dict(state.results[node_name]))}
         self._tracker.set_in_flight(flying, pod_info.uid)

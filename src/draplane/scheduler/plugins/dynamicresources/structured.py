@@ -3,10 +3,11 @@ the scheduler allocates devices itself.
 
 PreEnqueue: the pod's claims exist (the lookups shared with the classic mode). PreFilter: claims
 usable, classes exist, one Allocator for the cycle over the allocated and in-flight devices.
-Filter: allocated claims' node selectors, the rest through `Allocator.allocate` on the node.
-PostFilter: clear one allocation that keeps the pod off every node. Reserve: the node's results
-become in-flight allocations. Unreserve: drop them and this pod's `reservedFor` entries.
-PreBind: write the finalizer, `status.allocation` and `reservedFor`, assume the answer.
+Filter: allocated claims' node selectors, the rest through `Allocator.find` on the node (the
+search is kept). PostFilter: clear one allocation that keeps the pod off every node. Reserve:
+the chosen node's AllocationResults, built now, become in-flight allocations. Unreserve: drop
+them and this pod's `reservedFor` entries. PreBind: write the finalizer, `status.allocation`
+and `reservedFor`, assume the answer.
 Extended resources backed by DRA (`extended.py`) join Filter, Reserve, PreBind and Unreserve.
 """
 
@@ -31,6 +32,7 @@ from draplane.dra.resourcev1 import (
     RESOURCE_SLICES,
 )
 from draplane.dra.structured import AllocationError, Allocator, FailedAllocationOnNode, SliceIndex
+from draplane.dra.structured.search import Search
 from draplane.dra.structured.state import Features
 from draplane.scheduler.framework import (
     GVK,
@@ -82,11 +84,15 @@ class StructuredState:
     claims: list[PodClaim] = field(default_factory=list)
     to_allocate: list[int] = field(default_factory=list)
     """Indices of the claims the scheduler allocates in this cycle."""
+    allocating: tuple[Obj, ...] = ()
+    """Those claims (the same sequence for every Filter call, so the allocator's prepared
+    requests are reused)."""
     selectors: dict[int, NodePredicate] = field(default_factory=dict)
     """Allocated claims with a node selector."""
     allocator: Allocator | None = None
-    results: dict[str, list[Mapping[str, Any]]] = field(default_factory=dict)
-    """Node name -> one AllocationResult per `to_allocate` claim (Filter, for Reserve)."""
+    results: dict[str, Search] = field(default_factory=dict)
+    """Node name -> the allocator's finished search (Filter); Reserve builds the node's
+    AllocationResults, one per `to_allocate` claim, from it."""
     reserved: set[int] = field(default_factory=set)
     """Claims PreBind added this pod to the `reservedFor` of (for Unreserve)."""
     extended: ExtendedState | None = None
@@ -133,12 +139,22 @@ class StructuredDynamicResources:
         self.monotonic: Callable[[], float] = time.monotonic
         """The clock of `filterTimeout` (the time one node's allocation takes)."""
         self._client = handle.client
-        self.tracker = ClaimTracker(handle.lister(RESOURCE_CLAIMS_V1))
+        self.tracker = ClaimTracker(
+            handle.lister(RESOURCE_CLAIMS_V1), handle.event_sources.get(RESOURCE_CLAIMS_V1)
+        )
         self._classes = handle.lister(DEVICE_CLASSES)
         self._slices = handle.lister(RESOURCE_SLICES)
         self._features = features or Features()
         self._slice_index: tuple[tuple[tuple[str, str], ...], SliceIndex] | None = None
         self._extended = ExtendedResources(self._client, self.tracker, self._classes)
+        slice_events = handle.event_sources.get(RESOURCE_SLICES)
+        self._slices_followed = slice_events is not None
+        if slice_events is not None:
+            slice_events.add_handler(
+                on_add=self._slices_changed,
+                on_update=lambda old, new: self._slices_changed(new),
+                on_delete=self._slices_changed,
+            )
 
     # -- queue ---------------------------------------------------------------------------------
 
@@ -218,6 +234,7 @@ class StructuredDynamicResources:
                     )
             data.to_allocate.append(index)
         data.claims = claims
+        data.allocating = tuple(claims[i].claim for i in data.to_allocate)
         if data.to_allocate or data.extended is not None:
             data.allocator = Allocator(
                 classes=lambda n: self._classes.get(n),
@@ -227,9 +244,14 @@ class StructuredDynamicResources:
             )
         return SUCCESS
 
+    def _slices_changed(self, _obj: Any) -> None:
+        self._slice_index = None
+
     def _index(self) -> SliceIndex:
         """The ResourceSlices indexed once per set of slice versions (its per-node pools stay
-        cached while no slice changes)."""
+        cached while no slice changes; with the informer's events, until the next one)."""
+        if self._slices_followed and self._slice_index is not None:
+            return self._slice_index[1]
         slices = self._slices.list()
         key = tuple(
             (_uid(s), str((s.get("metadata") or {}).get("resourceVersion") or "")) for s in slices
@@ -245,30 +267,29 @@ class StructuredDynamicResources:
         for selector in data.selectors.values():
             if not selector(node_info):
                 return _NOT_AVAILABLE
-        claims = [data.claims[i].claim for i in data.to_allocate]
-        found: NodeClaim | None = None
+        claims = data.allocating
+        node_claim: NodeClaim | None = None
         if data.extended is not None:
-            found = self._extended.node_claim(data.extended, pod_info, node_info)
-            if found is not None:
-                claims.append(found.claim)
+            node_claim = self._extended.node_claim(data.extended, pod_info, node_info)
+            if node_claim is not None:
+                claims = (*claims, node_claim.claim)
         if not claims:
             return SUCCESS
         assert data.allocator is not None
         expired = self._filter_deadline()
         try:
-            results = data.allocator.allocate(node_info.node, claims, is_cancelled=expired)
+            found = data.allocator.find(node_info.node, claims, is_cancelled=expired)
         except FailedAllocationOnNode as err:
             return Status.unresolvable(str(err))
         except AllocationError as err:
             if expired is not None and expired():
                 return _TIMED_OUT
             return Status.error(str(err))
-        if results is None:
+        if found is None:
             return _CANNOT_ALLOCATE
-        if found is not None and data.extended is not None:
-            results = list(results)
-            self._extended.filtered(data.extended, node_info.name, found, results.pop())
-        data.results[node_info.name] = results
+        if node_claim is not None and data.extended is not None:
+            self._extended.filtered(data.extended, node_info.name, node_claim)
+        data.results[node_info.name] = found
         return SUCCESS
 
     def _filter_deadline(self) -> Callable[[], str | None] | None:
@@ -315,12 +336,19 @@ class StructuredDynamicResources:
 
     async def reserve(self, state: CycleState, pod_info: PodInfo, node_name: str) -> Status:
         data = state.read(STRUCTURED_STATE_KEY)
-        if data.extended is not None:
-            self._extended.reserve(data.extended, pod_info, node_name)
+        found = data.results.get(node_name)
+        results: list[Mapping[str, Any]] = []
+        if found is not None:
+            try:
+                results = list(found.results())
+            except AllocationError as err:
+                return Status.error(str(err))
+        if data.extended is not None and node_name in data.extended.node_claims:
+            # The extended-resource claim was allocated last, after the pod's own claims.
+            self._extended.reserve(data.extended, pod_info, node_name, results.pop())
         if not data.to_allocate:
             return SUCCESS
-        results = data.results.get(node_name)
-        if results is None:
+        if found is None:
             return Status.error(f"internal error: no allocation results for node {node_name}")
         for index, allocation in zip(data.to_allocate, results, strict=True):
             claim = deep_copy(data.claims[index].claim)

@@ -1,0 +1,74 @@
+"""The search's answer for the common claim without the search (`Allocator.find`'s fast path).
+
+One claim with one ExactCount request of at most 32 devices, no constraints, no admin access,
+no capacity request and no subrequests, over devices that consume no counters and allow one
+allocation: every device is accepted or not on its own, so the depth-first search's answer is the
+first `count` acceptable devices in search order. `first_fit` returns those picks (or None when
+fewer exist) with the step count the search would have taken, or None as a whole when a device
+of the node does not qualify (the general search then runs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from draplane.dra.structured.requests import Candidate, RequestData, taint_prevents_allocation
+from draplane.dra.structured.results import DeviceResult
+from draplane.dra.structured.search import is_selectable
+from draplane.dra.structured.state import AllocatedState
+
+if TYPE_CHECKING:
+    from draplane.dra.structured.allocator import Allocator
+
+Obj = Mapping[str, Any]
+_MAX_RESULTS = 32
+
+
+def simple_request(
+    claims: Sequence[Obj],
+    requests: Mapping[tuple[int, int, int], RequestData],
+    constraints: list[Any],
+) -> RequestData | None:
+    """The one request when the claims qualify for `first_fit`, else None."""
+    if len(claims) != 1 or len(requests) != 1 or constraints[0]:
+        return None
+    rd = requests.get((0, 0, 0))
+    if (
+        rd is None
+        or rd.parent
+        or rd.all_mode
+        or rd.admin_access
+        or rd.capacity
+        or rd.count > _MAX_RESULTS
+    ):
+        return None
+    return rd
+
+
+def first_fit(
+    alloc: Allocator,
+    node: Obj,
+    claim: Obj,
+    rd: RequestData,
+    candidates: list[Candidate],
+    allocated: AllocatedState,
+) -> tuple[list[DeviceResult] | None, int] | None:
+    in_use = allocated.allocated_devices
+    taints = alloc.features.device_taints
+    picked: list[DeviceResult] = []
+    for c in candidates:
+        if not c.independent:
+            return None
+        if c.id in in_use:
+            continue
+        if not is_selectable(alloc, None, rd, c, claim, node) or (
+            taints and taint_prevents_allocation(c.device, rd.tolerations)
+        ):
+            continue
+        picked.append(DeviceResult(rd, c, None, None))
+        if len(picked) == rd.count:
+            # allocateOne: the root, one call per device, the next request, the next claim.
+            return picked, rd.count + 3
+    # Every subset of the k acceptable devices was tried (k < count), plus the root.
+    return None, 2 ** len(picked)
