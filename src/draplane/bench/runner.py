@@ -17,6 +17,7 @@ from typing import Literal
 
 from draplane.api import errors, kinds, versions
 from draplane.bench.figures import Snapshot, build_result
+from draplane.bench.growth import AlgorithmSnapshot, algorithm_figures
 from draplane.bench.histograms import (
     ATTEMPT_DURATION_METRIC,
     HistogramSnapshot,
@@ -200,6 +201,7 @@ async def _measured_phase(
     count = config.workload.measured_pods
     attempts_before = counter_by_label(plane.metrics, name=ATTEMPTS_METRIC, label="result")
     durations_before = HistogramSnapshot.take(plane.metrics, name=ATTEMPT_DURATION_METRIC)
+    algorithm_before = AlgorithmSnapshot.take(plane.metrics)
     plane.registry.audit.reset()
     start = Snapshot.take(plane.storage)
     try:
@@ -228,6 +230,13 @@ async def _measured_phase(
     )
     durations = HistogramSnapshot.take(plane.metrics, name=ATTEMPT_DURATION_METRIC)
     result.figures.update(attempt_duration_figures(after=durations, before=durations_before))
+    result.figures.update(
+        algorithm_figures(
+            after=AlgorithmSnapshot.take(plane.metrics),
+            before=algorithm_before,
+            nodes=config.workload.nodes,
+        )
+    )
     return result
 
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import RunResult, median_figures, median_run, ratios, write_json
 from draplane.bench.runner import RunConfig, Timeouts, run_once
+from draplane.bench.scale import sized
 from draplane.bench.workloads import Workload, workload
 
 HintsMode = Literal["on", "off", "compare"]
@@ -34,6 +35,10 @@ class BenchOptions:
     shape: Workload | None = None
     """Replaces the named workload's shape (tests shrink `small` further with it)."""
     timeouts: Timeouts = field(default_factory=Timeouts)
+    nodes: int | None = None
+    """`--nodes`: replaces the workload's node count."""
+    pods: int | None = None
+    """`--pods`: replaces the workload's measured pod count."""
 
     def resolve(self) -> Workload:
         """The workload to run; ValueError for a bad name, scale or option combination."""
@@ -47,7 +52,9 @@ class BenchOptions:
                 f"store {self.store!r} keeps one run's objects: use it with --runs 1 and "
                 "--hints on|off, or use sqlite / memory (a fresh store per run)"
             )
-        return self.shape if self.shape is not None else found
+        return sized(
+            self.shape if self.shape is not None else found, nodes=self.nodes, pods=self.pods
+        )
 
 
 @dataclass

@@ -27,6 +27,10 @@ class SuiteRun:
     transports: tuple[Transport, ...] = ("local",)
     hints: bool = True
     progress: ProgressSink = field(default_factory=NullProgress)
+    nodes: int | None = None
+    """`--nodes`: replaces the workload's node count (lifecycle, density)."""
+    pods: int | None = None
+    """`--pods`: replaces the workload's pod count (lifecycle, density)."""
 
     def size(self, full: int, *, floor: int = 1) -> int:
         return max(floor, full // self.divisor)

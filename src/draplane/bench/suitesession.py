@@ -22,16 +22,29 @@ from draplane.bench.apiwatch import API_WATCH
 from draplane.bench.claimcontroller import CLAIM_CONTROLLER
 from draplane.bench.deployment import DEPLOYMENT
 from draplane.bench.lifecycle import LIFECYCLE
+from draplane.bench.objectmemory import OBJECT_MEMORY
 from draplane.bench.observer import BenchTimeout
 from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import median_figures, write_json
 from draplane.bench.runner import BenchError
+from draplane.bench.scale import DENSITY_WORKLOAD
 from draplane.bench.suite import SuiteRun, SuiteWorkload, conditions
 from draplane.bench.workloads import SCALES, SMALL_DIVISOR
 
 SUITE: dict[str, SuiteWorkload] = {
-    w.name: w for w in (API_CREATE, API_WATCH, CLAIM_CONTROLLER, LIFECYCLE, DEPLOYMENT)
+    w.name: w
+    for w in (
+        API_CREATE,
+        API_WATCH,
+        CLAIM_CONTROLLER,
+        LIFECYCLE,
+        DEPLOYMENT,
+        DENSITY_WORKLOAD,
+        OBJECT_MEMORY,
+    )
 }
+SIZED = ("lifecycle", "density", "object-memory")
+"""The suite workloads that take `--nodes` / `--pods`."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +58,8 @@ class SuiteOptions:
     output: Path = Path("bench-out")
     runs: int = 1
     shrink: int = 1
+    nodes: int | None = None
+    pods: int | None = None
 
     def resolve(self) -> tuple[SuiteWorkload, SuiteRun]:
         """The workload and its run spec; ValueError for bad names or combinations."""
@@ -56,6 +71,11 @@ class SuiteOptions:
             raise ValueError("--runs must be at least 1")
         if self.store not in ("memory", "sqlite", "etcd") and self.runs > 1:
             raise ValueError(f"store {self.store!r} keeps one run's objects: use it with --runs 1")
+        given = [n for n in (self.nodes, self.pods) if n is not None]
+        if given and self.workload not in SIZED:
+            raise ValueError(f"--nodes / --pods: not for {self.workload} (only {', '.join(SIZED)})")
+        if any(n < 1 for n in given):
+            raise ValueError("--nodes and --pods must be at least 1")
         found = SUITE[self.workload]
         divisor = (SMALL_DIVISOR if self.scale == "small" else 1) * max(1, self.shrink)
         spec = SuiteRun(
@@ -64,6 +84,8 @@ class SuiteOptions:
             store=self.store,
             transports=self.transports or found.default_transports,
             hints=self.hints,
+            nodes=self.nodes,
+            pods=self.pods,
         )
         return found, spec
 

@@ -200,9 +200,11 @@ class Scheduler:
 
     async def _scheduling_cycle(self, state: CycleState, qpi: QueuedPodInfo) -> str | _Failure:
         pod_info = qpi.pod_info
+        started, cpu = time.perf_counter(), time.thread_time()
         try:
             node_name = self.algorithm.schedule_pod(state, pod_info, self.cache.node_infos())
         except FitError as fit:
+            self._observe_algorithm(started, cpu)
             status = await self.framework.run_post_filter_plugins(
                 state, pod_info, fit.diagnosis.node_to_status
             )
@@ -210,7 +212,9 @@ class Scheduler:
                 fit.diagnosis.post_filter_msg = status.message
             return _Failure(Status(Code.UNSCHEDULABLE, (str(fit),)), fit)
         except SchedulingFailure as err:
+            self._observe_algorithm(started, cpu)
             return _Failure(err.status)
+        self._observe_algorithm(started, cpu)
         self.cache.assume_pod(pod_info, node_name)
         status = await self.framework.run_reserve_plugins_reserve(state, pod_info, node_name)
         if status.is_success:
@@ -220,6 +224,11 @@ class Scheduler:
         await self.framework.run_reserve_plugins_unreserve(state, pod_info, node_name)
         self.cache.forget_pod(pod_info)
         return _failure_on_node(pod_info, node_name, status)
+
+    def _observe_algorithm(self, started: float, cpu: float) -> None:
+        self.metrics.observe_algorithm(
+            seconds=time.perf_counter() - started, cpu_seconds=time.thread_time() - cpu
+        )
 
     async def _binding_cycle(
         self, state: CycleState, qpi: QueuedPodInfo, *, node_name: str, cycle: int, start: float
