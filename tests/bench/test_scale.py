@@ -137,8 +137,8 @@ def test_parse_counts(text: str, expected: tuple[int, ...]) -> None:
             ["basic", "--sweep-nodes", "10", "--nodes", "5"], "one of them", id="sweep-and-nodes"
         ),
         pytest.param(
-            ["basic", "--sweep-nodes", "10", "--hints", "compare"], "hints on", id="sweep-compare"
-        ),  # fmt: skip
+            ["basic", "--sweep-nodes", "10", "--hints", "compare"], "hints on", id="compare"
+        ),
         pytest.param(["api-create", "--sweep-nodes", "10"], "scheduling workloads", id="suite"),
         pytest.param(["api-create", "--nodes", "10"], "not for api-create", id="nodes-api"),
         pytest.param(["basic", "--nodes", "0"], "at least 1", id="zero"),
