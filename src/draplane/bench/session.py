@@ -32,13 +32,14 @@ class BenchOptions:
     transport: Literal["local", "http"] = "local"
     output: Path = Path("bench-out")
     runs: int = 1
-    shape: Workload | None = None
-    """Replaces the named workload's shape (tests shrink `small` further with it)."""
-    timeouts: Timeouts = field(default_factory=Timeouts)
     nodes: int | None = None
     """`--nodes`: replaces the workload's node count."""
     pods: int | None = None
     """`--pods`: replaces the workload's measured pod count."""
+
+    shape: Workload | None = None
+    """Replaces the named workload's shape (tests shrink `small` further with it)."""
+    timeouts: Timeouts = field(default_factory=Timeouts)
 
     def resolve(self) -> Workload:
         """The workload to run; ValueError for a bad name, scale or option combination."""

@@ -88,7 +88,8 @@ def register(subparsers: Any) -> None:
         "--pods",
         type=int,
         default=None,
-        help="replace the workload's measured pod count (as --nodes)",
+        help="replace the workload's measured pod count (as --nodes; object-memory: objects "
+        "of each kind)",
     )
     parser.add_argument(
         "--sweep-nodes",
@@ -112,10 +113,10 @@ def options_from_args(args: argparse.Namespace) -> BenchOptions:
         pre_enqueue=args.pre_enqueue == "on",
         store=args.store,
         transport=args.transport or "local",
-        output=args.output,
-        runs=args.runs,
         nodes=args.nodes,
         pods=args.pods,
+        output=args.output,
+        runs=args.runs,
     )
     if args.shrink > 1:
         options = replace(options, shape=workload(args.workload, args.scale).shrunk(args.shrink))
