@@ -36,7 +36,6 @@ class BenchOptions:
     """`--nodes`: replaces the workload's node count."""
     pods: int | None = None
     """`--pods`: replaces the workload's measured pod count."""
-
     shape: Workload | None = None
     """Replaces the named workload's shape (tests shrink `small` further with it)."""
     timeouts: Timeouts = field(default_factory=Timeouts)
