@@ -1,5 +1,6 @@
 """`run_suite`: every run of one `draplane bench` invocation of an API or component workload
-(api-create, api-watch, claim-controller, lifecycle), DIR/result.json (one object per run) and
+(api-create, api-watch, claim-controller, lifecycle, deployment, and the scale workloads density
+and object-memory), DIR/result.json (one object per run) and
 DIR/summary.json (medians), and the summary table with each figure's target.
 """
 

@@ -2,7 +2,9 @@
 this process; progress on stderr, a summary table on stdout, result.json / summary.json /
 report.png (and profile.html / profile.txt with --profile) in the output directory. The API and
 component workloads (api-create, api-watch, claim-controller, lifecycle) write result.json and
-summary.json and print each figure beside its target.
+summary.json and print each figure beside its target. `--nodes` / `--pods` resize a workload;
+`--sweep-nodes` runs a scheduling workload at several node counts and writes growth.json and
+growth.png.
 """
 
 from __future__ import annotations
