@@ -35,6 +35,11 @@ log = logging.getLogger(__name__)
 __all__ = ["DEFAULT_WATCHER_BYTES", "CacheWatcher", "WatchCache", "WatchSpec", "expired_event"]
 
 DEFAULT_HISTORY_BYTES = 64 * 1024 * 1024
+DEFAULT_BOOKMARK_INTERVAL = 60.0
+"""Seconds between two bookmarks to one idle watcher (kube-apiserver's cacher: one a minute)."""
+BOOKMARK_SLICES = 10
+"""The bookmark period is cut into this many ticks, each serving a tenth of the watchers, so
+that thousands of watchers (one per kubelet) do not all get theirs in one turn of the loop."""
 
 
 class _Watchers:
@@ -91,7 +96,7 @@ class WatchCache:
         history: int = 10_000,
         history_bytes: int = DEFAULT_HISTORY_BYTES,
         watcher_bytes: int = DEFAULT_WATCHER_BYTES,
-        bookmark_interval: float = 5.0,
+        bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
         fresh_timeout: float = listoptions.FRESH_TIMEOUT,
     ) -> None:
         self._storage = storage
@@ -156,11 +161,14 @@ class WatchCache:
                 self.slow_watchers_closed += 1
 
     async def _bookmarks(self) -> None:
+        tick = 0
         while True:
-            await asyncio.sleep(self._bookmark_interval)
+            await asyncio.sleep(self._bookmark_interval / BOOKMARK_SLICES)
+            tick = (tick + 1) % BOOKMARK_SLICES
             for watchers in list(self._watchers.values()):
                 for w in watchers.all():
-                    w.bookmark(self.revision)
+                    if hash(w) % BOOKMARK_SLICES == tick:
+                        w.bookmark(self.revision)
 
     def _wake_fresh(self) -> None:
         waiting: list[tuple[int, asyncio.Future[None]]] = []

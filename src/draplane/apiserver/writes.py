@@ -136,8 +136,10 @@ class Writer:
         if not isinstance(obj, dict):
             raise errors.bad_request("the request body must be an object")
         rt = req.rt
-        # Unknown fields are dropped (and warned about) on the copy `mutate` returns.
-        check_type(rt, obj, req.options, prune=False)
+        # Decoded once, on a copy (the caller's body is not changed): unknown fields are
+        # dropped and warned about here, so the writes below need not decode it again.
+        obj = meta.deep_copy(obj)
+        check_type(rt, obj, req.options)
         body_md = obj.get("metadata") or {}
         if not isinstance(body_md, dict):
             raise errors.bad_request("metadata must be an object")
@@ -155,7 +157,7 @@ class Writer:
             return meta.deep_copy(obj)
 
         return await self.guaranteed_update(
-            user, req, mutate, retry=not precondition, dry_run=req.options.dry_run
+            user, req, mutate, retry=not precondition, dry_run=req.options.dry_run, decoded=True
         )
 
     async def patch(self, user: UserInfo, req: Request) -> Obj:
@@ -254,9 +256,11 @@ class Writer:
         *,
         retry: bool = True,
         dry_run: bool = False,
+        decoded: bool = False,
     ) -> Obj:
         """Read, `mutate`, admit, validate and store, retrying on a conflict with the stored
-        revision (GuaranteedUpdate) unless `retry` is off."""
+        revision (GuaranteedUpdate) unless `retry` is off. `decoded`: what `mutate` returns
+        passed the decoding step already (field types, unknown fields)."""
         strategy = strategy_for(req.rt)
         for attempt in range(_CONFLICT_RETRIES):
             old = await self._get(req.rt, req.namespace, req.name)
@@ -269,6 +273,7 @@ class Writer:
                     req.namespace,
                     req.name,
                     req.options,
+                    decoded=decoded,
                 )
                 validation.normalize(req.rt, new)
                 return await self.store_update(

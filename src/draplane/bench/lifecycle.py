@@ -46,10 +46,11 @@ SHAPE = Workload(
 
 
 def shape(run: SuiteRun) -> Workload:
+    """SHAPE at the run's scale (`--nodes` / `--pods` taking precedence) in the run's mode."""
     sized = replace(
         SHAPE,
-        nodes=run.size(SHAPE.nodes),
-        measured_pods=run.size(SHAPE.measured_pods),
+        nodes=run.size(SHAPE.nodes) if run.nodes is None else run.nodes,
+        measured_pods=run.size(SHAPE.measured_pods) if run.pods is None else run.pods,
     )
     return in_mode(sized, run.kubernetes_version)
 

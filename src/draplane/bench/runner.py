@@ -19,6 +19,7 @@ from typing import Literal
 from draplane.api import errors, kinds, versions
 from draplane.bench import steadystate
 from draplane.bench.figures import Snapshot, build_result
+from draplane.bench.growth import AlgorithmSnapshot, algorithm_figures
 from draplane.bench.histograms import (
     ATTEMPT_DURATION_METRIC,
     HistogramSnapshot,
@@ -219,6 +220,7 @@ async def _measured_phase(
     count = config.workload.measured_pods
     attempts_before = counter_by_label(plane.metrics, name=ATTEMPTS_METRIC, label="result")
     durations_before = HistogramSnapshot.take(plane.metrics, name=ATTEMPT_DURATION_METRIC)
+    algorithm_before = AlgorithmSnapshot.take(plane.metrics)
     plane.registry.audit.reset()
     start = Snapshot.take(plane.storage)
     try:
@@ -248,6 +250,13 @@ async def _measured_phase(
     durations = HistogramSnapshot.take(plane.metrics, name=ATTEMPT_DURATION_METRIC)
     result.figures.update(attempt_duration_figures(after=durations, before=durations_before))
     result.figures["kubernetes_version"] = str(plane.config.kubernetes_version)
+    result.figures.update(
+        algorithm_figures(
+            after=AlgorithmSnapshot.take(plane.metrics),
+            before=algorithm_before,
+            nodes=config.workload.nodes,
+        )
+    )
     return result
 
 

@@ -17,6 +17,7 @@ from draplane.api import versions
 from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import RunResult, median_figures, median_run, ratios, write_json
 from draplane.bench.runner import RunConfig, Timeouts, run_once
+from draplane.bench.scale import sized
 from draplane.bench.workloads import Workload, bench_mode, in_mode, workload
 
 HintsMode = Literal["on", "off", "compare"]
@@ -32,6 +33,10 @@ class BenchOptions:
     transport: Literal["local", "http"] = "local"
     output: Path = Path("bench-out")
     runs: int = 1
+    nodes: int | None = None
+    """`--nodes`: replaces the workload's node count."""
+    pods: int | None = None
+    """`--pods`: replaces the workload's measured pod count."""
     shape: Workload | None = None
     """Replaces the named workload's shape (tests shrink `small` further with it)."""
     timeouts: Timeouts = field(default_factory=Timeouts)
@@ -53,7 +58,11 @@ class BenchOptions:
                 f"store {self.store!r} keeps one run's objects: use it with --runs 1 and "
                 "--hints on|off, or use sqlite / memory (a fresh store per run)"
             )
-        return in_mode(self.shape if self.shape is not None else found, mode)
+        return sized(
+            in_mode(self.shape if self.shape is not None else found, mode),
+            nodes=self.nodes,
+            pods=self.pods,
+        )
 
 
 @dataclass

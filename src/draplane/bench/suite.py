@@ -30,6 +30,10 @@ class SuiteRun:
     progress: ProgressSink = field(default_factory=NullProgress)
     kubernetes_version: versions.Mode = versions.DEFAULT
     """The mode the workload's control plane serves (`workloads.in_mode` shapes its claims)."""
+    nodes: int | None = None
+    """`--nodes`: replaces the workload's node count (lifecycle, density)."""
+    pods: int | None = None
+    """`--pods`: replaces the workload's pod count (lifecycle, density)."""
 
     def size(self, full: int, *, floor: int = 1) -> int:
         return max(floor, full // self.divisor)

@@ -1,5 +1,6 @@
 """`run_suite`: every run of one `draplane bench` invocation of an API or component workload
-(api-create, api-watch, claim-controller, lifecycle), DIR/result.json (one object per run) and
+(api-create, api-watch, claim-controller, lifecycle, deployment, and the scale workloads density
+and object-memory), DIR/result.json (one object per run) and
 DIR/summary.json (medians), and the summary table with each figure's target.
 """
 
@@ -22,16 +23,29 @@ from draplane.bench.apiwatch import API_WATCH
 from draplane.bench.claimcontroller import CLAIM_CONTROLLER
 from draplane.bench.deployment import DEPLOYMENT
 from draplane.bench.lifecycle import LIFECYCLE
+from draplane.bench.objectmemory import OBJECT_MEMORY
 from draplane.bench.observer import BenchTimeout
 from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import median_figures, write_json
 from draplane.bench.runner import BenchError
+from draplane.bench.scale import DENSITY_WORKLOAD
 from draplane.bench.suite import SuiteRun, SuiteWorkload, conditions
 from draplane.bench.workloads import SCALES, SMALL_DIVISOR, bench_mode
 
 SUITE: dict[str, SuiteWorkload] = {
-    w.name: w for w in (API_CREATE, API_WATCH, CLAIM_CONTROLLER, LIFECYCLE, DEPLOYMENT)
+    w.name: w
+    for w in (
+        API_CREATE,
+        API_WATCH,
+        CLAIM_CONTROLLER,
+        LIFECYCLE,
+        DEPLOYMENT,
+        DENSITY_WORKLOAD,
+        OBJECT_MEMORY,
+    )
 }
+SIZED = ("lifecycle", "density", "object-memory")
+"""The suite workloads that take `--nodes` / `--pods`."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +61,8 @@ class SuiteOptions:
     shrink: int = 1
     kubernetes_version: versions.Mode | None = None
     """None: the workload's own mode (`bench_mode`)."""
+    nodes: int | None = None
+    pods: int | None = None
 
     def resolve(self) -> tuple[SuiteWorkload, SuiteRun]:
         """The workload and its run spec; ValueError for bad names or combinations."""
@@ -58,6 +74,11 @@ class SuiteOptions:
             raise ValueError("--runs must be at least 1")
         if self.store not in ("memory", "sqlite", "etcd") and self.runs > 1:
             raise ValueError(f"store {self.store!r} keeps one run's objects: use it with --runs 1")
+        given = [n for n in (self.nodes, self.pods) if n is not None]
+        if given and self.workload not in SIZED:
+            raise ValueError(f"--nodes / --pods: not for {self.workload} (only {', '.join(SIZED)})")
+        if any(n < 1 for n in given):
+            raise ValueError("--nodes and --pods must be at least 1")
         found = SUITE[self.workload]
         divisor = (SMALL_DIVISOR if self.scale == "small" else 1) * max(1, self.shrink)
         spec = SuiteRun(
@@ -67,6 +88,8 @@ class SuiteOptions:
             transports=self.transports or found.default_transports,
             hints=self.hints,
             kubernetes_version=bench_mode(self.workload, self.kubernetes_version),
+            nodes=self.nodes,
+            pods=self.pods,
         )
         return found, spec
 

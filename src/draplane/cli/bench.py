@@ -3,7 +3,9 @@ this process; progress on stderr, a summary table on stdout, result.json / summa
 report.png (and profile.html / profile.txt with --profile) in the output directory. The API and
 component workloads (api-create, api-watch, claim-controller, lifecycle) write result.json and
 summary.json and print each figure beside its target. Each workload runs in its mode
-(`workloads.bench_mode`): classic-* in 1.28, the others in 1.36 unless `--kubernetes-version 1.28`.
+(`workloads.bench_mode`): classic-* in 1.28, the others in 1.36 unless `--kubernetes-version
+1.28`. `--nodes` / `--pods` resize a workload; `--sweep-nodes` runs a scheduling workload at
+several node counts and writes growth.json and growth.png.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from draplane.bench.report import print_process_usage, print_summary
 from draplane.bench.runner import BenchError
 from draplane.bench.session import BenchOptions, run_bench
 from draplane.bench.suitesession import SUITE, SuiteOptions, print_suite_summary, run_suite
+from draplane.bench.sweep import SweepOptions, parse_counts, print_sweep_summary, run_sweep
 from draplane.bench.workloads import SCALES, WORKLOADS, workload
 from draplane.cli.logs import add_logging_flags, setup_logging
 
@@ -84,6 +87,27 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="profile the whole process with pyinstrument (profile.html/.txt)",
     )
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=None,
+        help="replace the workload's node count (basic and the other scheduling workloads, "
+        "lifecycle, density)",
+    )
+    parser.add_argument(
+        "--pods",
+        type=int,
+        default=None,
+        help="replace the workload's measured pod count (as --nodes; object-memory: objects "
+        "of each kind)",
+    )
+    parser.add_argument(
+        "--sweep-nodes",
+        default=None,
+        metavar="N,N,...",
+        help="scheduling workloads: one hints-on run at each node count; growth.png plots "
+        "the cost per attempt and per pod against the nodes",
+    )
     # Divides the chosen scale's counts further; for the test suite, not for figures.
     parser.add_argument("--shrink", type=int, default=1, help=argparse.SUPPRESS)
     versions.add_argument(
@@ -103,6 +127,8 @@ def options_from_args(args: argparse.Namespace) -> BenchOptions:
         pre_enqueue=args.pre_enqueue == "on",
         store=args.store,
         transport=args.transport or "local",
+        nodes=args.nodes,
+        pods=args.pods,
         output=args.output,
         runs=args.runs,
         kubernetes_version=args.kubernetes_version,
@@ -147,11 +173,32 @@ def suite_options_from_args(args: argparse.Namespace) -> SuiteOptions:
         runs=args.runs,
         shrink=args.shrink,
         kubernetes_version=args.kubernetes_version,
+        nodes=args.nodes,
+        pods=args.pods,
     )
 
 
-def _resolved(args: argparse.Namespace) -> BenchOptions | SuiteOptions:
+def sweep_options_from_args(args: argparse.Namespace) -> SweepOptions:
+    if args.workload in SUITE:
+        raise ValueError(f"--sweep-nodes is for the scheduling workloads, not {args.workload}")
+    if args.nodes is not None:
+        raise ValueError("--sweep-nodes and --nodes: give one of them")
+    if args.hints == "compare" or args.runs != 1:
+        raise ValueError("--sweep-nodes runs hints on, once per point")
+    base = options_from_args(args).resolve()
+    return SweepOptions(
+        workload=base,
+        nodes=parse_counts(args.sweep_nodes),
+        scale=args.scale,
+        store=args.store,
+        output=args.output,
+    )
+
+
+def _resolved(args: argparse.Namespace) -> BenchOptions | SuiteOptions | SweepOptions:
     """The run's options from the flags; ValueError on a bad combination."""
+    if getattr(args, "sweep_nodes", None):
+        return sweep_options_from_args(args)
     options: BenchOptions | SuiteOptions = (
         suite_options_from_args(args) if args.workload in SUITE else options_from_args(args)
     )
@@ -173,7 +220,9 @@ async def async_main(args: argparse.Namespace) -> int:
     progress = progress_for(Console(stderr=True))
     try:
         with _profiled(args.profile, options.output):
-            if isinstance(options, SuiteOptions):
+            if isinstance(options, SweepOptions):
+                curve = await run_sweep(options, progress=progress)
+            elif isinstance(options, SuiteOptions):
                 medians = await run_suite(options, progress=progress)
             else:
                 outcome = await run_bench(options, progress=progress)
@@ -181,7 +230,10 @@ async def async_main(args: argparse.Namespace) -> int:
         progress.close()
         print(f"draplane bench: {err}", file=sys.stderr)
         return 1
-    if isinstance(options, SuiteOptions):
+    if isinstance(options, SweepOptions):
+        print_sweep_summary(Console(), curve)
+        print(f"results: {options.output / 'result.json'}, plot: {options.output / 'growth.png'}")
+    elif isinstance(options, SuiteOptions):
         print_suite_summary(Console(), options, medians)
         print(f"results: {options.output / 'result.json'}")
     else:

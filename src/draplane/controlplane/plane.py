@@ -181,7 +181,8 @@ class ControlPlane:
         await self._ensure_resource_classes()
         for name, component in self.components.items():
             self._tasks.append(asyncio.create_task(self._run(name, component.run), name=name))
-        await self.wait_ready()
+        # Thousands of simulated nodes take a while to register and sync their pod watches.
+        await self.wait_ready(timeout=60.0 + 0.5 * self.config.nodes)
 
     def _build_components(self) -> None:
         cfg, clock, metrics = self.config, self.clock, self.metrics

@@ -24,6 +24,11 @@ log = logging.getLogger(__name__)
 
 LEASE_RENEW_SECONDS = 10.0
 WORKERS_PER_NODE = 2
+STARTING_AT_ONCE = 64
+"""Nodes registering and syncing their pod informer at the same time. Thousands of nodes
+starting at once would queue thousands of list/watch starts behind each other, each waiting
+for the watch cache to reach its list's revision (and timing out there); a bounded start, as
+KWOK creates its nodes at a bounded rate, brings every node up sooner."""
 
 
 class Nodes:
@@ -60,11 +65,29 @@ class Nodes:
 
     async def run(self) -> None:
         """Run every node until cancelled."""
+        starting = asyncio.Semaphore(STARTING_AT_ONCE)
         async with asyncio.TaskGroup() as group:
             for index, name in enumerate(self.names):
-                group.create_task(self._run_node(name, index=index))
+                group.create_task(self._run_node(name, index=index, starting=starting))
 
-    async def _run_node(self, name: str, *, index: int) -> None:
+    async def _run_node(self, name: str, *, index: int, starting: asyncio.Semaphore) -> None:
+        await starting.acquire()
+        started = False
+
+        def done_starting() -> None:
+            nonlocal started
+            if not started:
+                started = True
+                starting.release()
+
+        try:
+            await self._start_node(name, index=index, done_starting=done_starting)
+        finally:
+            done_starting()
+
+    async def _start_node(
+        self, name: str, *, index: int, done_starting: Callable[[], None]
+    ) -> None:
         client = self._client_for_node(name)
         node = await self._register(client, name, index=index)
         kubelet = Kubelet(
@@ -82,6 +105,7 @@ class Nodes:
                 await kubelet.informer.wait_synced()
                 await self._start_plugins(client, node)
                 self._registered += 1
+                done_starting()
                 for _ in range(WORKERS_PER_NODE):
                     group.create_task(_work(kubelet))
         finally:
@@ -128,33 +152,49 @@ class Nodes:
                     await self._clock.sleep(1.0)
 
     async def _renew_lease(self, client: Client, node: Obj) -> None:
+        latest: Obj | None = None
         while True:
+            renew_time = format_micro_time(self._clock.now())
             try:
-                await _write_lease(client, node, renew_time=format_micro_time(self._clock.now()))
+                latest = await _write_lease(client, node, renew_time=renew_time, latest=latest)
             except (errors.StatusError, OSError, TimeoutError) as err:
                 # An API server that cannot be reached: the kubelet keeps renewing.
                 log.warning("node %s: lease renewal failed: %s", meta.name(node), err)
+                latest = None
             await self._clock.sleep(LEASE_RENEW_SECONDS)
 
 
-async def _write_lease(client: Client, node: Obj, *, renew_time: str) -> None:
+async def _write_lease(client: Client, node: Obj, *, renew_time: str, latest: Obj | None) -> Obj:
+    """Renew the node's Lease; returns the Lease as written.
+
+    As kubelet's lease controller does, the renewal starts from the Lease this node wrote last
+    (`latest`) rather than a GET: the node is the Lease's only writer, so the update nearly
+    always succeeds; on a conflict (or any error) it falls back to GET and update."""
+    if latest is not None:
+        try:
+            return await client.update(kinds.LEASES, _renewed(latest, node, renew_time))
+        except errors.StatusError as err:
+            log.info("node %s: lease update from the last written lease: %s", meta.name(node), err)
     try:
         current = await client.get(kinds.LEASES, meta.name(node), _objects.LEASE_NAMESPACE)
     except errors.StatusError as err:
         if not errors.is_not_found(err):
             raise
-        await client.create(
+        return await client.create(
             kinds.LEASES,
             _objects.lease_object(node, renew_time=renew_time),
             _objects.LEASE_NAMESPACE,
         )
-        return
-    updated = meta.deep_copy(current)
+    return await client.update(kinds.LEASES, _renewed(current, node, renew_time))
+
+
+def _renewed(lease: Obj, node: Obj, renew_time: str) -> Obj:
+    updated = meta.deep_copy(lease)
     spec = updated.setdefault("spec", {})
     spec["holderIdentity"] = meta.name(node)
     spec["leaseDurationSeconds"] = _objects.LEASE_DURATION_SECONDS
     spec["renewTime"] = renew_time
-    await client.update(kinds.LEASES, updated)
+    return updated
 
 
 async def _work(kubelet: Kubelet) -> None:

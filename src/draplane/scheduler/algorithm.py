@@ -146,15 +146,10 @@ def _filter_error(plugin: str, message: str) -> Status:
 
 
 def _select_host(scores: dict[str, int]) -> str:
-    """The best-scored node; ties are broken uniformly at random (reservoir sampling)."""
-    best = ""
-    best_score = -1
-    ties = 0
-    for node_name, score in scores.items():
-        if score > best_score:
-            best, best_score, ties = node_name, score, 1
-        elif score == best_score:
-            ties += 1
-            if random.randrange(ties) == 0:
-                best = node_name
-    return best
+    """The best-scored node; ties are broken uniformly at random (kube-scheduler samples a
+    reservoir; one draw among the tied nodes gives every one of them the same chance)."""
+    if not scores:
+        return ""
+    best_score = max(scores.values())
+    ties = [name for name, score in scores.items() if score == best_score]
+    return ties[0] if len(ties) == 1 else random.choice(ties)

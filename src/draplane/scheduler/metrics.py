@@ -85,12 +85,28 @@ class SchedulerMetrics:
             buckets=_PLUGIN_BUCKETS,
             registry=self.registry,
         )
+        self.algorithm_duration = Histogram(
+            "scheduler_scheduling_algorithm_duration_seconds",
+            "Scheduling algorithm latency in seconds",
+            buckets=_ATTEMPT_BUCKETS,
+            registry=self.registry,
+        )
+        self.algorithm_cpu = Counter(
+            "draplane_scheduler_scheduling_algorithm_cpu_seconds",
+            "CPU seconds of this process's thread spent in the scheduling algorithm (Filter, "
+            "Score); scheduler_scheduling_algorithm_duration_seconds counts the attempts",
+            registry=self.registry,
+        )
         self._incoming: dict[tuple[str, str], Counter] = {}
 
     def observe_attempt(self, result: str, seconds: float) -> None:
         """`result` is scheduled, unschedulable or error."""
         self.schedule_attempts.labels(result, self.profile).inc()
         self.attempt_duration.labels(result, self.profile).observe(seconds)
+
+    def observe_algorithm(self, *, seconds: float, cpu_seconds: float) -> None:
+        self.algorithm_duration.observe(seconds)
+        self.algorithm_cpu.inc(cpu_seconds)
 
     def queue_incoming(self, queue: str, event: str) -> None:
         child = self._incoming.get((queue, event))

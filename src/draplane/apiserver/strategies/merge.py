@@ -67,12 +67,16 @@ def merge_for_write(
     namespace: str,
     name: str,
     options: Options = NO_OPTIONS,
+    *,
+    decoded: bool = False,
 ) -> Obj:
-    """The object to store for a write of `new` over `old` at `subresource`."""
+    """The object to store for a write of `new` over `old` at `subresource` (`decoded`: `new`
+    passed the decoding step already)."""
     rt = strategy.rt
-    validation.require_field_types(
-        rt, new, mode=options.field_validation, duplicates=options.duplicate_fields
-    )
+    if not decoded:
+        validation.require_field_types(
+            rt, new, mode=options.field_validation, duplicates=options.duplicate_fields
+        )
     md = new.setdefault("metadata", {})
     if not isinstance(md, dict):
         raise errors.bad_request("metadata must be an object")

@@ -73,29 +73,25 @@ class NodeResourcesFit:
 
     def score(self, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> int:
         """LeastAllocated: the share of cpu and memory left free after placing the pod."""
-        total = 0
-        weights = 0
-        pairs = (
-            (
-                node_info.non_zero_requested.milli_cpu,
-                pod_info.non_zero.milli_cpu,
-                node_info.allocatable.milli_cpu,
-                self._cpu_weight,
-            ),
-            (
-                node_info.non_zero_requested.memory,
-                pod_info.non_zero.memory,
-                node_info.allocatable.memory,
-                self._memory_weight,
-            ),
+        total = weights = 0
+        cpu_weight, memory_weight = self._cpu_weight, self._memory_weight
+        used, allocatable, wanted = (
+            node_info.non_zero_requested,
+            node_info.allocatable,
+            pod_info.non_zero,
         )
-        for used, wanted, capacity, weight in pairs:
-            if weight == 0:
-                continue
-            weights += weight
-            requested = used + wanted
+        if cpu_weight:
+            weights += cpu_weight
+            capacity = allocatable.milli_cpu
+            requested = used.milli_cpu + wanted.milli_cpu
             if capacity and requested <= capacity:
-                total += (capacity - requested) * MAX_NODE_SCORE // capacity * weight
+                total += (capacity - requested) * MAX_NODE_SCORE // capacity * cpu_weight
+        if memory_weight:
+            weights += memory_weight
+            capacity = allocatable.memory
+            requested = used.memory + wanted.memory
+            if capacity and requested <= capacity:
+                total += (capacity - requested) * MAX_NODE_SCORE // capacity * memory_weight
         return total // weights if weights else 0
 
 

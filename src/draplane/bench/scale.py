@@ -1,0 +1,230 @@
+"""Scale runs: `--nodes N --pods P` sizes for `basic` and `lifecycle`, the `density` workload
+(every pod created, scheduled and Running on thousands of simulated nodes, each with its Lease,
+heartbeats and kubelet pod watch) and the `/readyz` probe that runs beside it.
+
+`density` mirrors clusterloader2's density test and KWOK's scale claim (1k nodes, 100k pods):
+full is 5,000 nodes and 50,000 pods without claims (10 per node), created through a bounded
+pool of concurrent creates; `--scale small` is a tenth. Its figures: pods Running per s, CPU per
+pod, the scheduler's algorithm CPU per attempt against the nodes the adaptive
+percentageOfNodesToScore examines, peak RSS, and the p50/p99/max latency of `GET /readyz` over
+HTTPS, probed every `READYZ_INTERVAL` seconds for the whole run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+import time
+from dataclasses import replace
+from typing import Any
+
+import aiohttp
+
+from draplane.api import errors, kinds
+from draplane.bench.figures import peak_rss_mib
+from draplane.bench.growth import AlgorithmSnapshot, algorithm_figures
+from draplane.bench.lifecycle import cost_figures, running_figures
+from draplane.bench.observer import PodObserver
+from draplane.bench.runner import ATTEMPTS_METRIC, Timeouts
+from draplane.bench.stats import counter_by_label, percentile
+from draplane.bench.suite import Row, SuiteRun, SuiteWorkload
+from draplane.bench.workloads import NAMESPACE, Workload, pod
+from draplane.controlplane import ControlPlane, ControlPlaneConfig
+
+READYZ_INTERVAL = 0.25
+CREATE_CONCURRENCY = 32
+"""Pod creates in flight at once (scheduler_perf creates through a bounded worker pool too)."""
+
+DENSITY = Workload(name="density", nodes=5000, init_pods=0, measured_pods=50_000)
+
+
+def sized(wl: Workload, *, nodes: int | None, pods: int | None) -> Workload:
+    """`wl` with its node and measured pod counts replaced where given (`--nodes`, `--pods`)."""
+    if (nodes is not None and nodes < 1) or (pods is not None and pods < 1):
+        raise ValueError("--nodes and --pods must be at least 1")
+    return replace(
+        wl,
+        nodes=wl.nodes if nodes is None else nodes,
+        measured_pods=wl.measured_pods if pods is None else pods,
+    )
+
+
+class ReadyzProbe:
+    """GET /readyz every `interval` seconds over HTTPS (anonymous, as a load balancer
+    probes); latencies in seconds from the request's start to the answer's body."""
+
+    def __init__(self, url: str, ca_pem: bytes, *, interval: float = READYZ_INTERVAL) -> None:
+        self._url = url.rstrip("/") + "/readyz"
+        self._ssl = ssl.create_default_context(cadata=ca_pem.decode())
+        self._interval = interval
+        self.latencies: list[float] = []
+        self.failures = 0
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="bench-readyz-probe")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        timeout = aiohttp.ClientTimeout(total=30)
+        connector = aiohttp.TCPConnector(ssl=self._ssl, limit=1)
+        async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
+            while True:
+                started = time.perf_counter()
+                try:
+                    async with session.get(self._url) as response:
+                        await response.read()
+                        ok = response.status == 200
+                except (aiohttp.ClientError, TimeoutError):
+                    ok = False
+                self.latencies.append(time.perf_counter() - started)
+                self.failures += 0 if ok else 1
+                await asyncio.sleep(self._interval)
+
+    def figures(self) -> dict[str, Any]:
+        ms = [1000 * x for x in self.latencies]
+        return {
+            "readyz_probes": len(ms),
+            "readyz_failures": self.failures,
+            "readyz_p50_ms": round(percentile(ms, 50), 3),
+            "readyz_p99_ms": round(percentile(ms, 99), 3),
+            "readyz_max_ms": round(max(ms, default=0.0), 3),
+        }
+
+
+def density_shape(run: SuiteRun) -> Workload:
+    return sized(
+        replace(
+            DENSITY,
+            nodes=run.size(DENSITY.nodes),
+            measured_pods=run.size(DENSITY.measured_pods),
+        ),
+        nodes=run.nodes,
+        pods=run.pods,
+    )
+
+
+async def create_pods(
+    plane: ControlPlane, observer: PodObserver, wl: Workload, *, phase: str
+) -> None:
+    """The namespace and `wl.measured_pods` pods, CREATE_CONCURRENCY creates in flight."""
+    client = plane.client()
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
+    with contextlib.suppress(errors.StatusError):
+        await client.create(kinds.NAMESPACES, namespace)
+    names = iter(f"pod-{i:06d}" for i in range(wl.measured_pods))
+
+    async def worker() -> None:
+        for name in names:
+            await client.create(kinds.PODS, pod(wl, name=name, phase=phase), NAMESPACE)
+            observer.mark_created(name)
+
+    await asyncio.gather(*(worker() for _ in range(min(CREATE_CONCURRENCY, wl.measured_pods))))
+
+
+async def _create_and_wait(
+    plane: ControlPlane, observer: PodObserver, *, wl: Workload, run: SuiteRun
+) -> None:
+    timeouts = Timeouts()
+    try:
+        async with asyncio.TaskGroup() as group:
+            group.create_task(create_pods(plane, observer, wl, phase="measured"))
+            group.create_task(
+                observer.wait_all(
+                    phase="measured",
+                    state="running",
+                    expected=wl.measured_pods,
+                    timeout=timeouts.phase(wl, wl.measured_pods),
+                    stall_timeout=timeouts.stall + 0.01 * wl.measured_pods,
+                    on_progress=run.progress.update,
+                )
+            )
+    except ExceptionGroup as failed:
+        raise failed.exceptions[0] from None
+
+
+async def run_density(run: SuiteRun) -> dict[str, Any]:
+    wl = density_shape(run)
+    config = ControlPlaneConfig(
+        port=0, nodes=wl.nodes, store=run.store, transport=run.transports[0],
+        queueing_hints=run.hints, drivers=[],
+    )  # fmt: skip
+    plane = ControlPlane(config)
+    observer: PodObserver | None = None
+    probe: ReadyzProbe | None = None
+    try:
+        run.progress.phase(f"density: start control plane ({wl.nodes} nodes)", 1)
+        started = time.monotonic()
+        await asyncio.wait_for(plane.start(), timeout=Timeouts().base + 0.5 * wl.nodes)
+        startup_s = time.monotonic() - started
+        probe = ReadyzProbe(plane.apiserver.url, (plane.data_dir / "ca.crt").read_bytes())
+        probe.start()
+        observer = PodObserver(plane.client(), namespace=NAMESPACE)
+        await observer.start()
+        attempts_before = counter_by_label(plane.metrics, name=ATTEMPTS_METRIC, label="result")
+        algorithm_before = AlgorithmSnapshot.take(plane.metrics)
+        plane.registry.audit.reset()
+        rss_before = peak_rss_mib()
+        run.progress.phase(f"density: {wl.measured_pods} pods Running", wl.measured_pods)
+        cpu, start = time.process_time(), time.monotonic()
+        await _create_and_wait(plane, observer, wl=wl, run=run)
+        cpu = time.process_time() - cpu
+        await probe.stop()
+        pods = [t for t in observer.pods.values() if t.phase == "measured"]
+        algorithm = algorithm_figures(
+            after=AlgorithmSnapshot.take(plane.metrics),
+            before=algorithm_before,
+            nodes=wl.nodes,
+        )
+        return {
+            "nodes": wl.nodes,
+            "pods": wl.measured_pods,
+            "hints": "on" if run.hints else "off",
+            "startup_s": round(startup_s, 3),
+            "rss_before_pods_mib": rss_before,
+            **running_figures(pods, start=start),
+            **cost_figures(plane, pods=wl.measured_pods, attempts_before=attempts_before, cpu=cpu),
+            **algorithm,
+            **probe.figures(),
+            "peak_rss_mib": peak_rss_mib(),
+        }
+    finally:
+        if probe is not None:
+            await probe.stop()
+        if observer is not None:
+            await observer.stop()
+        await plane.stop()
+
+
+def _rows(run: SuiteRun) -> tuple[Row, ...]:
+    return (
+        Row("nodes", "nodes (Lease, heartbeats, kubelet pod watch each)"),
+        Row("pods", "pods (no claims)"),
+        Row("startup_s", "control plane start, all nodes registered (s)"),
+        Row("running_pods", "pods Running"),
+        Row("duration_s", "creation start -> last Running (s)"),
+        Row("running_per_s", "pods Running per s (avg)"),
+        Row("latency_running_p99_s", "creation -> Running p99 (s)"),
+        Row("attempts_per_pod", "scheduling attempts per pod", at_most=1.0),
+        Row("algorithm_cpu_ms_per_attempt", "scheduler algorithm CPU per attempt (ms)"),
+        Row("nodes_to_find", "nodes examined per attempt (adaptive percentageOfNodesToScore)"),
+        Row("cpu_s_per_pod", "CPU s per pod (whole process)"),
+        Row("readyz_p99_ms", "GET /readyz p99 (ms)", at_most=100.0),
+        Row("readyz_max_ms", "GET /readyz max (ms)"),
+        Row("peak_rss_mib", "peak RSS (MiB)", at_most=4096.0),
+    )
+
+
+DENSITY_WORKLOAD = SuiteWorkload(
+    name="density",
+    description="5,000 simulated nodes, 50,000 pods created, scheduled and Running",
+    run=run_density,
+    rows=_rows,
+)

@@ -1,0 +1,155 @@
+"""Scale options and workloads at a tiny size: `--nodes` / `--pods` for basic and lifecycle,
+`density` (every pod Running, the /readyz probe's figures), a node sweep (growth.json and
+growth.png), `object-memory` (bytes per stored and cached object). result.json well formed and
+plausible; no timing assertions.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from draplane.bench.runner import Timeouts
+from draplane.bench.session import BenchOptions, run_bench
+from draplane.bench.suitesession import SuiteOptions, run_suite
+from draplane.bench.sweep import SweepOptions, parse_counts, run_sweep
+from draplane.bench.workloads import workload
+from draplane.cli.main import main
+from draplane.scheduler.algorithm import num_feasible_nodes_to_find
+
+TIMEOUTS = Timeouts(base=30.0, stall=30.0, stall_per_pod=0.0, settle=10.0)
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging() -> Iterator[None]:
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+def _written(output: Path) -> list[dict[str, Any]]:
+    runs: list[dict[str, Any]] = orjson.loads((output / "result.json").read_bytes())
+    return runs
+
+
+async def test_basic_takes_nodes_and_pods(tmp_path: Path) -> None:
+    options = BenchOptions(
+        workload="basic", scale="small", hints="on", store="memory", output=tmp_path,
+        nodes=7, pods=15, timeouts=TIMEOUTS,
+    )  # fmt: skip
+
+    await run_bench(options)
+
+    [figures] = _written(tmp_path)
+    assert (figures["nodes"], figures["measured_pods"]) == (7, 15)
+    assert figures["scheduled_pods"] == 15
+    assert figures["init_pods"] == workload("basic", "small").init_pods
+    assert figures["nodes_to_find"] == 7
+    assert figures["algorithm_cpu_ms_per_attempt"] > 0
+    assert figures["algorithm_us_per_node_examined"] > 0
+
+
+async def test_lifecycle_takes_nodes_and_pods(tmp_path: Path) -> None:
+    options = SuiteOptions(
+        workload="lifecycle", scale="small", store="memory", output=tmp_path, nodes=3, pods=12
+    )
+
+    await run_suite(options)
+
+    [figures] = _written(tmp_path)
+    assert (figures["nodes"], figures["pods"]) == (3, 12)
+    assert figures["running_pods"] == 12
+
+
+async def test_density_runs_every_pod_and_probes_readyz(tmp_path: Path) -> None:
+    options = SuiteOptions(
+        workload="density", scale="small", store="memory", output=tmp_path, nodes=20, pods=60
+    )
+
+    await run_suite(options)
+
+    [figures] = _written(tmp_path)
+    assert (figures["workload"], figures["nodes"], figures["pods"]) == ("density", 20, 60)
+    assert figures["running_pods"] == figures["bound_pods"] == 60
+    assert figures["attempts_per_pod"] == 1.0
+    assert figures["nodes_to_find"] == 20
+    assert figures["readyz_probes"] >= 1
+    assert figures["readyz_failures"] == 0
+    assert 0 < figures["readyz_p50_ms"] <= figures["readyz_p99_ms"] <= figures["readyz_max_ms"]
+    assert figures["peak_rss_mib"] >= figures["rss_before_pods_mib"] > 0
+    assert figures["writes_by_resource_verb"]["create pods"] == 1.0
+
+
+async def test_node_sweep_writes_the_growth_curve(tmp_path: Path) -> None:
+    base = workload("basic", "small").shrunk(5)
+    options = SweepOptions(workload=base, nodes=(2, 120), output=tmp_path, timeouts=TIMEOUTS)
+
+    curve = await run_sweep(options)
+
+    assert [p["nodes"] for p in curve] == [2, 120]
+    assert [p["nodes_to_find"] for p in curve] == [2, num_feasible_nodes_to_find(120)]
+    assert all(p["measured_pods"] == base.measured_pods for p in curve)
+    assert all(p["algorithm_cpu_ms_per_attempt"] > 0 for p in curve)
+    assert orjson.loads((tmp_path / "growth.json").read_bytes()) == curve
+    assert [r["nodes"] for r in _written(tmp_path)] == [2, 120]
+    assert (tmp_path / "growth.png").stat().st_size > 0
+
+
+async def test_object_memory_measures_stored_and_cached_bytes(tmp_path: Path) -> None:
+    options = SuiteOptions(workload="object-memory", scale="small", output=tmp_path, pods=200)
+
+    await run_suite(options)
+
+    [figures] = _written(tmp_path)
+    assert figures["objects_per_kind"] == 200
+    for kind in ("pod", "node", "claim"):
+        stored = figures[f"stored_bytes_per_{kind}"]
+        # An informer in the process shares the API server's decoded objects.
+        assert stored > 500
+        assert figures[f"informer_bytes_per_{kind}"] < stored
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("100,500,1000", (100, 500, 1000), id="three"),
+        pytest.param("5000", (5000,), id="one"),
+        pytest.param(" 10, 20 ,", (10, 20), id="spaces-trailing-comma"),
+    ],
+)
+def test_parse_counts(text: str, expected: tuple[int, ...]) -> None:
+    assert parse_counts(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(["basic", "--sweep-nodes", "10,x"], "comma-separated", id="not-a-number"),
+        pytest.param(["basic", "--sweep-nodes", "0,10"], "at least 1", id="zero-nodes"),
+        pytest.param(
+            ["basic", "--sweep-nodes", "10", "--nodes", "5"], "one of them", id="sweep-and-nodes"
+        ),
+        pytest.param(
+            ["basic", "--sweep-nodes", "10", "--hints", "compare"], "hints on", id="compare"
+        ),
+        pytest.param(["api-create", "--sweep-nodes", "10"], "scheduling workloads", id="suite"),
+        pytest.param(["api-create", "--nodes", "10"], "not for api-create", id="nodes-api"),
+        pytest.param(["basic", "--nodes", "0"], "at least 1", id="zero"),
+        pytest.param(["density", "--pods", "0"], "at least 1", id="zero-pods"),
+    ],
+)
+def test_bad_scale_options_exit_2_without_running(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["bench", *args, "--output", str(tmp_path / "out")])
+
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
