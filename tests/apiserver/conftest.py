@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator
 
-import aiohttp
 import pytest
 import pytest_asyncio
 
@@ -21,11 +20,7 @@ async def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> AsyncItera
     server = await start_http_server(tmp_path_factory.mktemp("hostile"))
     # A resourceVersion from the future waits this long before its 504 (3 s upstream).
     server.registry.lists = dataclasses.replace(server.registry.lists, fresh_timeout=0.01)
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        headers={"Authorization": f"Bearer {server.token()}"},
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-    ) as http:
+    async with server.session() as http:
         yield Hostile(server, http, await seed(server))
     await server.stop()
 

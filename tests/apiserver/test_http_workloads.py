@@ -41,11 +41,7 @@ async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Http
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def http(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(
-        base_url=server.url,
-        headers={"Authorization": f"Bearer {server.token()}"},
-        connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-    ) as session:
+    async with server.session() as session:
         yield session
 
 

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import orjson
 import pytest
 
@@ -30,11 +29,7 @@ async def mode_server(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIt
 
 async def _get(server: HttpServer, path: str) -> tuple[int, Any]:
     async with (
-        aiohttp.ClientSession(
-            base_url=server.url,
-            connector=aiohttp.TCPConnector(ssl=server.ssl_context()),
-            headers={"Authorization": f"Bearer {server.token()}"},
-        ) as session,
+        server.session() as session,
         session.get(path) as resp,
     ):
         return resp.status, orjson.loads(await resp.read())

@@ -2,6 +2,7 @@
 
 server = await start_http_server(tmp_path)
 client = server.client()                 # RESTClient as admin, from DIR/kubeconfig
+async with server.session() as http:     # raw aiohttp session as admin
 ...
 await server.stop()
 
@@ -14,6 +15,8 @@ from __future__ import annotations
 import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import aiohttp
 
 from draplane.api import versions
 from draplane.api.auth import ADMIN
@@ -52,6 +55,17 @@ class HttpServer:
 
     def ssl_context(self) -> ssl.SSLContext:
         return ssl.create_default_context(cafile=str(self.data_dir / "ca.crt"))
+
+    def session(
+        self, user: str = ADMIN, groups: tuple[str, ...] | None = None
+    ) -> aiohttp.ClientSession:
+        """A raw aiohttp session against the server as `user` (base URL, bearer token, the
+        server's CA): for tests of exact HTTP requests and responses. Use as a context manager."""
+        return aiohttp.ClientSession(
+            base_url=self.url,
+            headers={"Authorization": f"Bearer {self.token(user, groups)}"},
+            connector=aiohttp.TCPConnector(ssl=self.ssl_context()),
+        )
 
     def kubeconfig(self) -> KubeConfig:
         return load_kubeconfig(self.kubeconfig_path)
