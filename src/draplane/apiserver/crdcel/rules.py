@@ -20,6 +20,7 @@ from typing import Any
 from cel_expr_python import cel
 
 from draplane.apiserver.crdcel.env import environment, escape, is_dyn, type_key
+from draplane.dra.cel.compile import STRING_SCANS
 
 STATIC_COST_LIMIT = 10_000_000
 """StaticEstimatedCostLimit: the estimated cost of one rule (times its cardinality)."""
@@ -33,29 +34,8 @@ _TOKEN = re.compile(
     r"""|(?P<i>[A-Za-z_][A-Za-z0-9_]*)|(?P<o>\S)"""
 )
 _COMPREHENSIONS = frozenset({"all", "exists", "exists_one", "map", "filter"})
-_SCANS = frozenset(
-    {
-        "matches",
-        "find",
-        "findAll",
-        "split",
-        "replace",
-        "contains",
-        "startsWith",
-        "endsWith",
-        "indexOf",
-        "lastIndexOf",
-        "lowerAscii",
-        "upperAscii",
-        "trim",
-        "join",
-        "substring",
-        "charAt",
-        "format",
-        "quantity",
-        "url",
-    }
-)
+_SCANS = STRING_SCANS | {"quantity", "url"}
+"""Calls whose cost grows with a string's length (the DRA estimator's, plus the CRD libraries')."""
 
 
 _META: dict[str, Any] = {

@@ -44,7 +44,7 @@ _TOKEN = re.compile(r"""\d+\.?\d*|\w+|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\S""")
 _COMPREHENSIONS = frozenset(
     {"all", "exists", "exists_one", "map", "filter", "sortBy", "transformList", "transformMap"}
 )
-_STRING_SCANS = frozenset(
+STRING_SCANS: frozenset[str] = frozenset(
     {
         "matches",
         "find",
@@ -211,7 +211,7 @@ def estimate_cost(expression: str) -> int:
                 depth_stack.pop()
                 multiplier //= _MAX_ELEMENTS
             depth -= 1
-        weight = _MAX_STRING if tok in _STRING_SCANS else 1
+        weight = _MAX_STRING if tok in STRING_SCANS else 1
         cost += weight * multiplier
     return cost
 
