@@ -65,8 +65,8 @@ def test_first_fit_answers_as_the_search(
     def run(general: bool) -> tuple[Any, int]:
         state = AllocatedState({(A, "node-1", d) for d in allocated})
         alloc = Allocator(classes=CLASSES, slices=slices, allocated=state)
-        # A cancellation check (never firing) keeps the general search.
-        got = alloc.allocate(NODE, [claim], is_cancelled=(lambda: None) if general else None)
+        alloc.first_fit = not general
+        got = alloc.allocate(NODE, [claim])
         return got, alloc.steps
 
     assert run(general=False) == run(general=True)

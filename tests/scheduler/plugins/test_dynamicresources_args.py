@@ -129,7 +129,7 @@ def _ticking(step: float) -> Callable[[], float]:
     [
         pytest.param(
             None,
-            6.0,
+            11.0,  # past the deadline at the first check, before any device is looked at
             Status.unresolvable("timed out trying to allocate devices"),
             id="default-10s-exceeded",
         ),

@@ -74,6 +74,9 @@ class Allocator:
             | None
         ) = None
         self.steps = 0  # numAllocateOneInvocations, summed over all allocate() calls
+        self.first_fit = True
+        """Whether a single plain ExactCount request takes the first-fit path (`firstfit.py`),
+        which gives the search's answer in one pass; tests turn it off to compare."""
 
     def get_class(self, name: str) -> Obj | None:
         if callable(self._classes):
@@ -115,7 +118,10 @@ class Allocator:
                 allocated.add(a)
         pools, candidates = self.slices.gather_with_candidates(node, self.features)
         requests, constraint_specs = self._prepared_requests(claims, pools, node)
-        rd = simple_request(claims, requests, constraint_specs) if is_cancelled is None else None
+        # The first-fit path is one pass over the node's devices: a cancellation is checked
+        # once before it (the search, which checks at every step, reports it).
+        simple = self.first_fit and (is_cancelled is None or is_cancelled() is None)
+        rd = simple_request(claims, requests, constraint_specs) if simple else None
         fast = None if rd is None else first_fit(self, node, claims[0], rd, candidates, allocated)
         if fast is not None:
             picks, steps = fast
