@@ -148,7 +148,7 @@ async def test_bad_options_are_value_errors(
 async def test_steady_state_reuses_the_freed_devices(tmp_path: Path) -> None:
     # "full": every device but one per steady pod is allocated beforehand, so scheduling more
     # pods than that needs the devices of deleted pods back.
-    name = "structured-steady-state-full"
+    name = "structured-steady-full"
     shape = workload(name, "small").shrunk(SHRINK)
 
     await run_bench(_options(name, hints="on", output=tmp_path, shrink=SHRINK))

@@ -146,9 +146,9 @@ def test_a_classic_shape_in_1_36_requests_the_example_device_class() -> None:
 @pytest.mark.parametrize(
     ("name", "full_claims", "small_claims"),
     [
-        pytest.param("structured-steady-state", 0, 0, id="empty"),
-        pytest.param("structured-steady-state-half", 2500, 250, id="half"),
-        pytest.param("structured-steady-state-full", 4990, 490, id="full"),
+        pytest.param("structured-steady", 0, 0, id="empty"),
+        pytest.param("structured-steady-half", 2500, 250, id="half"),
+        pytest.param("structured-steady-full", 4990, 490, id="full"),
     ],
 )
 def test_steady_state_shapes(name: str, full_claims: int, small_claims: int) -> None:

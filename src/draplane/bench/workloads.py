@@ -137,9 +137,9 @@ WORKLOADS: dict[str, Workload] = {
             fill=fill,
         )
         for name, fill in (
-            ("structured-steady-state", "empty"),
-            ("structured-steady-state-half", "half"),
-            ("structured-steady-state-full", "full"),
+            ("structured-steady", "empty"),
+            ("structured-steady-half", "half"),
+            ("structured-steady-full", "full"),
         )
     },
 }
