@@ -8,6 +8,8 @@ or not owned by the pod.
 
 from __future__ import annotations
 
+import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from draplane import dra
@@ -74,3 +76,18 @@ def allocation_mode(claim: Obj) -> str:
 def claim_status(claim: Obj) -> Obj:
     status: Obj = claim.get("status") or {}
     return status
+
+
+def deallocation_candidates(
+    claims: Sequence[PodClaim], indices: Iterable[int], pod_uid: str
+) -> list[int]:
+    """PostFilter's candidates in the random order it tries them: the claims at `indices`
+    reserved by nobody or by this pod alone (one in use by another pod is never deallocated)."""
+    candidates = list(indices)
+    random.shuffle(candidates)
+    return [
+        i
+        for i in candidates
+        if not (reserved := claim_status(claims[i].claim).get("reservedFor") or [])
+        or (len(reserved) == 1 and reserved[0].get("uid") == pod_uid)
+    ]

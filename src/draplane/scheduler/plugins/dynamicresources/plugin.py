@@ -49,6 +49,7 @@ from draplane.scheduler.plugins.dynamicresources.claims import (
     PodClaim,
     allocation_mode,
     claim_status,
+    deallocation_candidates,
     pod_resource_claims,
     pre_enqueue as claims_pre_enqueue,
 )
@@ -228,13 +229,8 @@ class DynamicResources:
         data = state.get(STATE_KEY)
         if data is None or not data.claims:
             return Status.unschedulable("no new claims to deallocate")
-        candidates = list(data.unavailable_claims)
-        random.shuffle(candidates)
-        for index in candidates:
+        for index in deallocation_candidates(data.claims, data.unavailable_claims, pod_info.uid):
             claim = data.claims[index].claim
-            reserved = claim_status(claim).get("reservedFor") or []
-            if reserved and not (len(reserved) == 1 and reserved[0].get("uid") == pod_info.uid):
-                continue
             changed = deep_copy(claim)
             changed_status = changed.setdefault("status", {})
             changed_status["deallocationRequested"] = True

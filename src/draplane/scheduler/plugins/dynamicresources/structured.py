@@ -14,7 +14,6 @@ Extended resources backed by DRA (`extended.py`) join Filter, Reserve, PreBind a
 from __future__ import annotations
 
 import logging
-import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -57,6 +56,7 @@ from draplane.scheduler.plugins.dynamicresources.claims import (
     ClaimLookupError,
     PodClaim,
     claim_status,
+    deallocation_candidates,
     pod_resource_claims,
     pre_enqueue as claims_pre_enqueue,
 )
@@ -312,13 +312,8 @@ class StructuredDynamicResources:
         data = state.get(STRUCTURED_STATE_KEY)
         if data is None or not data.claims:
             return Status.unschedulable("no new claims to deallocate")
-        candidates = list(data.selectors)
-        random.shuffle(candidates)
-        for index in candidates:
+        for index in deallocation_candidates(data.claims, data.selectors, pod_info.uid):
             claim = data.claims[index].claim
-            reserved = claim_status(claim).get("reservedFor") or []
-            if reserved and not (len(reserved) == 1 and reserved[0].get("uid") == pod_info.uid):
-                continue
             changed = deep_copy(claim)
             status = changed.setdefault("status", {})
             for name in ("allocation", "reservedFor", "devices"):
