@@ -21,9 +21,20 @@ def node_ip(index: int) -> str:
     return f"172.18.{index // 250}.{index % 250 + 2}"
 
 
+def _pod_network(index: int) -> str:
+    """The first three octets of node `index`'s pod CIDR: 10.244.0.0/24 for node 0, one /24
+    per node upwards, wrapping from 10.255.255.0/24 to 10.0.0.0/24 (unique for 65,536 nodes)."""
+    block = 244 * 256 + index
+    return f"10.{block // 256 % 256}.{block % 256}"
+
+
+def pod_cidr(index: int) -> str:
+    return f"{_pod_network(index)}.0/24"
+
+
 def pod_ip(index: int, serial: int) -> str:
-    """Address `serial` of node `index`'s pod CIDR 10.<...>.0/24 (recycles after 253)."""
-    return f"10.{244 + index // 256}.{index % 256}.{serial % 253 + 2}"
+    """Address `serial` of node `index`'s pod CIDR (recycles after 253)."""
+    return f"{_pod_network(index)}.{serial % 253 + 2}"
 
 
 def node_object(name: str, *, index: int, now: str) -> Obj:
@@ -38,7 +49,7 @@ def node_object(name: str, *, index: int, now: str) -> Obj:
                 "kubernetes.io/arch": "amd64",
             },
         },
-        "spec": {"podCIDR": f"10.{244 + index // 256}.{index % 256}.0/24"},
+        "spec": {"podCIDR": pod_cidr(index)},
         "status": node_status(name, index=index, now=now),
     }
 
