@@ -7,32 +7,29 @@ full is 5,000 nodes and 50,000 pods without claims (10 per node), created throug
 pool of concurrent creates; `--scale small` is a tenth. Its figures: pods Running per s, CPU per
 pod, the scheduler's algorithm CPU per attempt against the nodes the adaptive
 percentageOfNodesToScore examines, peak RSS, and the p50/p99/max latency of `GET /readyz` over
-HTTPS, probed every `READYZ_INTERVAL` seconds for the whole run.
+HTTPS, probed from a process of its own (`draplane.bench.readyz`) for the whole run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ssl
 import time
 from dataclasses import replace
 from typing import Any
-
-import aiohttp
 
 from draplane.api import errors, kinds
 from draplane.bench.figures import peak_rss_mib
 from draplane.bench.growth import AlgorithmSnapshot, algorithm_figures
 from draplane.bench.lifecycle import cost_figures, running_figures
 from draplane.bench.observer import PodObserver
+from draplane.bench.readyz import ReadyzProbe
 from draplane.bench.runner import ATTEMPTS_METRIC, Timeouts
-from draplane.bench.stats import counter_by_label, percentile
+from draplane.bench.stats import counter_by_label
 from draplane.bench.suite import Row, SuiteRun, SuiteWorkload
 from draplane.bench.workloads import NAMESPACE, Workload, pod
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
 
-READYZ_INTERVAL = 0.25
 CREATE_CONCURRENCY = 32
 """Pod creates in flight at once (scheduler_perf creates through a bounded worker pool too)."""
 
@@ -48,55 +45,6 @@ def sized(wl: Workload, *, nodes: int | None, pods: int | None) -> Workload:
         nodes=wl.nodes if nodes is None else nodes,
         measured_pods=wl.measured_pods if pods is None else pods,
     )
-
-
-class ReadyzProbe:
-    """GET /readyz every `interval` seconds over HTTPS (anonymous, as a load balancer
-    probes); latencies in seconds from the request's start to the answer's body."""
-
-    def __init__(self, url: str, ca_pem: bytes, *, interval: float = READYZ_INTERVAL) -> None:
-        self._url = url.rstrip("/") + "/readyz"
-        self._ssl = ssl.create_default_context(cadata=ca_pem.decode())
-        self._interval = interval
-        self.latencies: list[float] = []
-        self.failures = 0
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="bench-readyz-probe")
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def _run(self) -> None:
-        timeout = aiohttp.ClientTimeout(total=30)
-        connector = aiohttp.TCPConnector(ssl=self._ssl, limit=1)
-        async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
-            while True:
-                started = time.perf_counter()
-                try:
-                    async with session.get(self._url) as response:
-                        await response.read()
-                        ok = response.status == 200
-                except (aiohttp.ClientError, TimeoutError):
-                    ok = False
-                self.latencies.append(time.perf_counter() - started)
-                self.failures += 0 if ok else 1
-                await asyncio.sleep(self._interval)
-
-    def figures(self) -> dict[str, Any]:
-        ms = [1000 * x for x in self.latencies]
-        return {
-            "readyz_probes": len(ms),
-            "readyz_failures": self.failures,
-            "readyz_p50_ms": round(percentile(ms, 50), 3),
-            "readyz_p99_ms": round(percentile(ms, 99), 3),
-            "readyz_max_ms": round(max(ms, default=0.0), 3),
-        }
 
 
 def density_shape(run: SuiteRun) -> Workload:
@@ -164,8 +112,8 @@ async def run_density(run: SuiteRun) -> dict[str, Any]:
         started = time.monotonic()
         await asyncio.wait_for(plane.start(), timeout=Timeouts().base + 0.5 * wl.nodes)
         startup_s = time.monotonic() - started
-        probe = ReadyzProbe(plane.apiserver.url, (plane.data_dir / "ca.crt").read_bytes())
-        probe.start()
+        probe = ReadyzProbe(plane.apiserver.url, plane.data_dir / "ca.crt")
+        await probe.start()
         observer = PodObserver(plane.client(), namespace=NAMESPACE)
         await observer.start()
         attempts_before = counter_by_label(plane.metrics, name=ATTEMPTS_METRIC, label="result")
