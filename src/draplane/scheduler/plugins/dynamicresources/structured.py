@@ -14,7 +14,6 @@ the claim writes of PreBind, Unreserve and PostFilter are in `structured_writes.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -74,8 +73,6 @@ from draplane.scheduler.plugins.dynamicresources.structured_writes import (
     deallocate,
     drop_reservation,
 )
-
-log = logging.getLogger(__name__)
 
 CANNOT_ALLOCATE = "cannot allocate all claims"
 NOT_AVAILABLE = "resourceclaim not available on the node"
