@@ -164,6 +164,9 @@ CASES = [
         id="counters-no-free",
     ),
     pytest.param(
+        [_slice(*_devices(2))], TAKEN, [_claim(count=-1)], CANNOT, False, id="negative-count"
+    ),
+    pytest.param(
         [_slice(MULTI)],
         [],
         [_claim(), _claim("claim-2")],

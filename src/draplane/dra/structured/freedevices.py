@@ -38,15 +38,16 @@ RequestKey = tuple[int, int, int]
 
 def demand(requests: Mapping[RequestKey, RequestData]) -> tuple[int, bool] | None:
     """(devices the requests need at least, whether that count is exact enough to compare with
-    a non-zero free count); None when a request has adminAccess or there is no request."""
+    a non-zero free count); None when a request has adminAccess, an ExactCount below one, or
+    there is no request."""
     if not requests:
         return None
     total = 0
     countable = True
     smallest: dict[tuple[int, int], int] = {}
     for rd in requests.values():
-        if rd.admin_access:
-            return None
+        if rd.admin_access or (rd.count < 1 and not rd.all_mode):
+            return None  # a count below one (not valid API input) needs no device
         if rd.all_mode:
             countable = False
         elif rd.parent:
