@@ -18,6 +18,7 @@ from draplane.api.quantity import parse_quantity
 from draplane.dra.cel import SelectorCache
 from draplane.dra.structured.constraints import DistinctAttribute, MatchAttribute, _Constraint
 from draplane.dra.structured.firstfit import first_fit, simple_request
+from draplane.dra.structured.freedevices import cannot_fit, demand
 from draplane.dra.structured.pools import Pool, SliceIndex, pool_candidates
 from draplane.dra.structured.requests import (
     Candidate,
@@ -46,6 +47,28 @@ ERR_INVALID_POOLS = "invalid resource pools were encountered"
 ERR_CANNOT_ALLOCATE = "cannot allocate all claims"
 
 
+class _Prepared:
+    """One claim sequence's prepared requests and what `find` derives from them per cycle."""
+
+    __slots__ = ("claims", "constraints", "need", "requests", "simple")
+
+    def __init__(
+        self,
+        claims: Sequence[Obj],
+        requests: dict[tuple[int, int, int], RequestData],
+        constraints: list[list[_ConstraintSpec]],
+        simple: RequestData | None,
+        need: tuple[int, bool] | None,
+    ) -> None:
+        self.claims = claims
+        self.requests = requests
+        self.constraints = constraints
+        self.simple = simple
+        """The one request of the first-fit path (`firstfit.simple_request`), if it applies."""
+        self.need = need
+        """`freedevices.demand` of the requests."""
+
+
 class Allocator:
     """Allocates devices for a pod's claims on one node at a time; reusable and thread-safe."""
 
@@ -67,16 +90,15 @@ class Allocator:
         # pool; upstream keys by pool name only).
         self._available_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
         self._lock = threading.Lock()
-        self._prepared: (
-            tuple[
-                Sequence[Obj], dict[tuple[int, int, int], RequestData], list[list[_ConstraintSpec]]
-            ]
-            | None
-        ) = None
+        self._prepared: _Prepared | None = None
         self.steps = 0  # numAllocateOneInvocations, summed over all allocate() calls
         self.first_fit = True
         """Whether a single plain ExactCount request takes the first-fit path (`firstfit.py`),
         which gives the search's answer in one pass; tests turn it off to compare."""
+        self.skip_full_nodes = True
+        """Whether `find` answers "does not fit" without the search where the node has too few
+        free devices for the claims (`freedevices.py`; with the scheduler's incrementally kept
+        allocated state only). Such a node adds no `steps`; tests turn it off to compare."""
 
     def get_class(self, name: str) -> Obj | None:
         if callable(self._classes):
@@ -111,17 +133,27 @@ class Allocator:
         """`allocate` without building the AllocationResults: the finished search, whose
         `results()` builds them (the scheduler builds them only for the node it picks)."""
         allocated = self.allocated
-        extra = list(in_flight)
+        extra = list(in_flight) if in_flight else ()
         if extra:
             allocated = allocated.copy()
             for a in extra:
                 allocated.add(a)
         pools, candidates = self.slices.gather_with_candidates(node, self.features)
-        requests, constraint_specs = self._prepared_requests(claims, pools, node)
-        # The first-fit path is one pass over the node's devices: a cancellation is checked
-        # once before it (the search, which checks at every step, reports it).
-        simple = self.first_fit and (is_cancelled is None or is_cancelled() is None)
-        rd = simple_request(claims, requests, constraint_specs) if simple else None
+        prep = self._prepared_requests(claims, pools, node)
+        requests, constraint_specs = prep.requests, prep.constraints
+        # The skip and the first-fit path are one pass at most over the node's devices: a
+        # cancellation is checked once before them (the search, which checks at every step,
+        # reports it).
+        live = is_cancelled is None or is_cancelled() is None
+        if (
+            live
+            and prep.need is not None
+            and self.skip_full_nodes
+            and not extra
+            and cannot_fit(self, node, claims, requests, prep.need, pools, candidates, allocated)
+        ):
+            return self._no_fit(pools)
+        rd = prep.simple if live and self.first_fit else None
         fast = None if rd is None else first_fit(self, node, claims[0], rd, candidates, allocated)
         if fast is not None:
             picks, steps = fast
@@ -129,6 +161,7 @@ class Allocator:
                 self.steps += steps
             if picks is None:
                 return self._no_fit(pools)
+            return Search.answered(self, node, claims, requests, picks)
         constraints: list[list[_Constraint]] = [
             [kind(names, attr) for kind, names, attr in specs] for specs in constraint_specs
         ]
@@ -143,9 +176,6 @@ class Allocator:
             self._counters_for if not extra else self._fresh_counters(allocated),
             is_cancelled,
         )
-        if fast is not None:
-            search.picked[0] = fast[0] or []
-            return search
         try:
             done = search.run()
         finally:
@@ -183,23 +213,24 @@ class Allocator:
 
         return lookup
 
-    def _prepared_requests(
-        self, claims: Sequence[Obj], pools: list[Pool], node: Obj
-    ) -> tuple[dict[tuple[int, int, int], RequestData], list[list[_ConstraintSpec]]]:
+    def _prepared_requests(self, claims: Sequence[Obj], pools: list[Pool], node: Obj) -> _Prepared:
         """Prepared requests, reused across nodes unless some request is allocationMode All."""
         hit = self._prepared
         if hit is not None and (
-            hit[0] is claims
+            hit.claims is claims
             or (
-                len(hit[0]) == len(claims)
-                and all(a is b for a, b in zip(hit[0], claims, strict=True))
+                len(hit.claims) == len(claims)
+                and all(a is b for a, b in zip(hit.claims, claims, strict=True))
             )
         ):
-            return hit[1], hit[2]
+            return hit
         requests, specs = self._prepare(claims, pools, node)
+        prep = _Prepared(
+            claims, requests, specs, simple_request(claims, requests, specs), demand(requests)
+        )
         if not any(rd.all_mode for rd in requests.values()):
-            self._prepared = (claims, requests, specs)
-        return requests, specs
+            self._prepared = prep
+        return prep
 
     def _prepare(
         self, claims: Sequence[Obj], pools: list[Pool], node: Obj

@@ -35,6 +35,10 @@ class Pool:
     has_binding_conditions: bool = False
     # Search candidates of this pool, built once: (device ID, device, slice)
     candidates: list[Any] = field(default_factory=list)
+    free: tuple[int, int] | None = None
+    """(pool stamp, devices not allocated at that stamp): `freedevices.free_devices`' cache."""
+    multi_allocatable: bool = False
+    """Some device allows multiple allocations (set with the candidates)."""
 
     @property
     def pool_id(self) -> str:
@@ -213,4 +217,5 @@ def pool_candidates(p: Pool) -> list[Any]:
             for s in p.slices
             for d in (s.get("spec") or {}).get("devices") or ()
         ]
+        p.multi_allocatable = any(c.device.get("allowMultipleAllocations") for c in p.candidates)
     return p.candidates

@@ -135,6 +135,27 @@ class Search:
         ]
         self.steps = 0
 
+    @classmethod
+    def answered(
+        cls,
+        alloc: Allocator,
+        node: Obj,
+        claims: Sequence[Obj],
+        requests: dict[tuple[int, int, int], RequestData],
+        picked: list[DeviceResult],
+    ) -> Search:
+        """The finished search of the first-fit path (one claim, one plain request): only what
+        `results()` reads."""
+        search = cls.__new__(cls)
+        search.alloc = alloc
+        search.features = alloc.features
+        search.node = node
+        search.claims = claims
+        search.requests = requests
+        search.picked = [picked]
+        search.selected_sub = {}
+        return search
+
     def run(self) -> bool:
         try:
             return self._one(0, 0, 0, 0, False, 0)

@@ -8,6 +8,7 @@ capacity their shares consume. `AllocatedState.from_allocations()` builds it fro
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -51,6 +52,10 @@ class AllocatedState:
     # (driver, pool, device, shareID)
     allocated_shared_device_ids: set[tuple[str, str, str, str]] = field(default_factory=set)
     aggregated_capacity: dict[DeviceID, dict[str, Fraction]] = field(default_factory=dict)
+    pool_stamps: dict[tuple[str, str], int] | None = None
+    """(driver, pool) -> a stamp that changes whenever the pool's dedicated devices in
+    `allocated_devices` do (absent: none ever allocated). Only `AllocatedCounts.snapshot()` sets
+    it; `add()` clears it. The allocator caches a pool's free-device count per stamp."""
 
     @classmethod
     def from_allocations(cls, allocations: Iterable[Mapping[str, Any] | None]) -> AllocatedState:
@@ -62,6 +67,7 @@ class AllocatedState:
 
     def add(self, allocation: Mapping[str, Any]) -> None:
         """Record one `status.allocation` (AllocationResult dict)."""
+        self.pool_stamps = None
         for r in (allocation.get("devices") or {}).get("results") or []:
             if r.get("adminAccess"):
                 continue
@@ -104,6 +110,7 @@ class AllocatedCounts:
         self._shares: dict[tuple[str, str, str, str], int] = {}
         self._shares_per_device: dict[DeviceID, int] = {}
         self._capacity: dict[DeviceID, dict[str, Fraction]] = {}
+        self._stamps: dict[tuple[str, str], int] = {}
 
     def add(self, allocation: Mapping[str, Any]) -> None:
         self._apply(allocation, 1)
@@ -119,6 +126,7 @@ class AllocatedCounts:
             share = r.get("shareID")
             if not share:
                 _count(self._devices, did, sign)
+                self._stamps[(did[0], did[1])] = next(_STAMPS)
                 continue
             _count(self._shares, (*did, share), sign)
             agg = self._capacity.setdefault(did, {})
@@ -132,7 +140,12 @@ class AllocatedCounts:
             set(self._devices),
             set(self._shares),
             {k: dict(v) for k, v in self._capacity.items()},
+            dict(self._stamps),
         )
+
+
+_STAMPS = itertools.count(1)
+"""Stamps unique across all AllocatedCounts: equal stamps mean the same pool contents."""
 
 
 def _count(counts: dict[Any, int], key: Any, sign: int) -> int:

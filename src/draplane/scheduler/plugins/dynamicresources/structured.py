@@ -8,12 +8,12 @@ search is kept). PostFilter: clear one allocation that keeps the pod off every n
 the chosen node's AllocationResults, built now, become in-flight allocations. Unreserve: drop
 them and this pod's `reservedFor` entries. PreBind: write the finalizer, `status.allocation`
 and `reservedFor`, assume the answer.
-Extended resources backed by DRA (`extended.py`) join Filter, Reserve, PreBind and Unreserve.
+Extended resources backed by DRA (`extended.py`) join Filter, Reserve, PreBind and Unreserve;
+the claim writes of PreBind, Unreserve and PostFilter are in `structured_writes.py`.
 """
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -67,8 +67,12 @@ from draplane.scheduler.plugins.dynamicresources.extended import (
     recorded_claim,
 )
 from draplane.scheduler.plugins.dynamicresources.state import NodePredicate, node_predicate
-
-log = logging.getLogger(__name__)
+from draplane.scheduler.plugins.dynamicresources.structured_writes import (
+    BindError,
+    bind_claim,
+    deallocate,
+    drop_reservation,
+)
 
 CANNOT_ALLOCATE = "cannot allocate all claims"
 NOT_AVAILABLE = "resourceclaim not available on the node"
@@ -76,7 +80,6 @@ _CANNOT_ALLOCATE = Status.unresolvable(CANNOT_ALLOCATE)
 _NOT_AVAILABLE = Status.unresolvable(NOT_AVAILABLE)
 TIMED_OUT = "timed out trying to allocate devices"
 _TIMED_OUT = Status.unresolvable(TIMED_OUT)
-_CONFLICT_RETRIES = 5
 
 
 @dataclass
@@ -313,18 +316,10 @@ class StructuredDynamicResources:
         if data is None or not data.claims:
             return Status.unschedulable("no new claims to deallocate")
         for index in deallocation_candidates(data.claims, data.selectors, pod_info.uid):
-            claim = data.claims[index].claim
-            changed = deep_copy(claim)
-            status = changed.setdefault("status", {})
-            for name in ("allocation", "reservedFor", "devices"):
-                status.pop(name, None)
             try:
-                updated = await self._client.update(
-                    RESOURCE_CLAIMS_V1, changed, subresource="status"
-                )
+                updated = await deallocate(self._client, self.tracker, data.claims[index].claim)
             except errors.StatusError as err:
                 return Status.error(str(err))
-            self.tracker.assume(updated)
             data.claims[index] = PodClaim(data.claims[index].pod_claim_name, updated)
             return Status.unschedulable("deallocation of ResourceClaim completed")
         return Status.unschedulable("still not schedulable")
@@ -366,24 +361,8 @@ class StructuredDynamicResources:
         for index in data.to_allocate:
             self.tracker.drop_in_flight(_uid(data.claims[index].claim), pod_info.uid)
         for index in sorted(data.reserved):
-            claim = self.tracker.get(
-                data.claims[index].claim["metadata"]["name"], pod_info.namespace
-            )
-            if claim is None or not dra.is_reserved_for_pod(pod_info.pod, claim):
-                continue
-            changed = deep_copy(claim)
-            status = changed.setdefault("status", {})
-            status["reservedFor"] = [
-                e for e in status.get("reservedFor") or () if e.get("uid") != pod_info.uid
-            ]
-            try:
-                updated = await self._client.update(
-                    RESOURCE_CLAIMS_V1, changed, subresource="status"
-                )
-            except errors.StatusError as err:
-                log.warning("Unreserve of claim %s for pod %s: %s", _key(claim), pod_info.key, err)
-                continue
-            self.tracker.assume(updated)
+            name = data.claims[index].claim["metadata"]["name"]
+            await drop_reservation(self._client, self.tracker, name, pod_info)
         data.reserved.clear()
 
     async def pre_bind(self, state: CycleState, pod_info: PodInfo, node_name: str) -> Status:
@@ -392,86 +371,19 @@ class StructuredDynamicResources:
             return SUCCESS
         for index, pod_claim in enumerate(data.claims):
             try:
-                await self._bind_claim(data, index, pod_claim, pod_info)
-            except _BindError as err:
+                updated = await bind_claim(
+                    self._client, self.tracker, pod_claim, pod_info, index in data.to_allocate
+                )
+            except BindError as err:
                 return Status.error(str(err))
             except errors.StatusError as err:
                 return Status.error(f"update claim {_key(pod_claim.claim)}: {err}")
+            if updated is not None:
+                data.reserved.add(index)
+                data.claims[index] = PodClaim(pod_claim.pod_claim_name, updated)
         if data.extended is not None:
             try:
                 await self._extended.pre_bind(data.extended, pod_info, node_name)
             except errors.StatusError as err:
                 return Status.error(f"create extended resource claim: {err}")
         return SUCCESS
-
-    async def _bind_claim(
-        self, data: StructuredState, index: int, pod_claim: PodClaim, pod_info: PodInfo
-    ) -> None:
-        """Write one claim's allocation (if this cycle made one) and the pod's reservation,
-        re-reading the claim from the assume cache after a conflict."""
-        name = pod_claim.claim["metadata"]["name"]
-        key = _key(pod_claim.claim)
-        uid = _uid(pod_claim.claim)
-        flying = self.tracker.in_flight(uid) if index in data.to_allocate else None
-        fresh: Obj | None = None
-        for attempt in range(_CONFLICT_RETRIES):
-            claim = fresh or self.tracker.get(name, pod_info.namespace)
-            fresh = None
-            if claim is None or _uid(claim) != uid:
-                raise _BindError(f"claim {key} got deleted in the meantime")
-            if flying is not None:
-                allocation = claim_status(claim).get("allocation")
-                wanted = flying.claim["status"]["allocation"]
-                if allocation and allocation != wanted:
-                    raise _BindError(f"claim {key} got allocated elsewhere in the meantime")
-                if DELETE_PROTECTION_FINALIZER not in (claim["metadata"].get("finalizers") or ()):
-                    changed = deep_copy(claim)
-                    changed["metadata"].setdefault("finalizers", []).append(
-                        DELETE_PROTECTION_FINALIZER
-                    )
-                    try:
-                        claim = await self._client.update(RESOURCE_CLAIMS_V1, changed)
-                    except errors.StatusError as err:
-                        if errors.is_conflict(err) and attempt + 1 < _CONFLICT_RETRIES:
-                            fresh = await self._fresh(name, pod_info.namespace)
-                            continue
-                        raise
-                    self.tracker.assume(claim)
-            if dra.is_reserved_for_pod(pod_info.pod, claim) and (
-                flying is None or claim_status(claim).get("allocation")
-            ):
-                break
-            changed = deep_copy(claim)
-            status = changed.setdefault("status", {})
-            if flying is not None:
-                status["allocation"] = deep_copy(flying.claim["status"]["allocation"])
-            if not dra.is_reserved_for_pod(pod_info.pod, changed):
-                status.setdefault("reservedFor", []).append(dra.pod_reference(pod_info.pod))
-            try:
-                updated = await self._client.update(
-                    RESOURCE_CLAIMS_V1, changed, subresource="status"
-                )
-            except errors.StatusError as err:
-                if errors.is_conflict(err) and attempt + 1 < _CONFLICT_RETRIES:
-                    fresh = await self._fresh(name, pod_info.namespace)
-                    continue
-                raise
-            self.tracker.assume(updated)
-            data.reserved.add(index)
-            data.claims[index] = PodClaim(pod_claim.pod_claim_name, updated)
-            break
-        if flying is not None:
-            self.tracker.drop_in_flight(uid, pod_info.uid)
-
-    async def _fresh(self, name: str, namespace: str) -> Obj | None:
-        """The claim as the API server has it now (after a conflict the cache may lag)."""
-        try:
-            return await self._client.get(RESOURCE_CLAIMS_V1, name, namespace)
-        except errors.StatusError as err:
-            if errors.is_not_found(err):
-                return None
-            raise
-
-
-class _BindError(Exception):
-    pass
