@@ -156,7 +156,7 @@ async def test_steady_state_reuses_the_freed_devices(tmp_path: Path) -> None:
     figures = _only_run(tmp_path)
     assert figures["allocated_claims"] == shape.allocated_claims == shape.nodes * 10 - 10
     assert figures["steady_pods"] == shape.steady_pods == 10
-    assert figures["duration_s"] == shape.steady_seconds
+    assert figures["duration_s"] >= shape.steady_seconds
     assert figures["scheduled_pods"] > shape.steady_pods
     assert figures["created_pods"] >= figures["scheduled_pods"]
     assert figures["attempts_by_result"]["error"] == 0

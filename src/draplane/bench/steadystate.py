@@ -4,8 +4,9 @@
 structured allocator, first fit over the nodes in name order, and their `status.allocation`
 written (allocResourceClaims), so the cluster starts empty, half full or full. `measured_phase`:
 `steady_pods` measured pods exist at all times; each one bound is deleted (grace period 0) and
-replaced by a new one, for `steady_seconds`. Every per-pod figure counts the pods bound in that
-window.
+replaced by a new one, for `steady_seconds` (longer only on a machine too slow to bind one
+replacement in that time: the window then stays open until one is bound). Every per-pod figure
+counts the pods bound in that window.
 """
 
 from __future__ import annotations
@@ -115,7 +116,12 @@ async def measured_phase(
     plane.registry.audit.reset()
     start = Snapshot.take(plane.storage)
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + wl.steady_seconds
+    began = loop.time()
+    deadline = began + wl.steady_seconds
+    # A slow machine may bind none of the replacements within the window: it then stays open
+    # until one is bound (the figures are about reusing freed devices), or a stall timeout.
+    give_up = deadline + config.timeouts.stall
+    closed = False
     waiting: set[str] = set()
     tasks: set[asyncio.Task[None]] = set()
     created = 0
@@ -126,7 +132,7 @@ async def measured_phase(
 
     async def replace_pod(name: str) -> None:
         await client.delete(kinds.PODS, name, NAMESPACE, grace_period_seconds=0)
-        if loop.time() < deadline:
+        if not closed:
             await new_pod()
 
     async def new_pod() -> None:
@@ -143,18 +149,24 @@ async def measured_phase(
 
     for _ in range(wl.steady_pods):
         spawn(new_pod())
-    while loop.time() < deadline:
+
+    def bound() -> int:
+        return sum(
+            1 for t in observer.pods.values() if t.phase == "measured" and t.bound is not None
+        )
+
+    while (now := loop.time()) < deadline or (bound() <= wl.steady_pods and now < give_up):
         for name in [n for n in waiting if (t := observer.pods.get(n)) and t.bound is not None]:
             waiting.discard(name)
             spawn(replace_pod(name))
-        await observer.changed(timeout=min(0.25, max(0.0, deadline - loop.time())))
+        await observer.changed(timeout=min(0.25, deadline - now) if now < deadline else 0.25)
+    closed = True
+    window = loop.time() - began
     end = Snapshot.take(plane.storage)
     for task in list(tasks):
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    scheduled = sum(
-        1 for t in observer.pods.values() if t.phase == "measured" and t.bound is not None
-    )
+    scheduled = bound()
     result = build_result(
         config=replace(config, workload=replace(wl, measured_pods=max(1, scheduled))),
         observer=observer,
@@ -167,8 +179,8 @@ async def measured_phase(
     durations = HistogramSnapshot.take(plane.metrics, name=ATTEMPT_DURATION_METRIC)
     result.figures.update(attempt_duration_figures(after=durations, before=durations_before))
     # scheduler_perf's SchedulingThroughput over the steady window, not up to the last bind.
-    result.figures["duration_s"] = wl.steady_seconds
-    result.figures["throughput_avg"] = round(scheduled / wl.steady_seconds, 3)
+    result.figures["duration_s"] = round(max(window, wl.steady_seconds), 3)
+    result.figures["throughput_avg"] = round(scheduled / max(window, wl.steady_seconds), 3)
     result.figures.update(
         {
             "steady_pods": wl.steady_pods,
