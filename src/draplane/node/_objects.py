@@ -13,7 +13,9 @@ from draplane.api.meta import Obj
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 LEASE_NAMESPACE = NODE_LEASE_NAMESPACE
 LEASE_DURATION_SECONDS = 40
-KUBELET_VERSION = "v1.28.0-draplane"
+KUBELET_VERSION = "v1.28.0"
+"""The default `status.nodeInfo.kubeletVersion`: a node reports the version of the API server
+it joins (`/version`'s gitVersion, as a kubelet of the control plane's release does)."""
 CAPACITY = {"cpu": "4", "memory": "32Gi", "pods": "110", "ephemeral-storage": "100Gi"}
 
 
@@ -26,7 +28,7 @@ def pod_ip(index: int, serial: int) -> str:
     return f"10.{244 + index // 256}.{index % 256}.{serial % 253 + 2}"
 
 
-def node_object(name: str, *, index: int, now: str) -> Obj:
+def node_object(name: str, *, index: int, now: str, kubelet_version: str = KUBELET_VERSION) -> Obj:
     return {
         "apiVersion": "v1",
         "kind": "Node",
@@ -39,11 +41,11 @@ def node_object(name: str, *, index: int, now: str) -> Obj:
             },
         },
         "spec": {"podCIDR": f"10.{244 + index // 256}.{index % 256}.0/24"},
-        "status": node_status(name, index=index, now=now),
+        "status": node_status(name, index=index, now=now, kubelet_version=kubelet_version),
     }
 
 
-def node_status(name: str, *, index: int, now: str) -> Obj:
+def node_status(name: str, *, index: int, now: str, kubelet_version: str = KUBELET_VERSION) -> Obj:
     return {
         "capacity": dict(CAPACITY),
         "allocatable": dict(CAPACITY),
@@ -62,8 +64,8 @@ def node_status(name: str, *, index: int, now: str) -> Obj:
             {"type": "Hostname", "address": name},
         ],
         "nodeInfo": {
-            "kubeletVersion": KUBELET_VERSION,
-            "kubeProxyVersion": KUBELET_VERSION,
+            "kubeletVersion": kubelet_version,
+            "kubeProxyVersion": kubelet_version,
             "containerRuntimeVersion": "draplane://simulated",
             "operatingSystem": "linux",
             "architecture": "amd64",
