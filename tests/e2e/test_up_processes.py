@@ -102,6 +102,8 @@ async def test_classic_examples_run_and_a_killed_scheduler_stops_up(
         )
         assert all(p["spec"]["nodeName"].startswith("node-") for p in pods)
         assert "pod-with-several-claims" in {meta.name(p) for p in pods}
+        node = await client.get(kinds.NODES, pods[0]["spec"]["nodeName"])
+        assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.28.0"
     finally:
         await client.close()
 
