@@ -23,6 +23,7 @@ from draplane import dra
 from draplane.api import errors
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.nodeselector import NodeSelector
+from draplane.clock import format_time
 from draplane.dra.resourcev1 import (
     DELETE_PROTECTION_FINALIZER,
     DEVICE_CLASSES,
@@ -49,7 +50,7 @@ from draplane.scheduler.framework import (
     Status,
 )
 from draplane.scheduler.plugins import names
-from draplane.scheduler.plugins.dynamicresources import structured_hints
+from draplane.scheduler.plugins.dynamicresources import bindingconditions, structured_hints
 from draplane.scheduler.plugins.dynamicresources.args import DynamicResourcesArgs
 from draplane.scheduler.plugins.dynamicresources.assume import ClaimTracker
 from draplane.scheduler.plugins.dynamicresources.claims import (
@@ -402,6 +403,20 @@ class StructuredDynamicResources:
                 await self._extended.pre_bind(data.extended, pod_info, node_name)
             except errors.StatusError as err:
                 return Status.error(f"create extended resource claim: {err}")
+        if self._features.device_binding_and_status:
+            claims = [(pod_info.namespace, c.claim["metadata"]["name"]) for c in data.claims]
+            try:
+                await bindingconditions.wait_until_bound(
+                    pod_info.pod,
+                    node_name,
+                    claims,
+                    get=self.tracker.get,
+                    clock=self._handle.clock,
+                    timeout=self.args.binding_timeout,
+                    events=self._handle.event_recorder,
+                )
+            except bindingconditions.BindingError as err:
+                return Status.error(str(err))
         return SUCCESS
 
     async def _bind_claim(
@@ -445,6 +460,13 @@ class StructuredDynamicResources:
             status = changed.setdefault("status", {})
             if flying is not None:
                 status["allocation"] = deep_copy(flying.claim["status"]["allocation"])
+                if self._features.device_binding_and_status and (
+                    bindingconditions.has_binding_conditions(changed)
+                ):
+                    # When the binding timeout starts.
+                    status["allocation"]["allocationTimestamp"] = format_time(
+                        self._handle.clock.now()
+                    )
             if not dra.is_reserved_for_pod(pod_info.pod, changed):
                 status.setdefault("reservedFor", []).append(dra.pod_reference(pod_info.pod))
             try:
