@@ -9,6 +9,7 @@ the chosen node's AllocationResults, built now, become in-flight allocations. Un
 them and this pod's `reservedFor` entries. PreBind: write the finalizer, `status.allocation`
 and `reservedFor`, assume the answer.
 Extended resources backed by DRA (`extended.py`) join Filter, Reserve, PreBind and Unreserve.
+PreBind then waits for devices' binding conditions (`bindingconditions.py`).
 """
 
 from __future__ import annotations
