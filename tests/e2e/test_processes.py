@@ -27,13 +27,17 @@ from draplane.testing.commands import Command, Commands, free_port
 from draplane.testing.exposition import check_component_exposition
 from draplane.testing.kubectl import Kubectl, kubectl_binary
 
-pytestmark = pytest.mark.slow
+# Six processes and kubectl on a loaded machine start slowly: generous overall deadlines.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 EXAMPLE = (
     Path(__file__).resolve().parents[2] / "examples" / "classic" / "pod-with-template-claim.yaml"
 )
 POD = "pod-with-template-claim"
-TIMEOUT = 60.0
+TIMEOUT = 300.0
+"""How long any one awaited condition (a line, a command, a pod's phase) may take."""
+POLL = 0.2
+"""How often a condition is asked for through the API (each probe is a request)."""
 STOPS_WITHIN = 5.0
 
 COMPONENT_USERS = {
@@ -57,7 +61,7 @@ def kubectl_for(kubeconfig: Path, tmp_path: Path) -> Kubectl:
     binary = kubectl_binary("1.29") or kubectl_binary("1.32") or kubectl_binary("1.27")
     if binary is None:
         pytest.skip("no versioned kubectl binary installed")
-    return Kubectl(binary, "1.29", kubeconfig, tmp_path / "kube-cache")
+    return Kubectl(binary, "1.29", kubeconfig, tmp_path / "kube-cache", timeout=TIMEOUT)
 
 
 def renamed_example(pod_name: str) -> str:
@@ -74,7 +78,7 @@ async def running(client: RESTClient, name: str) -> Obj:
         pod = await client.get(kinds.PODS, name, "default")
         return pod if (pod.get("status") or {}).get("phase") == "Running" else None
 
-    return await wait_for(probe, timeout=TIMEOUT, what=f"pod {name} Running")
+    return await wait_for(probe, timeout=TIMEOUT, interval=POLL, what=f"pod {name} Running")
 
 
 async def claims_by_name(client: RESTClient) -> dict[str, Obj]:
@@ -118,9 +122,9 @@ async def readyz(kubeconfig: Path) -> tuple[int, str]:
 async def start_up(commands: Commands, *args: str) -> tuple[Command, Path]:
     """`draplane up ARGS`; returns the process and the kubeconfig path it printed."""
     up = await commands.start("up", *args)
-    line = await up.wait_for_line("kubeconfig: ")
+    line = await up.wait_for_line("kubeconfig: ", timeout=TIMEOUT)
     kubeconfig = Path(line.removeprefix("kubeconfig: "))
-    hint = await up.wait_for_line("try: ")
+    hint = await up.wait_for_line("try: ", timeout=TIMEOUT)
     assert hint == f"try: kubectl --kubeconfig {kubeconfig} get nodes"
     return up, kubeconfig
 
@@ -202,7 +206,7 @@ async def component_kubeconfigs(commands: Commands, data_dir: Path, out: Path) -
     """`draplane kubeconfig --user USER` for each component, written to files."""
     results = await asyncio.gather(
         *(
-            commands.run("kubeconfig", "--data-dir", str(data_dir), "--user", user)
+            commands.run("kubeconfig", "--data-dir", str(data_dir), "--user", user, timeout=TIMEOUT)
             for user in COMPONENT_USERS.values()
         )
     )
@@ -231,7 +235,9 @@ async def test_standalone_components_run_and_release_a_template_pod(
     apiserver = await commands.start(
         "apiserver", "--data-dir", str(data_dir), "--port", str(port), *CLASSIC
     )
-    await apiserver.wait_for_line(f"draplane apiserver listening on https://127.0.0.1:{port}")
+    await apiserver.wait_for_line(
+        f"draplane apiserver listening on https://127.0.0.1:{port}", timeout=TIMEOUT
+    )
     kc = await component_kubeconfigs(commands, data_dir, tmp_path)
 
     def flags(name: str) -> tuple[str, ...]:
@@ -264,7 +270,9 @@ async def test_standalone_components_run_and_release_a_template_pod(
                 return errors.is_not_found(err)
             return False
 
-        await wait_for(claim_deleted, timeout=TIMEOUT, what="the pod's claim deleted")
+        await wait_for(
+            claim_deleted, timeout=TIMEOUT, interval=POLL, what="the pod's claim deleted"
+        )
     finally:
         await client.close()
     users = {line.split(",")[1] for line in (data_dir / "tokens").read_text().splitlines()}

@@ -102,6 +102,8 @@ async def test_classic_examples_run_and_a_killed_scheduler_stops_up(
         )
         assert all(p["spec"]["nodeName"].startswith("node-") for p in pods)
         assert "pod-with-several-claims" in {meta.name(p) for p in pods}
+        node = await client.get(kinds.NODES, pods[0]["spec"]["nodeName"])
+        assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.28.0"
     finally:
         await client.close()
 
@@ -129,6 +131,17 @@ async def test_structured_mode_runs_an_example_and_sigterm_stops_every_process(
         )
         claims = (await client.list(kinds.RESOURCE_CLAIMS_V1, "default"))["items"]
         assert [c["status"]["reservedFor"][0]["uid"] for c in claims] == [meta.uid(pod)]
+        # The kubelet plugin in the nodes process writes status.devices with its token bound
+        # to the node (before the pod runs).
+        [claim] = claims
+        results = claim["status"]["allocation"]["devices"]["results"]
+        assert [(d["driver"], d["pool"], d["device"]) for d in claim["status"]["devices"]] == [
+            (r["driver"], r["pool"], r["device"]) for r in results
+        ]
+        assert [c["type"] for c in claim["status"]["devices"][0]["conditions"]] == ["Ready"]
+        assert results[0]["pool"] == pod["spec"]["nodeName"]
+        node = await client.get(kinds.NODES, pod["spec"]["nodeName"])
+        assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.36.0"
     finally:
         await client.close()
     code, _ = await up.stop(signal.SIGTERM)

@@ -14,6 +14,7 @@ import asyncio
 import logging
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from draplane.api import kinds, versions
@@ -34,11 +35,14 @@ from draplane.cli.process import (
 )
 from draplane.client.interface import Client
 from draplane.client.requestlog import logged
+from draplane.client.rest import RESTClient
 from draplane.driver import NodePluginRegistry
 from draplane.drivers.example import (
     DRIVER_NAME,
     DeviceProfile,
+    StatusClientSource,
     node_plugin_factory,
+    status_clients,
     structured_node_plugin_factory,
 )
 from draplane.metrics import component_registry
@@ -110,13 +114,18 @@ def plugin_registry(
     *,
     registry: NodePluginRegistry | None = None,
     structured: DeviceProfile | None = None,
+    status_clients_for: Callable[[str], StatusClientSource | None] = lambda _driver: None,
 ) -> NodePluginRegistry:
-    """The node plugins; `structured`: the devices each publishes in structured mode."""
+    """The node plugins; `structured`: the devices each publishes in structured mode, with
+    `status_clients_for(driver)` giving each node's plugin its own credential."""
     registry = registry if registry is not None else NodePluginRegistry()
     names = [name for driver in drivers for name in NODE_PLUGINS[driver]]
     for name in dict.fromkeys(names + extra_driver_names):
         if structured is not None:
-            registry.register(name, structured_node_plugin_factory(name, structured))
+            factory = structured_node_plugin_factory(
+                name, structured, status_client_for=status_clients_for(name)
+            )
+            registry.register(name, factory)
         else:
             registry.register(name, node_plugin_factory(name))
     return registry
@@ -148,7 +157,9 @@ async def async_main(args: argparse.Namespace) -> int:
                         args.extra_drivers,
                         registry=plugins,
                         structured=profile if mode.structured else None,
+                        status_clients_for=_status_clients(args, clients),
                     )
+                    nodes.kubelet_version = mode.git_version
                     if mode.structured:
                         nodes.claims = kinds.RESOURCE_CLAIMS_V1
                     await nodes.run()
@@ -196,3 +207,34 @@ def _client_factory(
         return logged(client)
 
     return for_node
+
+
+def _status_clients(
+    args: argparse.Namespace, clients: list[Client]
+) -> Callable[[str], StatusClientSource]:
+    """Each driver's kubelet-plugin credential per node: a token of its service account bound
+    to the Node, asked for as the API server data dir's admin (its `kubeconfig`, when the data
+    dir is known), else as the `--kubeconfig` user (which may be refused: then status.devices
+    stay unwritten, as logged)."""
+    shared = clients[0]
+    assert isinstance(shared, RESTClient)
+    data_dir = Path(args.data_dir) if args.data_dir else Path(args.kubeconfig).parent
+    requester = shared
+    if (data_dir / "tokens").exists() and (data_dir / "kubeconfig").exists():
+        servers = ",".join(shared.transport.config.endpoints)
+        requester = rest_client(str(data_dir / "kubeconfig"), servers)
+        clients.append(requester)
+
+    def for_token(user: str, token: str) -> Client:
+        config = replace(
+            shared.transport.config,
+            user=user,
+            token=token,
+            client_cert_pem=None,
+            client_key_pem=None,
+        )
+        client = RESTClient(config)
+        clients.append(client)
+        return logged(client)
+
+    return lambda driver: status_clients(requester, for_token, driver)

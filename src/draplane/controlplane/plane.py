@@ -19,8 +19,9 @@ from typing import Any, Literal, Protocol
 
 from prometheus_client import CollectorRegistry
 
-from draplane.api import auth, errors, kinds, versions
+from draplane.api import auth, errors, kinds, meta, versions
 from draplane.api.auth import UserInfo
+from draplane.api.meta import Obj
 from draplane.apiserver import authn
 from draplane.apiserver.audit import AuditLog
 from draplane.apiserver.authorization.bootstrap import DRIVER_CONTROLLER_ROLE
@@ -42,9 +43,11 @@ from draplane.drivers.example import (
     DeviceProfile,
     NetworkPoolController,
     Resources,
+    StatusClientSource,
     device_class,
     example_controller,
     node_plugin_factory,
+    status_clients,
     structured_node_plugin_factory,
 )
 from draplane.metrics import component_registry
@@ -166,8 +169,12 @@ class ControlPlane:
         if self.config.transport == "local":
             return logged(LocalClient(self.registry, user))
         token = authn.ensure_user_token(self.data_dir, user.name, user.groups or None)
+        return self._token_client(user.name, token)
+
+    def _token_client(self, user: str, token: str) -> Client:
+        """A client over HTTPS with a bearer token (closed on stop)."""
         ca = (self.data_dir / "ca.crt").read_bytes()
-        config = build_kubeconfig(server=self.apiserver.url, ca_pem=ca, user=user.name, token=token)
+        config = build_kubeconfig(server=self.apiserver.url, ca_pem=ca, user=user, token=token)
         client = RESTClient(parse_kubeconfig(config, base=self.data_dir))
         self._clients.append(client)
         return logged(client)
@@ -244,10 +251,17 @@ class ControlPlane:
                     clock=self.clock,
                 )
 
-    def _driver_plugin_client(self, driver: str) -> Callable[[str], Client]:
-        """The client of `driver`'s kubelet plugin on a node: its service account with the
-        node's name, as a token bound to the node carries it."""
-        return lambda node: self.client(auth.driver_plugin_user(driver, node))
+    def _driver_plugin_client(self, driver: str) -> StatusClientSource:
+        """The client of `driver`'s kubelet plugin on a node: its service account with a token
+        bound to the Node (over HTTPS: a TokenRequest asked for as admin; in-process: the user
+        such a token authenticates as)."""
+        if self.config.transport == "http":
+            return status_clients(self.client(), self._token_client, driver)
+
+        async def local(node: Obj) -> Client:
+            return self.client(auth.driver_plugin_user(driver, meta.name(node)))
+
+        return local
 
     def _build_nodes(self, metrics: CollectorRegistry | None) -> Nodes:
         return Nodes(
@@ -263,6 +277,7 @@ class ControlPlane:
                 if self.config.kubernetes_version.structured
                 else kinds.RESOURCE_CLAIMS
             ),
+            kubelet_version=self.config.kubernetes_version.git_version,
         )
 
     async def restart_nodes(self) -> None:

@@ -43,10 +43,12 @@ class Nodes:
         metrics: CollectorRegistry | None = None,
         run_seconds: float | None = None,
         claims: kinds.ResourceType = kinds.RESOURCE_CLAIMS,
+        kubelet_version: str = _objects.KUBELET_VERSION,
     ) -> None:
         """`run_seconds`: how long containers run when their pod does not say
         (`draplane.dev/run-seconds`); None: until the pod is deleted. `claims`: the
-        ResourceClaim kind of the API server's mode."""
+        ResourceClaim kind of the API server's mode; `kubelet_version`: what the nodes report
+        as `status.nodeInfo.kubeletVersion` (the API server's gitVersion)."""
         self.names = [f"{name_prefix}{i}" for i in range(count)]
         self._client_for_node = client_for_node
         self._plugins = plugins
@@ -55,6 +57,8 @@ class Nodes:
         self._run_seconds = run_seconds
         self.claims = claims
         """The ResourceClaim kind of the API server's mode (set before `run`)."""
+        self.kubelet_version = kubelet_version
+        """The API server's gitVersion (set before `run`)."""
         self.kubelets: dict[str, Kubelet] = {}
         self._registered = 0
 
@@ -119,13 +123,18 @@ class Nodes:
             try:
                 try:
                     return await client.create(
-                        kinds.NODES, _objects.node_object(name, index=index, now=now)
+                        kinds.NODES,
+                        _objects.node_object(
+                            name, index=index, now=now, kubelet_version=self.kubelet_version
+                        ),
                     )
                 except errors.StatusError as err:
                     if not errors.is_already_exists(err):
                         raise
                 existing = meta.deep_copy(await client.get(kinds.NODES, name))
-                existing["status"] = _objects.node_status(name, index=index, now=now)
+                existing["status"] = _objects.node_status(
+                    name, index=index, now=now, kubelet_version=self.kubelet_version
+                )
                 return await client.update(kinds.NODES, existing, subresource="status")
             except errors.StatusError as err:
                 log.warning("node %s: registration failed, retrying: %s", name, err)

@@ -13,7 +13,9 @@ from draplane.api.meta import Obj
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 LEASE_NAMESPACE = NODE_LEASE_NAMESPACE
 LEASE_DURATION_SECONDS = 40
-KUBELET_VERSION = "v1.28.0-draplane"
+KUBELET_VERSION = "v1.28.0"
+"""The default `status.nodeInfo.kubeletVersion`: a node reports the version of the API server
+it joins (`/version`'s gitVersion, as a kubelet of the control plane's release does)."""
 CAPACITY = {"cpu": "4", "memory": "32Gi", "pods": "110", "ephemeral-storage": "100Gi"}
 
 
@@ -37,7 +39,7 @@ def pod_ip(index: int, serial: int) -> str:
     return f"{_pod_network(index)}.{serial % 253 + 2}"
 
 
-def node_object(name: str, *, index: int, now: str) -> Obj:
+def node_object(name: str, *, index: int, now: str, kubelet_version: str = KUBELET_VERSION) -> Obj:
     return {
         "apiVersion": "v1",
         "kind": "Node",
@@ -50,11 +52,11 @@ def node_object(name: str, *, index: int, now: str) -> Obj:
             },
         },
         "spec": {"podCIDR": pod_cidr(index)},
-        "status": node_status(name, index=index, now=now),
+        "status": node_status(name, index=index, now=now, kubelet_version=kubelet_version),
     }
 
 
-def node_status(name: str, *, index: int, now: str) -> Obj:
+def node_status(name: str, *, index: int, now: str, kubelet_version: str = KUBELET_VERSION) -> Obj:
     return {
         "capacity": dict(CAPACITY),
         "allocatable": dict(CAPACITY),
@@ -73,8 +75,8 @@ def node_status(name: str, *, index: int, now: str) -> Obj:
             {"type": "Hostname", "address": name},
         ],
         "nodeInfo": {
-            "kubeletVersion": KUBELET_VERSION,
-            "kubeProxyVersion": KUBELET_VERSION,
+            "kubeletVersion": kubelet_version,
+            "kubeProxyVersion": kubelet_version,
             "containerRuntimeVersion": "draplane://simulated",
             "operatingSystem": "linux",
             "architecture": "amd64",

@@ -49,22 +49,32 @@ async def seed_objects(client: Client, *objects: Obj) -> list[Obj]:
 
 @overload
 async def wait_for(
-    probe: Callable[[], Awaitable[T | None]], *, timeout: float = ..., what: str = ...
+    probe: Callable[[], Awaitable[T | None]],
+    *,
+    timeout: float = ...,
+    what: str = ...,
+    interval: float = ...,
 ) -> T: ...
 
 
 @overload
 async def wait_for(
-    probe: Callable[[], T | None], *, timeout: float = ..., what: str = ...
+    probe: Callable[[], T | None], *, timeout: float = ..., what: str = ..., interval: float = ...
 ) -> T: ...
 
 
 async def wait_for(
-    probe: Callable[[], Any], *, timeout: float = 5.0, what: str = "condition"
+    probe: Callable[[], Any],
+    *,
+    timeout: float = 5.0,
+    what: str = "condition",
+    interval: float = 0.01,
 ) -> Any:
-    """Poll `probe` (a function or a coroutine function) until it returns something truthy, and
-    return that; an AssertionError naming `what` after `timeout` wall seconds. For conditions
-    reached asynchronously (watch delivery, other tasks); waits on time use a FakeClock."""
+    """Poll `probe` (a function or a coroutine function) every `interval` seconds until it
+    returns something truthy, and return that; an AssertionError naming `what` after `timeout`
+    wall seconds. For conditions reached asynchronously (watch delivery, other tasks); waits on
+    time use a FakeClock. Tests of separate processes poll less often (their probes are HTTP
+    requests competing with the processes for the CPU) and wait longer."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
@@ -75,7 +85,7 @@ async def wait_for(
             return value
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(interval)
 
 
 async def events_for(client: Client, obj: Obj, *, reason: str = "") -> list[Obj]:

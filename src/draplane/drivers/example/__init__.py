@@ -35,6 +35,7 @@ from draplane.drivers.example._nodeplugin import (
     PrepareError,
     node_plugin_factory,
 )
+from draplane.drivers.example._plugintoken import StatusClientSource, status_clients
 from draplane.drivers.example._run import example_controller
 from draplane.drivers.example._slices import RESOURCE_SLICES, PublishResult, SlicePublisher
 from draplane.drivers.example._structuredplugin import (
@@ -65,6 +66,7 @@ __all__ = [
     "PublishResult",
     "Resources",
     "SlicePublisher",
+    "StatusClientSource",
     "StructuredNodePlugin",
     "device_class",
     "example_controller",
@@ -72,5 +74,6 @@ __all__ = [
     "node_plugin_factory",
     "node_slice_specs",
     "publish_network_pool",
+    "status_clients",
     "structured_node_plugin_factory",
 ]

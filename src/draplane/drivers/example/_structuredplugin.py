@@ -11,7 +11,8 @@ beta and on in 1.36) with a `Ready` condition, the device's CDI ids and env as `
 a network-attached device, `networkData`. That write goes through `status_client`, the driver's
 own identity on this node (its kubelet-plugin service account with a token bound to the node:
 the API server's `resourceclaims/driver` check allows it `associated-node:update` for this
-driver's entries only); without one it is tried with the node's client, which may not.
+driver's entries only; `status_clients` asks for that token); without one it is tried with the
+node's client, which may not.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from draplane.drivers.example._devices import (
 )
 from draplane.drivers.example._driver import DRIVER_NAME
 from draplane.drivers.example._nodeplugin import PrepareError
+from draplane.drivers.example._plugintoken import StatusClientSource
 from draplane.drivers.example._slices import SlicePublisher
 
 log = logging.getLogger(__name__)
@@ -61,6 +63,8 @@ class StructuredNodePlugin:
     write_device_status: bool = True
     status_client: Client | None = None
     """The driver's own identity on this node for `status.devices` writes."""
+    status_client_for: StatusClientSource | None = None
+    """Without `status_client`: asked for it on `start`, with the Node (`status_clients`)."""
     clock: Clock = REAL_CLOCK
     prepared: dict[str, tuple[PreparedDevice, ...]] = field(default_factory=dict)
     """Claim UID -> what was prepared (the plugin's checkpoint)."""
@@ -70,6 +74,8 @@ class StructuredNodePlugin:
     async def start(self, client: Client, node: Obj) -> None:
         """Publish this node's slices as the node (`client` acts as `system:node:<name>`)."""
         self._client = client
+        if self.status_client is None and self.status_client_for is not None:
+            self.status_client = await self.status_client_for(node)
         self._publisher = SlicePublisher(
             client,
             driver_name=self.driver_name,
@@ -186,10 +192,11 @@ def structured_node_plugin_factory(
     profile: DeviceProfile | None = None,
     *,
     clock: Clock = REAL_CLOCK,
-    status_client_for: Callable[[str], Client] | None = None,
+    status_client_for: StatusClientSource | None = None,
 ) -> Callable[[str], StructuredNodePlugin]:
     """What to register in a NodePluginRegistry for this driver in structured mode;
-    `status_client_for(node)` is the driver's client on that node for `status.devices`."""
+    `status_client_for(node)` gives the driver's client on that node for `status.devices`
+    (`status_clients`)."""
     chosen = profile or DeviceProfile()
 
     def build(node_name: str) -> StructuredNodePlugin:
@@ -198,7 +205,7 @@ def structured_node_plugin_factory(
             driver_name=driver_name,
             profile=chosen,
             clock=clock,
-            status_client=status_client_for(node_name) if status_client_for else None,
+            status_client_for=status_client_for,
         )
 
     return build

@@ -9,7 +9,8 @@ the chosen node's AllocationResults, built now, become in-flight allocations. Un
 them and this pod's `reservedFor` entries. PreBind: write the finalizer, `status.allocation`
 and `reservedFor`, assume the answer.
 Extended resources backed by DRA (`extended.py`) join Filter, Reserve, PreBind and Unreserve;
-the claim writes of PreBind, Unreserve and PostFilter are in `structured_writes.py`.
+the claim writes of PreBind, Unreserve and PostFilter are in `structured_writes.py`. PreBind
+then waits for devices' binding conditions (`bindingconditions.py`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from draplane import dra
 from draplane.api import errors
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.nodeselector import NodeSelector
+from draplane.clock import format_time
 from draplane.dra.resourcev1 import (
     DELETE_PROTECTION_FINALIZER,
     DEVICE_CLASSES,
@@ -49,7 +51,7 @@ from draplane.scheduler.framework import (
     Status,
 )
 from draplane.scheduler.plugins import names
-from draplane.scheduler.plugins.dynamicresources import structured_hints
+from draplane.scheduler.plugins.dynamicresources import bindingconditions, structured_hints
 from draplane.scheduler.plugins.dynamicresources.args import DynamicResourcesArgs
 from draplane.scheduler.plugins.dynamicresources.assume import ClaimTracker
 from draplane.scheduler.plugins.dynamicresources.claims import (
@@ -369,11 +371,18 @@ class StructuredDynamicResources:
         data = state.get(STRUCTURED_STATE_KEY)
         if data is None or (not data.claims and data.extended is None):
             return SUCCESS
+        # When the binding timeout of devices with binding conditions starts.
+        allocation_timestamp = (
+            format_time(self._handle.clock.now())
+            if self._features.device_binding_and_status
+            else None
+        )
         for index, pod_claim in enumerate(data.claims):
             try:
                 updated = await bind_claim(
-                    self._client, self.tracker, pod_claim, pod_info, index in data.to_allocate
-                )
+                    self._client, self.tracker, pod_claim, pod_info, index in data.to_allocate,
+                    allocation_timestamp=allocation_timestamp,
+                )  # fmt: skip
             except BindError as err:
                 return Status.error(str(err))
             except errors.StatusError as err:
@@ -386,4 +395,18 @@ class StructuredDynamicResources:
                 await self._extended.pre_bind(data.extended, pod_info, node_name)
             except errors.StatusError as err:
                 return Status.error(f"create extended resource claim: {err}")
+        if self._features.device_binding_and_status:
+            claims = [(pod_info.namespace, c.claim["metadata"]["name"]) for c in data.claims]
+            try:
+                await bindingconditions.wait_until_bound(
+                    pod_info.pod,
+                    node_name,
+                    claims,
+                    get=self.tracker.get,
+                    clock=self._handle.clock,
+                    timeout=self.args.binding_timeout,
+                    events=self._handle.event_recorder,
+                )
+            except bindingconditions.BindingError as err:
+                return Status.error(str(err))
         return SUCCESS

@@ -14,6 +14,7 @@ from draplane.api.meta import Obj, deep_copy
 from draplane.client.interface import Client
 from draplane.dra.resourcev1 import DELETE_PROTECTION_FINALIZER, RESOURCE_CLAIMS_V1
 from draplane.scheduler.framework import PodInfo
+from draplane.scheduler.plugins.dynamicresources import bindingconditions
 from draplane.scheduler.plugins.dynamicresources.assume import ClaimTracker
 from draplane.scheduler.plugins.dynamicresources.claims import PodClaim, claim_status
 
@@ -36,11 +37,18 @@ def _uid(obj: Obj) -> str:
 
 
 async def bind_claim(
-    client: Client, tracker: ClaimTracker, pod_claim: PodClaim, pod_info: PodInfo, allocating: bool
+    client: Client,
+    tracker: ClaimTracker,
+    pod_claim: PodClaim,
+    pod_info: PodInfo,
+    allocating: bool,
+    *,
+    allocation_timestamp: str | None = None,
 ) -> Obj | None:
     """Write one claim's allocation (`allocating`: this cycle made one, in flight) and the
-    pod's reservation, re-reading the claim after a conflict. Returns the claim as written when
-    this call added the pod to `reservedFor`, else None."""
+    pod's reservation, re-reading the claim after a conflict. An allocation whose devices have
+    binding conditions gets `allocation_timestamp` (when given) as its allocationTimestamp.
+    Returns the claim as written when this call added the pod to `reservedFor`, else None."""
     name = pod_claim.claim["metadata"]["name"]
     key = _key(pod_claim.claim)
     uid = _uid(pod_claim.claim)
@@ -76,6 +84,8 @@ async def bind_claim(
         status = changed.setdefault("status", {})
         if flying is not None:
             status["allocation"] = deep_copy(flying.claim["status"]["allocation"])
+            if allocation_timestamp and bindingconditions.has_binding_conditions(changed):
+                status["allocation"]["allocationTimestamp"] = allocation_timestamp
         if not dra.is_reserved_for_pod(pod_info.pod, changed):
             status.setdefault("reservedFor", []).append(dra.pod_reference(pod_info.pod))
         try:
