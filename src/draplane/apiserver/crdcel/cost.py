@@ -58,10 +58,6 @@ class CostPlan:
     scans: tuple[Any, ...] = ()
     loops: tuple[tuple[Any, CostPlan], ...] = ()
 
-    @property
-    def dynamic(self) -> bool:
-        return bool(self.scans or self.loops)
-
     def cost(self, size: Callable[[Any], int]) -> int:
         total = self.fixed + sum(size(s) for s in self.scans)
         for receiver, body in self.loops:
@@ -104,31 +100,62 @@ def cost_plan(
     return plan(0, len(toks))
 
 
-def schema_ids(schema: Any, out: set[int] | None = None) -> frozenset[int]:
-    """The identities of `schema` and of every schema below it."""
-    out = set() if out is None else out
-    if isinstance(schema, dict) and id(schema) not in out:
-        out.add(id(schema))
-        for sub in (schema.get("properties") or {}).values():
-            schema_ids(sub, out)
-        for key in ("items", "additionalProperties"):
-            schema_ids(schema.get(key), out)
-    return frozenset(out)
+def _receivers(plan: CostPlan) -> list[Any]:
+    out = list(plan.scans)
+    for receiver, body in plan.loops:
+        out.append(receiver)
+        out += _receivers(body)
+    return out
+
+
+@dataclass(frozen=True)
+class SizePlan:
+    """What `Sizes` measures for the plans of one schema node: the schemas (by identity) at
+    and below the node (`known`), those on the way to a receiver (`relevant`), and whether a
+    receiver is beyond the schema, so the largest of everything is needed (`needs_any`)."""
+
+    known: frozenset[int]
+    relevant: frozenset[int]
+    needs_any: bool
+
+
+def size_plan(schema: Any, plans: Sequence[CostPlan]) -> SizePlan | None:
+    """None when no plan depends on a size."""
+    receivers = [r for p in plans for r in _receivers(p)]
+    if not receivers:
+        return None
+    known: set[int] = set()
+    relevant: set[int] = set()
+    wanted = {id(r) for r in receivers}
+
+    def visit(node: Any) -> bool:
+        if not isinstance(node, dict) or id(node) in known:
+            return id(node) in relevant
+        known.add(id(node))
+        below = [visit(sub) for sub in (node.get("properties") or {}).values()]
+        below += [visit(node.get(key)) for key in ("items", "additionalProperties")]
+        if id(node) in wanted or any(below):
+            relevant.add(id(node))
+            return True
+        return False
+
+    visit(schema)
+    return SizePlan(frozenset(known), frozenset(relevant), not wanted <= known)
 
 
 class Sizes:
     """The sizes of the values one rule evaluation sees: per schema node below the rule's node
-    (`known`) the largest value there (0 when there is none), else the largest of all."""
+    the largest value there (0 when there is none), else the largest of all."""
 
-    def __init__(self, schema: Any, known: frozenset[int], *values: Any) -> None:
-        self._known = known
+    def __init__(self, plan: SizePlan, schema: Any, *values: Any) -> None:
+        self._plan = plan
         self._by_schema: dict[int, int] = {}
         self._any = 0
         for value in values:
             self._measure(schema, value)
 
     def __call__(self, schema: Any) -> int:
-        if id(schema) in self._known:
+        if id(schema) in self._plan.known:
             return self._by_schema.get(id(schema), 0)
         return self._any
 
@@ -139,17 +166,26 @@ class Sizes:
         self._any = max(self._any, n)
         if schema is not None and n > self._by_schema.get(id(schema), 0):
             self._by_schema[id(schema)] = n
+        if isinstance(value, str | bytes):
+            return
+        relevant, everything = self._plan.relevant, self._plan.needs_any
         if isinstance(value, dict):
             props = (schema.get("properties") or {}) if schema is not None else {}
             additional = schema.get("additionalProperties") if schema is not None else None
             for key, item in value.items():
-                self._any = max(self._any, len(key))
                 sub = props.get(key, additional)
-                self._measure(sub if isinstance(sub, dict) else None, item)
-        elif isinstance(value, list):
+                sub = sub if isinstance(sub, dict) else None
+                if everything:
+                    self._any = max(self._any, len(key))
+                    self._measure(sub, item)
+                elif sub is not None and id(sub) in relevant:
+                    self._measure(sub, item)
+        else:
             items = schema.get("items") if schema is not None else None
-            for item in value:
-                self._measure(items if isinstance(items, dict) else None, item)
+            items = items if isinstance(items, dict) else None
+            if everything or (items is not None and id(items) in relevant):
+                for item in value:
+                    self._measure(items, item)
 
 
 class Budget:

@@ -153,8 +153,8 @@ def _evaluate(
             continue
         if compiled.uses_old_self and old is None:
             continue
-        if sizes is None and node.known:
-            sizes = Sizes(schema, node.known, value, old)
+        if sizes is None and node.sizes is not None:
+            sizes = Sizes(node.sizes, schema, value, old)
         stop = budget.charge(
             compiled.plan.cost(sizes) if sizes is not None else compiled.plan.fixed
         )

@@ -20,7 +20,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from draplane.apiserver.crdcel.cost import CostPlan, cost_plan, schema_ids
+from draplane.apiserver.crdcel.cost import CostPlan, SizePlan, cost_plan, size_plan
 from draplane.apiserver.crdcel.env import environment, escape, is_dyn, type_key
 from draplane.dra.cel.compile import STRING_SCANS
 
@@ -263,8 +263,8 @@ class Node:
     properties: dict[str, Node] = field(default_factory=dict)
     additional: Node | None = None
     items: Node | None = None
-    known: frozenset[int] = frozenset()
-    """The schemas at and below this node (by identity), where the runtime cost is measured."""
+    sizes: SizePlan | None = None
+    """What the runtime cost of the node's rules measures in the value (None: nothing)."""
 
 
 def compile_schema(schema: Any, *, root: bool = True) -> Node | None:
@@ -277,8 +277,7 @@ def compile_schema(schema: Any, *, root: bool = True) -> Node | None:
             compiled = compile_rule(schema, rule, root=root)
             compiled.field_path = normalized_field_path(schema, rule) or ""
             node.rules.append(compiled)
-    if any(c.plan.dynamic or c.message_plan.dynamic for c in node.rules):
-        node.known = schema_ids(schema)
+    node.sizes = size_plan(schema, [p for c in node.rules for p in (c.plan, c.message_plan)])
     for key, sub in (schema.get("properties") or {}).items():
         if root and key == "metadata":
             continue

@@ -88,7 +88,7 @@ class DeviceInput:
     (then every selector evaluation on this device fails with it, like upstream's conversion).
     """
 
-    __slots__ = ("data", "elements", "error", "string_length")
+    __slots__ = ("_sizes", "data", "error")
 
     def __init__(self, driver: str, device: Mapping[str, Any], *, allow_multiple: bool) -> None:
         self.error: str | None = None
@@ -116,13 +116,21 @@ class DeviceInput:
             "capacity": capacity,
             "allowMultipleAllocations": allow_multiple,
         }
-        # The sizes the runtime cost is taken with: the largest map a comprehension can range
-        # over and the longest string a scan can read (values, names, domains, the driver).
-        maps = [attributes, capacity, *attributes.values(), *capacity.values()]
-        self.elements = max(len(m) for m in maps)
-        strings = [len(driver), *(len(k) for m in maps for k in m)]
-        strings += [len(v) for m in attributes.values() for v in m.values() if isinstance(v, str)]
-        self.string_length = max(strings)
+        self._sizes: tuple[int, int] | None = None
+
+    def sizes(self) -> tuple[int, int]:
+        """The sizes the runtime cost is taken with (computed on first use): the largest map a
+        comprehension can range over, the longest string a scan can read (values, names,
+        domains, the driver)."""
+        if self._sizes is None:
+            attributes, capacity = self.data["attributes"], self.data["capacity"]
+            maps = [attributes, capacity, *attributes.values(), *capacity.values()]
+            strings = [len(self.data["driver"]), *(len(k) for m in maps for k in m)]
+            strings += [
+                len(v) for m in attributes.values() for v in m.values() if isinstance(v, str)
+            ]
+            self._sizes = (max(len(m) for m in maps), max(strings))
+        return self._sizes
 
 
 def split_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
@@ -163,7 +171,9 @@ class CompilationResult:
 
     def runtime_cost(self, device: DeviceInput) -> int:
         """The cost of evaluating this selector on `device` (the estimate at its sizes)."""
-        return terms_cost(self.terms, device.elements, device.string_length)
+        if len(self.terms) == 1 and not self.terms[0][1]:
+            return self.terms[0][0]  # no comprehension, no string scan: no size matters
+        return terms_cost(self.terms, *device.sizes())
 
     def device_matches(self, device: DeviceInput) -> bool:
         if self.error is not None:
