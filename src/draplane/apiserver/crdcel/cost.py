@@ -160,13 +160,14 @@ class Sizes:
         return self._any
 
     def _measure(self, schema: Any, value: Any) -> None:
-        if not isinstance(value, str | bytes | list | dict):
+        if not isinstance(value, _SIZED):
             return
         n = len(value)
-        self._any = max(self._any, n)
+        if n > self._any:
+            self._any = n
         if schema is not None and n > self._by_schema.get(id(schema), 0):
             self._by_schema[id(schema)] = n
-        if isinstance(value, str | bytes):
+        if isinstance(value, _STRINGS):
             return
         relevant, everything = self._plan.relevant, self._plan.needs_any
         if isinstance(value, dict):
@@ -174,18 +175,25 @@ class Sizes:
             additional = schema.get("additionalProperties") if schema is not None else None
             for key, item in value.items():
                 sub = props.get(key, additional)
-                sub = sub if isinstance(sub, dict) else None
+                if not isinstance(sub, dict):
+                    sub = None
                 if everything:
-                    self._any = max(self._any, len(key))
+                    if len(key) > self._any:
+                        self._any = len(key)
                     self._measure(sub, item)
                 elif sub is not None and id(sub) in relevant:
                     self._measure(sub, item)
         else:
             items = schema.get("items") if schema is not None else None
-            items = items if isinstance(items, dict) else None
+            if not isinstance(items, dict):
+                items = None
             if everything or (items is not None and id(items) in relevant):
                 for item in value:
                     self._measure(items, item)
+
+
+_SIZED = (str, bytes, list, dict)
+_STRINGS = (str, bytes)
 
 
 class Budget:
