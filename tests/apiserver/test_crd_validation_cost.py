@@ -47,7 +47,7 @@ def _schema(
     spec_rules: list[dict[str, Any]], s_rules: list[dict[str, Any]] | None = None
 ) -> dict[str, Any]:
     """spec (with `spec_rules`): min, s (a string of up to 120,000 characters, with `s_rules`),
-    nums (up to 200 integers) and name (a rule that fails on "bad")."""
+    nums (up to 200 integers), extra (unknown fields) and name (a rule that fails on "bad")."""
     s: dict[str, Any] = {"type": "string", "maxLength": 120_000}
     if s_rules:
         s["x-kubernetes-validations"] = s_rules
@@ -61,6 +61,7 @@ def _schema(
                     "min": {"type": "integer"},
                     "s": s,
                     "nums": {"type": "array", "maxItems": 200, "items": {"type": "integer"}},
+                    "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
                     "name": {
                         "type": "string",
                         "maxLength": 8,
@@ -103,6 +104,14 @@ CASES = [
         {"s": LONG},
         [("spec", _call_limit("s is scanned too often"))],
         id="call-limit-names-the-message",
+    ),
+    pytest.param(
+        # The estimate cannot bound a value the schema does not describe (it counts each scan
+        # as 1); at run time the scans cost the longest string in `self`.
+        _schema([_rule(_scans(11, "self.extra.s"))]),
+        {"extra": {"s": LONG}},
+        [("spec", _call_limit(_scans(11, "self.extra.s")))],
+        id="call-limit-on-unknown-fields",
     ),
     pytest.param(
         _schema([_rule(SCAN9)] * 11),
