@@ -148,15 +148,38 @@ def test_bad_version_attribute_fails_every_selector() -> None:
     )
 
 
-def test_cost_limit() -> None:
-    nested = "device.attributes.all(a, device.attributes.all(b, device.attributes.all(c, a != c)))"
-    assert estimate_cost(nested) > 32**3
-    cache = SelectorCache(Compiler(cost_limit=10_000))
-    with pytest.raises(CELRuntimeError) as err:
-        cache.matches(nested, D, DEVICE)
-    assert str(err.value) == ERR_COST_LIMIT
-    assert cache.matches('device.driver != ""', D, DEVICE) is True
-    assert Compiler().validate(nested) is None
+NESTED = "device.attributes.all(a, device.attributes.all(b, device.attributes.all(c, a != c)))"
+WIDE = make_device("wide")
+for _i in range(40):
+    WIDE.attr(f"other.example.com/a{_i}", _i)
+
+
+@pytest.mark.parametrize(
+    ("limit", "device", "error"),
+    [
+        pytest.param(10_000, DEVICE, None, id="small-device-within-limit"),
+        pytest.param(10_000, WIDE.obj(), ERR_COST_LIMIT, id="wide-device-over-limit"),
+        pytest.param(1_000_000, WIDE.obj(), None, id="wide-device-default-limit"),
+    ],
+)
+def test_runtime_cost_limit_uses_the_device_sizes(
+    limit: int, device: dict[str, object], error: str | None
+) -> None:
+    # The estimate (32 entries a map) is far above 10,000; the runtime cost is taken with the
+    # device's own sizes: 3 domains of at most 4 entries, or one domain of 40.
+    assert estimate_cost(NESTED) > 32**3
+    cache = SelectorCache(Compiler(cost_limit=limit))
+    if error is None:
+        assert cache.matches(NESTED, D, device) is False
+    else:
+        with pytest.raises(CELRuntimeError) as err:
+            cache.matches(NESTED, D, device)
+        assert str(err.value) == error
+    assert cache.matches('device.driver != ""', D, device) is True
+
+
+def test_cost_limit_on_validation() -> None:
+    assert Compiler().validate(NESTED) is None
     five = "device.attributes.all(a, " * 5 + 'a.matches("x")' + ")" * 5
     assert Compiler().validate(five) == "cost exceeds budget by factor of more than 100x"
 

@@ -31,6 +31,10 @@ from .allocatorobjects import (
     two,
 )
 
+WIDE_SELECTOR = (
+    f'cel.bind(d, device.attributes["{A}"], d.all(x, d.all(y, d.all(z, x != "" && y != ""))))'
+)
+
 CASES = [
     # --- constraints
     AllocatorCase(
@@ -401,6 +405,45 @@ CASES = [
         ],
         slices=[node_slice("device-1")],
         error="class class-x: selector #1: CEL runtime error: no such key: memory",
+    ),
+    AllocatorCase(
+        # Estimated at 32 attributes a domain the selector is within the limit (and passes
+        # validation); at this device's 120 it costs more than CELSelectorExpressionMaxCost.
+        "CEL-runtime-cost-limit-exceeded",
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", selectors=[WIDE_SELECTOR])
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice(attrs("device-1", **{f"a{i}": i for i in range(120)}))],
+        error="claim default/claim-0: selector #0: CEL runtime error: "
+        "operation cancelled: actual cost limit exceeded",
+    ),
+    AllocatorCase(
+        # 27,000 comprehension iterations: within the cost limit, but beyond the 10,000 that
+        # cel-expr-python runs in one evaluation; reported as the cost limit.
+        "CEL-iteration-budget-exceeded",
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", selectors=[WIDE_SELECTOR])
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice(attrs("device-1", **{f"a{i}": i for i in range(30)}))],
+        error="claim default/claim-0: selector #0: CEL runtime error: "
+        "operation cancelled: actual cost limit exceeded",
+    ),
+    AllocatorCase(
+        "CEL-runtime-cost-within-limit",
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a", selectors=[WIDE_SELECTOR])
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice(attrs("device-1", **{f"a{i}": i for i in range(20)}))],
+        expect=[allocation(res("req-0", "device-1"))],
     ),
     AllocatorCase(
         "admin-access-disabled",

@@ -9,6 +9,11 @@ A rule that is not true is reported at the node's path (joined with its `fieldPa
 `message`, else the result of its `messageExpression`, else `failed rule: <rule>`. A runtime
 error is reported as upstream words it (`no such key: x evaluating rule: <rule>`).
 `rule_errors` compiles each schema once (by identity: once per served CRD generation).
+
+Runtime cost (`cost`): each evaluation is charged its cost at the evaluated value's sizes,
+before it runs, against the object's RuntimeCELCostBudget; an evaluation over PerCallLimit (or
+one cel-expr-python stops at its 10,000 comprehension iterations) or over what is left of the
+budget is not run, reported with upstream's message, and no further rule of the object runs.
 """
 
 from __future__ import annotations
@@ -19,6 +24,15 @@ from typing import Any
 from cel_expr_python import cel
 
 from draplane.api.errors import FieldError, duplicate, forbidden, invalid, required
+from draplane.apiserver.crdcel.cost import (
+    ITERATION_BUDGET,
+    MESSAGE_OUT_OF_BUDGET,
+    OUT_OF_BUDGET,
+    Budget,
+    Sizes,
+    call_limit_message,
+    message_call_limit_message,
+)
 from draplane.apiserver.crdcel.env import cel_value
 from draplane.apiserver.crdcel.rules import Compiled, Node, compile_schema
 
@@ -47,7 +61,7 @@ def rule_errors(schema: Any, obj: Any, old: Any = None) -> list[FieldError]:
     if node is None or not isinstance(obj, dict):
         return []
     errs: list[FieldError] = []
-    _walk(node, obj, old, "", errs, root=True)
+    _walk(node, obj, old, "", errs, Budget(), root=True)
     return errs
 
 
@@ -56,24 +70,35 @@ def _sub(path: str, key: str) -> str:
 
 
 def _walk(
-    node: Node, value: Any, old: Any, path: str, errs: list[FieldError], *, root: bool = False
+    node: Node,
+    value: Any,
+    old: Any,
+    path: str,
+    errs: list[FieldError],
+    budget: Budget,
+    *,
+    root: bool = False,
 ) -> None:
     if value is None:
         return
     if node.rules:
-        _evaluate(node, value, old, path, errs, root)
+        _evaluate(node, value, old, path, errs, budget, root)
     if isinstance(value, dict):
         old_map = old if isinstance(old, dict) else {}
         for key, child in node.properties.items():
-            if key in value:
-                _walk(child, value[key], old_map.get(key), _sub(path, key), errs)
+            if key in value and budget.remaining >= 0:
+                _walk(child, value[key], old_map.get(key), _sub(path, key), errs, budget)
         if node.additional is not None:
             for key, item in value.items():
-                _walk(node.additional, item, old_map.get(key), f"{path}[{key}]", errs)
+                if budget.remaining < 0:
+                    return
+                _walk(node.additional, item, old_map.get(key), f"{path}[{key}]", errs, budget)
     elif isinstance(value, list) and node.items is not None:
         correlate = _correlator(node.schema, old)
         for i, item in enumerate(value):
-            _walk(node.items, item, correlate(item), f"{path}[{i}]", errs)
+            if budget.remaining < 0:
+                return
+            _walk(node.items, item, correlate(item), f"{path}[{i}]", errs, budget)
 
 
 def _correlator(schema: dict[str, Any], old: Any) -> Any:
@@ -101,13 +126,24 @@ def _type_of(schema: dict[str, Any]) -> str:
 
 
 def _evaluate(
-    node: Node, value: Any, old: Any, path: str, errs: list[FieldError], root: bool
+    node: Node,
+    value: Any,
+    old: Any,
+    path: str,
+    errs: list[FieldError],
+    budget: Budget,
+    root: bool,
 ) -> None:
     schema = node.schema
+    shown = path or "<nil>"
+    if budget.remaining <= 0:
+        errs.append(invalid(shown, _type_of(schema), OUT_OF_BUDGET))
+        budget.remaining = -1
+        return
     data: dict[str, Any] = {"self": cel_value(schema, value, root=root)}
     if old is not None:
         data["oldSelf"] = cel_value(schema, old, root=root)
-    shown = path or "<nil>"
+    sizes: Sizes | None = None
     for compiled in node.rules:
         if compiled.program is None:
             if compiled.error is not None:
@@ -117,9 +153,26 @@ def _evaluate(
             continue
         if compiled.uses_old_self and old is None:
             continue
+        if sizes is None and node.sizes is not None:
+            sizes = Sizes(node.sizes, schema, value, old)
+        stop = budget.charge(
+            compiled.plan.cost(sizes) if sizes is not None else compiled.plan.fixed
+        )
+        if stop is not None:
+            detail = (
+                OUT_OF_BUDGET if stop == "budget" else call_limit_message(_error_string(compiled))
+            )
+            errs.append(invalid(shown, _type_of(schema), detail))
+            return
         try:
             result = compiled.program.eval(data=data)
         except Exception as e:  # a value the binding cannot convert (an int beyond int64)
+            if ITERATION_BUDGET in str(e):
+                errs.append(
+                    invalid(shown, _type_of(schema), call_limit_message(_error_string(compiled)))
+                )
+                budget.remaining = -1
+                return
             errs.append(invalid(shown, _type_of(schema), f"{e} evaluating rule: {compiled.text}"))
             continue
         if result.type() == cel.Type.ERROR:
@@ -139,7 +192,11 @@ def _evaluate(
         at = shown
         if compiled.field_path:
             at = compiled.field_path if not path else _join(path, compiled.field_path)
-        errs.append(_reason(compiled, at, _type_of(schema), _message(compiled, data)))
+        message, stopped = _message(compiled, data, budget, sizes)
+        if stopped:
+            errs.append(invalid(at, _type_of(schema), message))
+            return
+        errs.append(_reason(compiled, at, _type_of(schema), message))
 
 
 def _join(path: str, field_path: str) -> str:
@@ -169,17 +226,35 @@ def _runtime(compiled: Compiled, result: Any) -> str:
     return f"{text} evaluating rule: {_rule_text(compiled)}"
 
 
-def _message(compiled: Compiled, data: dict[str, Any]) -> str:
+def _error_string(compiled: Compiled) -> str:
+    """ruleErrorString: the rule's message, else the rule."""
+    return str(compiled.rule.get("message") or "").strip() or _rule_text(compiled)
+
+
+def _message(
+    compiled: Compiled, data: dict[str, Any], budget: Budget, sizes: Sizes | None
+) -> tuple[str, bool]:
+    """The detail of a failed rule, or (True) why its messageExpression stopped validation."""
     if compiled.message_program is not None:
+        plan = compiled.message_plan
+        stop = budget.charge(plan.cost(sizes) if sizes is not None else plan.fixed)
+        expression = str(compiled.rule.get("messageExpression") or "")
+        if stop is not None:
+            if stop == "budget":
+                return MESSAGE_OUT_OF_BUDGET, True
+            return message_call_limit_message(expression), True
         try:
             result = compiled.message_program.eval(data=data)
             text = result.value() if result.type() == cel.Type.STRING else None
-        except Exception:  # upstream logs it and falls back to the message
+        except Exception as e:  # upstream logs it and falls back to the message
+            if ITERATION_BUDGET in str(e):
+                budget.remaining = -1
+                return message_call_limit_message(expression), True
             text = None
         if isinstance(text, str) and text.strip() and "\n" not in text and "\r" not in text:
-            return text
+            return text, False
     message = str(compiled.rule.get("message") or "")
-    return message or f"failed rule: {_rule_text(compiled)}"
+    return message or f"failed rule: {_rule_text(compiled)}", False
 
 
 def _reason(compiled: Compiled, path: str, type_: str, detail: str) -> FieldError:

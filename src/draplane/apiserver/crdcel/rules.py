@@ -8,7 +8,8 @@ from `self`/`oldSelf` (and from comprehension variables over them) are checked a
 schema here, reported as cel-go reports them (`undefined field 'x'`). The cost estimate is
 cel-go's in spirit: one unit per token, comprehensions multiplied by the receiver's maximum
 size and string scans by its maximum length (maxItems, maxProperties, maxLength, else the
-sizes a 3 MiB request can hold), the rule's cost multiplied by the node's cardinality.
+sizes a 3 MiB request can hold), the rule's cost multiplied by the node's cardinality. The
+same `cost.CostPlan` gives the runtime cost with the sizes of the evaluated value.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
+from draplane.apiserver.crdcel.cost import CostPlan, SizePlan, cost_plan, size_plan
 from draplane.apiserver.crdcel.env import environment, escape, is_dyn, type_key
 from draplane.dra.cel.compile import STRING_SCANS
 
@@ -62,6 +64,8 @@ class Compiled:
     cost: int = 0
     message_cost: int = 0
     field_path: str = ""
+    plan: CostPlan = field(default_factory=CostPlan)
+    message_plan: CostPlan = field(default_factory=CostPlan)
 
     @property
     def text(self) -> str:
@@ -192,34 +196,9 @@ def _chain_type(toks: list[_Tok], node: Any, root: bool) -> str:
     return type_key(schema) if len(toks) > 1 else "dyn"
 
 
-def estimate_cost(toks: list[_Tok], receivers: dict[int, Any]) -> int:
-    """Worst-case cost of the tokens (see the module docstring)."""
-    match: dict[int, int] = {}
-    stack: list[int] = []
-    for i, tok in enumerate(toks):
-        if tok.text == "(":
-            stack.append(i)
-        elif tok.text == ")" and stack:
-            match[stack.pop()] = i
-
-    def cost(start: int, end: int) -> int:
-        total, i = 0, start
-        while i < end:
-            tok = toks[i]
-            if tok.kind == "i" and i + 1 < end and toks[i + 1].text == "(" and i in receivers:
-                close = match.get(i + 1, end)
-                size = max_elements(receivers[i])
-                if tok.text in _COMPREHENSIONS:
-                    total += 1 + size * cost(i + 2, close)
-                    i = close + 1
-                    continue
-                if tok.text in _SCANS:
-                    total += size
-            total += 1
-            i += 1
-        return total
-
-    return cost(0, len(toks))
+def _plan(toks: list[_Tok], receivers: dict[int, Any]) -> CostPlan:
+    """The cost of the tokens (see the module docstring)."""
+    return cost_plan(toks, receivers, _COMPREHENSIONS, _SCANS)
 
 
 def _compile(env: cel.Env, expression: str) -> tuple[Any, str | None]:
@@ -253,7 +232,8 @@ def compile_rule(node: dict[str, Any], rule: dict[str, Any], *, root: bool) -> C
         out.error = "cel expression must evaluate to a bool"
     else:
         out.program = program
-    out.cost = estimate_cost(toks, receivers)
+    out.plan = _plan(toks, receivers)
+    out.cost = out.plan.cost(max_elements)
     message = str(rule.get("messageExpression") or "")
     if message.strip():
         mtoks = _tokens(message)
@@ -269,7 +249,8 @@ def compile_rule(node: dict[str, Any], rule: dict[str, Any], *, root: bool) -> C
             out.message_error = "must evaluate to a string"
         else:
             out.message_program = mprogram
-        out.message_cost = estimate_cost(mtoks, mreceivers)
+        out.message_plan = _plan(mtoks, mreceivers)
+        out.message_cost = out.message_plan.cost(max_elements)
     return out
 
 
@@ -282,6 +263,8 @@ class Node:
     properties: dict[str, Node] = field(default_factory=dict)
     additional: Node | None = None
     items: Node | None = None
+    sizes: SizePlan | None = None
+    """What the runtime cost of the node's rules measures in the value (None: nothing)."""
 
 
 def compile_schema(schema: Any, *, root: bool = True) -> Node | None:
@@ -294,6 +277,7 @@ def compile_schema(schema: Any, *, root: bool = True) -> Node | None:
             compiled = compile_rule(schema, rule, root=root)
             compiled.field_path = normalized_field_path(schema, rule) or ""
             node.rules.append(compiled)
+    node.sizes = size_plan(schema, [p for c in node.rules for p in (c.plan, c.message_plan)])
     for key, sub in (schema.get("properties") or {}).items():
         if root and key == "metadata":
             continue

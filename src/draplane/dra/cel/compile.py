@@ -5,6 +5,13 @@
 or raises `CELRuntimeError`. A runtime error is never a non-match: the allocator turns it into a
 fatal error for the claim ("CEL runtime error: ..."), as upstream does.
 
+The runtime cost limit (upstream's `cel.CostLimit(CELSelectorExpressionMaxCost)`): cel-expr-python
+tracks no cost, so the estimator's cost is taken again with the device's own sizes (its largest
+map, its longest string) instead of the declared maxima; above the limit the selector is not
+evaluated and fails with "operation cancelled: actual cost limit exceeded". cel-expr-python
+itself stops an evaluation after 10,000 comprehension iterations (not configurable); that is
+reported as the same cost-limit error.
+
 The `device` variable: `driver` (string), `attributes` and `capacity` (map domain -> map id ->
 value), `allowMultipleAllocations` (bool). Unqualified names belong to the driver's domain; an
 unknown domain reads as an empty map; a missing id is a runtime error "no such key: <id>".
@@ -36,6 +43,8 @@ SELECTOR_MAX_LENGTH = 10 * 1024
 _MAX_ELEMENTS = 32
 _MAX_STRING = 64
 ERR_COST_LIMIT = "operation cancelled: actual cost limit exceeded"
+ITERATION_BUDGET = "Iteration budget exceeded"
+"""cel-expr-python's error when one evaluation runs more than 10,000 comprehension iterations."""
 
 _DOMAIN_REF = re.compile(
     r"""device\s*\.\s*(?:attributes|capacity)\s*\[\s*(["'])([^"'\\]*)\1\s*\]"""
@@ -79,7 +88,7 @@ class DeviceInput:
     (then every selector evaluation on this device fails with it, like upstream's conversion).
     """
 
-    __slots__ = ("data", "error")
+    __slots__ = ("_sizes", "data", "error")
 
     def __init__(self, driver: str, device: Mapping[str, Any], *, allow_multiple: bool) -> None:
         self.error: str | None = None
@@ -107,6 +116,21 @@ class DeviceInput:
             "capacity": capacity,
             "allowMultipleAllocations": allow_multiple,
         }
+        self._sizes: tuple[int, int] | None = None
+
+    def sizes(self) -> tuple[int, int]:
+        """The sizes the runtime cost is taken with (computed on first use): the largest map a
+        comprehension can range over, the longest string a scan can read (values, names,
+        domains, the driver)."""
+        if self._sizes is None:
+            attributes, capacity = self.data["attributes"], self.data["capacity"]
+            maps = [attributes, capacity, *attributes.values(), *capacity.values()]
+            strings = [len(self.data["driver"]), *(len(k) for m in maps for k in m)]
+            strings += [
+                len(v) for m in attributes.values() for v in m.values() if isinstance(v, str)
+            ]
+            self._sizes = (max(len(m) for m in maps), max(strings))
+        return self._sizes
 
 
 def split_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
@@ -142,13 +166,21 @@ class CompilationResult:
     # Domains named literally (device.attributes["d"]): filled in as empty maps when missing.
     domains: tuple[str, ...] = field(default=())
     evaluations: int = 0
+    # Per comprehension depth: (tokens, string scans), see `cost_terms`.
+    terms: tuple[tuple[int, int], ...] = field(default=())
+
+    def runtime_cost(self, device: DeviceInput) -> int:
+        """The cost of evaluating this selector on `device` (the estimate at its sizes)."""
+        if len(self.terms) == 1 and not self.terms[0][1]:
+            return self.terms[0][0]  # no comprehension, no string scan: no size matters
+        return terms_cost(self.terms, *device.sizes())
 
     def device_matches(self, device: DeviceInput) -> bool:
         if self.error is not None:
             raise CELRuntimeError(self.error)
         if device.error is not None:
             raise CELRuntimeError(device.error)
-        if self.max_cost > self.cost_limit:
+        if self.runtime_cost(device) > self.cost_limit:
             raise CELRuntimeError(ERR_COST_LIMIT)
         self.evaluations += 1
         data = device.data
@@ -159,7 +191,12 @@ class CompilationResult:
                 data["attributes"] = {d: {} for d in self.domains} | attrs
                 data["capacity"] = {d: {} for d in self.domains} | caps
                 break
-        value = self.program.eval(data={"device": data})
+        try:
+            value = self.program.eval(data={"device": data})
+        except RuntimeError as e:  # the evaluator's own bound on comprehension iterations
+            if ITERATION_BUDGET in str(e):
+                raise CELRuntimeError(ERR_COST_LIMIT) from None
+            raise CELRuntimeError(_runtime_message(str(e))) from None
         if value.type() == cel.Type.ERROR:
             raise CELRuntimeError(_runtime_message(str(value.value())))
         result = value.value()
@@ -188,15 +225,15 @@ def _compile_message(text: str) -> str:
     return re.sub(r"\s*\[[A-Z_]+\]$", "", text)
 
 
-def estimate_cost(expression: str) -> int:
-    """Worst-case cost in CEL cost units, in the spirit of cel-go's estimator.
+def cost_terms(expression: str) -> tuple[tuple[int, int], ...]:
+    """The cost of `expression` as a polynomial in the sizes, in the spirit of cel-go's
+    estimator: per comprehension nesting depth d, the count of tokens and of string scans there.
 
-    Each token costs 1; a string scan costs the maximum string length; a comprehension body runs
-    once per element of the largest map a device has (32), nested comprehensions multiply.
+    Each token costs 1; a string scan costs the string's length; a comprehension body runs once
+    per element of the map it ranges over, nested comprehensions multiply.
     """
-    cost = 0
+    terms: list[list[int]] = [[0, 0]]
     depth_stack: list[int] = []  # paren depth at which each comprehension started
-    multiplier = 1
     depth = 0
     tokens = _TOKEN.findall(expression)
     for i, tok in enumerate(tokens):
@@ -205,15 +242,27 @@ def estimate_cost(expression: str) -> int:
             prev = tokens[i - 1] if i else ""
             if prev in _COMPREHENSIONS and i >= 2 and tokens[i - 2] == ".":
                 depth_stack.append(depth)
-                multiplier *= _MAX_ELEMENTS
+                if len(terms) <= len(depth_stack):
+                    terms.append([0, 0])
         elif tok == ")":
             if depth_stack and depth_stack[-1] == depth:
                 depth_stack.pop()
-                multiplier //= _MAX_ELEMENTS
             depth -= 1
-        weight = _MAX_STRING if tok in STRING_SCANS else 1
-        cost += weight * multiplier
-    return cost
+        terms[len(depth_stack)][1 if tok in STRING_SCANS else 0] += 1
+    return tuple((plain, scans) for plain, scans in terms)
+
+
+def terms_cost(terms: tuple[tuple[int, int], ...], elements: int, string_length: int) -> int:
+    """The cost `cost_terms` describes for maps of `elements` and strings of `string_length`."""
+    return sum(
+        (plain + scans * string_length) * elements**d for d, (plain, scans) in enumerate(terms)
+    )
+
+
+def estimate_cost(expression: str) -> int:
+    """Worst-case cost in CEL cost units: `cost_terms` at the sizes a device can have (maps of
+    32 entries, strings of 64 characters)."""
+    return terms_cost(cost_terms(expression), _MAX_ELEMENTS, _MAX_STRING)
 
 
 class Compiler:
@@ -270,10 +319,12 @@ class Compiler:
                 error=f"must evaluate to bool or the unknown type, not {out.name().lower()}",
             )
         domains = tuple(dict.fromkeys(m.group(2) for m in _DOMAIN_REF.finditer(expression)))
+        terms = cost_terms(expression)
         return CompilationResult(
             expression,
             program=program,
-            max_cost=estimate_cost(expression),
+            max_cost=terms_cost(terms, _MAX_ELEMENTS, _MAX_STRING),
+            terms=terms,
             cost_limit=self.cost_limit,
             domains=domains,
         )
