@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import quote, urlencode
 
 import aiohttp
 import orjson
+from yarl import URL
 
 from draplane.api import errors
 from draplane.api.handler import WatchEvent
@@ -89,8 +92,10 @@ class HttpWatch:
 
     async def _events(self) -> AsyncIterator[WatchEvent]:
         buffer = b""
+        content = self._response.content
         try:
-            async for chunk in self._response.content.iter_any():
+            # readany() directly: iter_any()'s iterator adds a coroutine per chunk.
+            while chunk := await content.readany():
                 if b"\n" not in chunk:
                     buffer += chunk
                     continue
@@ -125,6 +130,12 @@ _METHODS = {
     "delete": "DELETE",
     "deletecollection": "DELETE",
 }
+
+
+def _encoded(path: str, params: dict[str, str]) -> str:
+    """`path` (already percent-encoded, as `resource_path` builds it) with `params` as its
+    query string, every reserved character percent-encoded."""
+    return f"{path}?{urlencode(params, quote_via=quote)}" if params else path
 
 
 def _query(request: Request) -> dict[str, str]:
@@ -230,11 +241,10 @@ class HTTPTransport:
         params = _query(request)
         if request.verb == "watch":
             params["watch"] = "true"
-            return await self._watch(path, params)
+            return await self._watch(_encoded(path, params))
         content_type = request.options.patch_type or "application/json"
-        method = _METHODS[request.verb]
-        return await self.request(
-            method, path, params=params, body=request.body, content_type=content_type
+        return await self._call(
+            _METHODS[request.verb], _encoded(path, params), request.body, content_type
         )
 
     async def request(
@@ -246,14 +256,20 @@ class HTTPTransport:
         body: Any = None,
         content_type: str = "application/json",
     ) -> Obj:
-        """One request; returns the decoded JSON body, raises StatusError on an error code."""
+        """One request; returns the decoded JSON body, raises StatusError on an error code.
+        `path` may hold characters that need percent-encoding; `params` are its query."""
+        encoded = str(URL(path).extend_query(params)) if params else str(URL(path))
+        return await self._call(method, encoded, body, content_type)
+
+    async def _call(self, method: str, target: str, body: Any, content_type: str) -> Obj:
+        """`request` for a `target` path and query that are percent-encoded already: the URL
+        is taken as it is (no parsing, quoting and query building per request)."""
         data = None if body is None else orjson.dumps(body)
-        headers = {"Content-Type": content_type} if data is not None else None
+        headers = _content_headers(content_type) if data is not None else None
 
         async def attempt(server: str) -> Obj:
-            async with self._get_session().request(
-                method, server + path, params=params, data=data, headers=headers
-            ) as resp:
+            url = URL(server + target, encoded=True)
+            async with self._get_session().request(method, url, data=data, headers=headers) as resp:
                 raw = await resp.read()
                 if resp.status >= 400:
                     raise status_error(resp.status, raw)
@@ -263,10 +279,10 @@ class HTTPTransport:
         result: Obj = await self._each_server(method, attempt)
         return result
 
-    async def _watch(self, path: str, params: dict[str, str]) -> HttpWatch:
+    async def _watch(self, target: str) -> HttpWatch:
         async def attempt(server: str) -> HttpWatch:
             resp = await self._get_session().get(
-                server + path, params=params, timeout=_WATCH_TIMEOUT
+                URL(server + target, encoded=True), timeout=_WATCH_TIMEOUT
             )
             if resp.status != 200:
                 with contextlib.closing(resp):
@@ -316,6 +332,12 @@ class RESTClient(Client):
         return await self.transport.request(
             method, path, params=params, body=body, content_type=content_type
         )
+
+
+@functools.cache
+def _content_headers(content_type: str) -> Mapping[str, str]:
+    """The headers of a request with a body of `content_type`, built once per content type."""
+    return {"Content-Type": content_type}
 
 
 def _params(**values: str) -> dict[str, str]:
