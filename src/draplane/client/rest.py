@@ -32,7 +32,7 @@ from yarl import URL
 from draplane.api import errors
 from draplane.api.handler import WatchEvent
 from draplane.api.meta import Obj
-from draplane.api.request import Request, resource_path
+from draplane.api.request import NO_OPTIONS, Request, resource_path
 from draplane.client.interface import Client
 from draplane.client.kubeconfig import KubeConfig, load_kubeconfig
 
@@ -139,19 +139,31 @@ def _encoded(path: str, params: dict[str, str]) -> str:
 
 
 def _query(request: Request) -> dict[str, str]:
+    """The query parameters of the request's options that are set, in ListOptions order."""
     o = request.options
-    params = _params(
-        labelSelector=o.label_selector,
-        fieldSelector=o.field_selector,
-        limit=str(o.limit) if o.limit else "",
-        resourceVersion=o.resource_version,
-        resourceVersionMatch=o.resource_version_match,
-        fieldManager=o.field_manager,
-        force="true" if o.force else "",
-        dryRun="All" if o.dry_run else "",
-        allowWatchBookmarks="true" if o.allow_bookmarks else "",
-        timeoutSeconds=str(o.timeout_seconds) if o.timeout_seconds else "",
-    )
+    params: dict[str, str] = {}
+    if o is NO_OPTIONS:
+        return params
+    if o.label_selector:
+        params["labelSelector"] = o.label_selector
+    if o.field_selector:
+        params["fieldSelector"] = o.field_selector
+    if o.limit:
+        params["limit"] = str(o.limit)
+    if o.resource_version:
+        params["resourceVersion"] = o.resource_version
+    if o.resource_version_match:
+        params["resourceVersionMatch"] = o.resource_version_match
+    if o.field_manager:
+        params["fieldManager"] = o.field_manager
+    if o.force:
+        params["force"] = "true"
+    if o.dry_run:
+        params["dryRun"] = "All"
+    if o.allow_bookmarks:
+        params["allowWatchBookmarks"] = "true"
+    if o.timeout_seconds:
+        params["timeoutSeconds"] = str(o.timeout_seconds)
     if o.continue_:
         params["continue"] = o.continue_
     return params
@@ -338,7 +350,3 @@ class RESTClient(Client):
 def _content_headers(content_type: str) -> Mapping[str, str]:
     """The headers of a request with a body of `content_type`, built once per content type."""
     return {"Content-Type": content_type}
-
-
-def _params(**values: str) -> dict[str, str]:
-    return {k: v for k, v in values.items() if v}
