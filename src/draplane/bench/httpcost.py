@@ -155,6 +155,7 @@ async def _local(host: ApiHost, mode: str, count: int, writers: int) -> dict[str
     if mode == "get":
         await _create(client, _pods("read", READ_OBJECTS), 1)
     written = await _written(client, "u", count) if mode in ("update", "patch") else []
+    receivers: list[asyncio.Future[None]] = []
     if mode == "watch":
         streams = [await host.client("local").watch(kinds.PODS, NAMESPACE) for _ in range(writers)]
         receivers = [asyncio.ensure_future(_receive(s, count)) for s in streams]
