@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from draplane.bench.processrun import audit_between, usage_figures
+from draplane.bench.processrun import audit_between, requests_per_pod, usage_figures
 from draplane.controlplane.processes import ComponentExited
 from draplane.controlplane.procstats import ProcessUsage, pid_alive, process_usage
 
@@ -54,6 +54,38 @@ def test_audit_between_counts_successful_writes_and_conflicts(
 
     assert dict(audit.writes) == writes
     assert dict(audit.conflicts) == conflicts
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "pods", "expected"),
+    [
+        pytest.param(
+            {("GET", "pods", "200"): 4.0},
+            {("GET", "pods", "200"): 14.0, ("GET", "pods", "404"): 5.0},
+            10,
+            {"GET pods": 1.5},
+            id="reads-of-any-code-summed",
+        ),
+        pytest.param(
+            {},
+            {("WATCH", "pods", "200"): 1.0, ("POST", "events", "201"): 4.0},
+            2,
+            {"POST events": 2.0, "WATCH pods": 0.5},
+            id="every-verb",
+        ),
+        pytest.param(
+            {("PUT", "leases", "200"): 3.0}, {("PUT", "leases", "200"): 3.0}, 5, {}, id="unchanged"
+        ),
+        pytest.param({}, {("GET", "pods", "200"): 1.0}, 0, {}, id="no-pods"),
+    ],
+)
+def test_requests_per_pod_counts_every_request_between_scrapes(
+    before: dict[tuple[str, str, str], float],
+    after: dict[tuple[str, str, str], float],
+    pods: int,
+    expected: dict[str, float],
+) -> None:
+    assert requests_per_pod(before, after, pods=pods) == expected
 
 
 def test_usage_figures_per_process_and_total() -> None:

@@ -127,6 +127,23 @@ def audit_between(
     return audit
 
 
+def requests_per_pod(
+    before: dict[tuple[str, str, str], float],
+    after: dict[tuple[str, str, str], float],
+    *,
+    pods: int,
+) -> dict[str, float]:
+    """Every request the API server answered between two scrapes (reads too, any code), per
+    measured pod, as `"VERB resource"` (apiserver_request_total's verb and resource labels)."""
+    totals: dict[str, float] = {}
+    for (verb, resource, _code), value in after.items():
+        count = value - before.get((verb, resource, _code), 0.0)
+        if count > 0:
+            label = f"{verb} {resource}"
+            totals[label] = totals.get(label, 0.0) + count
+    return {k: round(v / pods, 2) for k, v in sorted(totals.items())} if pods else {}
+
+
 def usage_figures(
     before: dict[str, ProcessUsage], after: dict[str, ProcessUsage], *, pods: int
 ) -> dict[str, Any]:
@@ -262,6 +279,9 @@ async def _phases(
         )
     )
     result.figures.update(usage_figures(usage_before, usage_after, pods=count))
+    result.figures["requests_per_pod"] = requests_per_pod(
+        requests_before, requests_after, pods=count
+    )
     return result
 
 

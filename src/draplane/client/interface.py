@@ -16,7 +16,7 @@ from draplane.api.errors import bad_request
 from draplane.api.handler import WatchStream
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj, metadata
-from draplane.api.request import Options, Request, Verb
+from draplane.api.request import NO_OPTIONS, Options, Request, Verb
 
 PatchType = Literal["json", "merge", "strategic", "apply"]
 
@@ -84,7 +84,7 @@ class Client:
             name,
             subresource,
             body,
-            options or Options(),
+            options or NO_OPTIONS,
         )
         result = await self.transport.send(request)
         assert isinstance(result, dict)

@@ -17,19 +17,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import quote, urlencode
 
 import aiohttp
 import orjson
+from yarl import URL
 
 from draplane.api import errors
 from draplane.api.handler import WatchEvent
 from draplane.api.meta import Obj
-from draplane.api.request import Request, resource_path
+from draplane.api.request import NO_OPTIONS, Request, resource_path
 from draplane.client.interface import Client
 from draplane.client.kubeconfig import KubeConfig, load_kubeconfig
 
@@ -89,8 +92,10 @@ class HttpWatch:
 
     async def _events(self) -> AsyncIterator[WatchEvent]:
         buffer = b""
+        content = self._response.content
         try:
-            async for chunk in self._response.content.iter_any():
+            # readany() directly: iter_any()'s iterator adds a coroutine per chunk.
+            while chunk := await content.readany():
                 if b"\n" not in chunk:
                     buffer += chunk
                     continue
@@ -127,20 +132,38 @@ _METHODS = {
 }
 
 
+def _encoded(path: str, params: dict[str, str]) -> str:
+    """`path` (already percent-encoded, as `resource_path` builds it) with `params` as its
+    query string, every reserved character percent-encoded."""
+    return f"{path}?{urlencode(params, quote_via=quote)}" if params else path
+
+
 def _query(request: Request) -> dict[str, str]:
+    """The query parameters of the request's options that are set, in ListOptions order."""
     o = request.options
-    params = _params(
-        labelSelector=o.label_selector,
-        fieldSelector=o.field_selector,
-        limit=str(o.limit) if o.limit else "",
-        resourceVersion=o.resource_version,
-        resourceVersionMatch=o.resource_version_match,
-        fieldManager=o.field_manager,
-        force="true" if o.force else "",
-        dryRun="All" if o.dry_run else "",
-        allowWatchBookmarks="true" if o.allow_bookmarks else "",
-        timeoutSeconds=str(o.timeout_seconds) if o.timeout_seconds else "",
-    )
+    params: dict[str, str] = {}
+    if o is NO_OPTIONS:
+        return params
+    if o.label_selector:
+        params["labelSelector"] = o.label_selector
+    if o.field_selector:
+        params["fieldSelector"] = o.field_selector
+    if o.limit:
+        params["limit"] = str(o.limit)
+    if o.resource_version:
+        params["resourceVersion"] = o.resource_version
+    if o.resource_version_match:
+        params["resourceVersionMatch"] = o.resource_version_match
+    if o.field_manager:
+        params["fieldManager"] = o.field_manager
+    if o.force:
+        params["force"] = "true"
+    if o.dry_run:
+        params["dryRun"] = "All"
+    if o.allow_bookmarks:
+        params["allowWatchBookmarks"] = "true"
+    if o.timeout_seconds:
+        params["timeoutSeconds"] = str(o.timeout_seconds)
     if o.continue_:
         params["continue"] = o.continue_
     return params
@@ -230,11 +253,10 @@ class HTTPTransport:
         params = _query(request)
         if request.verb == "watch":
             params["watch"] = "true"
-            return await self._watch(path, params)
+            return await self._watch(_encoded(path, params))
         content_type = request.options.patch_type or "application/json"
-        method = _METHODS[request.verb]
-        return await self.request(
-            method, path, params=params, body=request.body, content_type=content_type
+        return await self._call(
+            _METHODS[request.verb], _encoded(path, params), request.body, content_type
         )
 
     async def request(
@@ -246,14 +268,20 @@ class HTTPTransport:
         body: Any = None,
         content_type: str = "application/json",
     ) -> Obj:
-        """One request; returns the decoded JSON body, raises StatusError on an error code."""
+        """One request; returns the decoded JSON body, raises StatusError on an error code.
+        `path` may hold characters that need percent-encoding; `params` are its query."""
+        encoded = str(URL(path).extend_query(params)) if params else str(URL(path))
+        return await self._call(method, encoded, body, content_type)
+
+    async def _call(self, method: str, target: str, body: Any, content_type: str) -> Obj:
+        """`request` for a `target` path and query that are percent-encoded already: the URL
+        is taken as it is (no parsing, quoting and query building per request)."""
         data = None if body is None else orjson.dumps(body)
-        headers = {"Content-Type": content_type} if data is not None else None
+        headers = _content_headers(content_type) if data is not None else None
 
         async def attempt(server: str) -> Obj:
-            async with self._get_session().request(
-                method, server + path, params=params, data=data, headers=headers
-            ) as resp:
+            url = URL(server + target, encoded=True)
+            async with self._get_session().request(method, url, data=data, headers=headers) as resp:
                 raw = await resp.read()
                 if resp.status >= 400:
                     raise status_error(resp.status, raw)
@@ -263,10 +291,10 @@ class HTTPTransport:
         result: Obj = await self._each_server(method, attempt)
         return result
 
-    async def _watch(self, path: str, params: dict[str, str]) -> HttpWatch:
+    async def _watch(self, target: str) -> HttpWatch:
         async def attempt(server: str) -> HttpWatch:
             resp = await self._get_session().get(
-                server + path, params=params, timeout=_WATCH_TIMEOUT
+                URL(server + target, encoded=True), timeout=_WATCH_TIMEOUT
             )
             if resp.status != 200:
                 with contextlib.closing(resp):
@@ -318,5 +346,7 @@ class RESTClient(Client):
         )
 
 
-def _params(**values: str) -> dict[str, str]:
-    return {k: v for k, v in values.items() if v}
+@functools.cache
+def _content_headers(content_type: str) -> Mapping[str, str]:
+    """The headers of a request with a body of `content_type`, built once per content type."""
+    return {"Content-Type": content_type}

@@ -40,6 +40,17 @@ class _QueueMetrics:
     work_duration: Histogram
     retries: Counter
 
+    def of(self, name: str) -> _QueueMetrics:
+        """The families' series of the queue `name`, looked up once: as client-go's
+        newQueueMetrics, a queue's series exist from its creation."""
+        return _QueueMetrics(
+            depth=self.depth.labels(name),
+            adds=self.adds.labels(name),
+            queue_duration=self.queue_duration.labels(name),
+            work_duration=self.work_duration.labels(name),
+            retries=self.retries.labels(name),
+        )
+
 
 _METRICS: weakref.WeakKeyDictionary[CollectorRegistry, _QueueMetrics] = weakref.WeakKeyDictionary()
 
@@ -108,7 +119,7 @@ class RateLimitingQueue(Generic[T]):
         self._seq = itertools.count()
         self._waiting_task: asyncio.Task[None] | None = None
         self._waiting_changed: asyncio.Event | None = None
-        self._metrics = _metrics_for(metrics) if metrics is not None else None
+        self._metrics = _metrics_for(metrics).of(name) if metrics is not None else None
         self._added_at: dict[T, float] = {}
         self._started_at: dict[T, float] = {}
 
@@ -124,7 +135,7 @@ class RateLimitingQueue(Generic[T]):
             return
         self._dirty.add(item)
         if self._metrics is not None:
-            self._metrics.adds.labels(self.name).inc()
+            self._metrics.adds.inc()
             self._added_at.setdefault(item, self._clock.monotonic())
         if item in self._processing:
             return
@@ -133,7 +144,7 @@ class RateLimitingQueue(Generic[T]):
     def _push(self, item: T) -> None:
         self._queue.append(item)
         if self._metrics is not None:
-            self._metrics.depth.labels(self.name).set(len(self._queue))
+            self._metrics.depth.set(len(self._queue))
         self._wake_one()
 
     async def get(self) -> T:
@@ -157,10 +168,10 @@ class RateLimitingQueue(Generic[T]):
         self._dirty.discard(item)
         if self._metrics is not None:
             now = self._clock.monotonic()
-            self._metrics.depth.labels(self.name).set(len(self._queue))
+            self._metrics.depth.set(len(self._queue))
             added = self._added_at.pop(item, None)
             if added is not None:
-                self._metrics.queue_duration.labels(self.name).observe(now - added)
+                self._metrics.queue_duration.observe(now - added)
             self._started_at[item] = now
         return item
 
@@ -177,9 +188,7 @@ class RateLimitingQueue(Generic[T]):
         if self._metrics is not None:
             started = self._started_at.pop(item, None)
             if started is not None:
-                self._metrics.work_duration.labels(self.name).observe(
-                    self._clock.monotonic() - started
-                )
+                self._metrics.work_duration.observe(self._clock.monotonic() - started)
         if item in self._dirty:
             self._push(item)
         elif not self._processing:
@@ -277,7 +286,7 @@ class RateLimitingQueue(Generic[T]):
         if self._shutting_down:
             return
         if self._metrics is not None:
-            self._metrics.retries.labels(self.name).inc()
+            self._metrics.retries.inc()
         self.add_after(item, self._rate_limiter.when(item))
 
     def forget(self, item: T) -> None:

@@ -42,6 +42,10 @@ class KeyKind(enum.Enum):
     CLAIM = "claim"
     SCHEDULING_CONTEXT = "schedulingCtx"
 
+    # Members are singletons compared by identity: hash them so too (Enum.__hash__ hashes the
+    # name in Python, on every work-queue lookup of a key).
+    __hash__ = object.__hash__
+
 
 class WorkKey(NamedTuple):
     kind: KeyKind
