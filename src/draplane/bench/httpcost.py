@@ -2,8 +2,9 @@
 API, the server in this process and the RESTClient in a child process, against the same
 request through LocalClient in one process.
 
-MODE is `create` (~2 KB pods from W concurrent writers), `get` (W concurrent readers of 20
-pods) or `watch` (W watchers, each its own RESTClient and connection, receiving N creates made
+MODE is `create` (~2 KB pods from W concurrent writers), `update` (PUT of a changed label,
+each writer on its own pod), `status` (merge PATCH of pods/status, each writer on its own
+pod), `get` (W concurrent readers of 20 pods) or `watch` (W watchers, each its own RESTClient and connection, receiving N creates made
 locally in the server's process). Prints one JSON line: CPU ms per request (per delivery for
 watch) on the server and the client, and in-process for `--transport local`. Wall-clock time
 is printed too but means little on a shared machine; the CPU figures are the measurement.
@@ -49,6 +50,24 @@ async def _create(client: Client, objs: list[Obj], writers: int) -> None:
     await asyncio.gather(*(writer(objs[i::writers]) for i in range(writers)))
 
 
+async def _update(client: Client, count: int, writers: int, status: bool) -> None:
+    """Each writer changes its own pod `count // writers` times: a label by PUT or a condition
+    by merge PATCH of pods/status (the claim controller's and kubelet's writes)."""
+
+    async def writer(k: int) -> None:
+        obj = await client.get(kinds.PODS, f"read-{k}", NAMESPACE)
+        for i in range(count // writers):
+            if status:
+                condition = {"type": "Ready", "status": "True" if i % 2 else "False"}
+                patch = {"status": {"conditions": [condition]}}
+                await client.patch(kinds.PODS, f"read-{k}", patch, NAMESPACE, subresource="status")
+            else:
+                obj["metadata"].setdefault("labels", {})["round"] = str(i)
+                obj = await client.update(kinds.PODS, obj)
+
+    await asyncio.gather(*(writer(k) for k in range(writers)))
+
+
 async def _get(client: Client, count: int, readers: int) -> None:
     async def reader(k: int) -> None:
         for i in range(count // readers):
@@ -72,8 +91,10 @@ async def _child(kubeconfig: str, mode: str, count: int, writers: int) -> None:
     extra: list[RESTClient] = []
     if mode == "create":
         await _create(client, _pods("warm", WARMUP), writers)
-    elif mode == "get":
-        await _create(client, _pods("read", READ_OBJECTS), 1)
+    elif mode in ("get", "update", "status"):
+        await _create(client, _pods("read", max(READ_OBJECTS, writers)), 1)
+        if mode != "get":
+            await _update(client, WARMUP, writers, mode == "status")
     else:
         extra = [RESTClient.from_kubeconfig(kubeconfig) for _ in range(writers)]
         streams = [await c.watch(kinds.PODS, NAMESPACE) for c in extra]
@@ -87,8 +108,10 @@ async def _child(kubeconfig: str, mode: str, count: int, writers: int) -> None:
         started = time.process_time()
         if mode == "create":
             await _create(client, _pods("c", count), writers)
-        else:
+        elif mode == "get":
             await _get(client, count, writers)
+        else:
+            await _update(client, count, writers, mode == "status")
     cpu = time.process_time() - started
     for c in [client, *extra]:
         await c.close()
@@ -97,8 +120,8 @@ async def _child(kubeconfig: str, mode: str, count: int, writers: int) -> None:
 
 async def _local(host: ApiHost, mode: str, count: int, writers: int) -> dict[str, Any]:
     client = host.client("local")
-    if mode == "get":
-        await _create(client, _pods("read", READ_OBJECTS), 1)
+    if mode in ("get", "update", "status"):
+        await _create(client, _pods("read", max(READ_OBJECTS, writers)), 1)
     if mode == "watch":
         streams = [await host.client("local").watch(kinds.PODS, NAMESPACE) for _ in range(writers)]
         receivers = [asyncio.ensure_future(_receive(s, count)) for s in streams]
@@ -107,6 +130,8 @@ async def _local(host: ApiHost, mode: str, count: int, writers: int) -> dict[str
         await _create(client, _pods("c", count), writers)
     elif mode == "get":
         await _get(client, count, writers)
+    elif mode in ("update", "status"):
+        await _update(client, count, writers, mode == "status")
     else:
         for obj in _pods("w", count):
             await client.create(kinds.PODS, obj, NAMESPACE)
@@ -163,7 +188,7 @@ async def _main(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m draplane.bench.httpcost")
     parser.add_argument("--child", metavar="KUBECONFIG", help=argparse.SUPPRESS)
-    parser.add_argument("mode", choices=("create", "get", "watch"))
+    parser.add_argument("mode", choices=("create", "update", "status", "get", "watch"))
     parser.add_argument("--transport", choices=("http", "local"), default="http")
     parser.add_argument("--count", type=int, default=2000, help="requests (watch: events)")
     parser.add_argument("--concurrency", type=int, default=10, help="writers/readers/watchers")
