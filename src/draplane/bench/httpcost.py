@@ -62,6 +62,7 @@ async def _update(client: Client, count: int, writers: int, status: bool) -> Non
                 patch = {"status": {"conditions": [condition]}}
                 await client.patch(kinds.PODS, f"read-{k}", patch, NAMESPACE, subresource="status")
             else:
+                obj = deep_copy(obj)  # LocalClient's answer is shared with the store
                 obj["metadata"].setdefault("labels", {})["round"] = str(i)
                 obj = await client.update(kinds.PODS, obj)
 
