@@ -4,10 +4,11 @@ request through LocalClient in one process.
 
 MODE is `create` (~2 KB pods from W concurrent writers), `update` (PUT of a changed label,
 each writer on its own pod), `status` (merge PATCH of pods/status, each writer on its own
-pod), `get` (W concurrent readers of 20 pods) or `watch` (W watchers, each its own RESTClient and connection, receiving N creates made
-locally in the server's process). Prints one JSON line: CPU ms per request (per delivery for
-watch) on the server and the client, and in-process for `--transport local`. Wall-clock time
-is printed too but means little on a shared machine; the CPU figures are the measurement.
+pod), `get` (W concurrent readers of 20 pods) or `watch` (W watchers, each its own RESTClient
+and connection, receiving N creates made locally in the server's process). Prints one JSON
+line: CPU ms per request (per delivery for watch) on the server and the client, and
+in-process for `--transport local`. Wall-clock time is printed too but means little on a
+shared machine; the CPU figures are the measurement.
 """
 
 from __future__ import annotations
