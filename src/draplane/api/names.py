@@ -216,6 +216,7 @@ def is_config_map_key(value: Any) -> list[str]:
     return errs
 
 
+@_memoized
 def is_env_var_name(value: Any) -> list[str]:
     if not isinstance(value, str):
         return ["must be a string"]

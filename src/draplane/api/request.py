@@ -55,6 +55,9 @@ class Request:
     subresource: str = ""
     body: Any = None
     options: Options = field(default=NO_OPTIONS)
+    owned: bool = False
+    """The body was decoded for this request alone (the HTTP layer): an update may change it
+    instead of copying it first. False for a caller's object (the in-process client)."""
 
     @property
     def is_write(self) -> bool:

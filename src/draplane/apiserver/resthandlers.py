@@ -366,7 +366,9 @@ class RestHandlers:
         request[VERB_KEY] = "PUT"
         options = _write_options(request.query, "update")
         obj, options = await _read_object(request, info, options, url_name=info.name)
-        req = Request("update", info.rt, info.namespace, info.name, info.subresource, obj, options)
+        req = Request(
+            "update", info.rt, info.namespace, info.name, info.subresource, obj, options, True
+        )
         result = await finish_write(self._send(user, req))
         return encode(result, pretty=pretty)
 

@@ -136,9 +136,11 @@ class Writer:
         if not isinstance(obj, dict):
             raise errors.bad_request("the request body must be an object")
         rt = req.rt
-        # Decoded once, on a copy (the caller's body is not changed): unknown fields are
-        # dropped and warned about here, so the writes below need not decode it again.
-        obj = meta.deep_copy(obj)
+        # Decoded once, on a copy unless the body is the request's own (the caller's body is
+        # not changed): unknown fields are dropped and warned about here, so the writes below
+        # need not decode it again.
+        if not req.owned:
+            obj = meta.deep_copy(obj)
         check_type(rt, obj, req.options)
         body_md = obj.get("metadata") or {}
         if not isinstance(body_md, dict):
@@ -154,7 +156,9 @@ class Writer:
         def mutate(old: Obj) -> Obj:
             if precondition and precondition != meta.resource_version(old):
                 raise errors.conflict(rt, req.name)
-            return meta.deep_copy(obj)
+            # With a resourceVersion precondition there is no retry and this runs once: the
+            # (already private) body itself; a retry needs it unchanged, so gets a copy.
+            return obj if precondition else meta.deep_copy(obj)
 
         return await self.guaranteed_update(
             user, req, mutate, retry=not precondition, dry_run=req.options.dry_run, decoded=True

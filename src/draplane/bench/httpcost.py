@@ -4,12 +4,13 @@ request through LocalClient in one process.
 
 MODE is `create` (~2 KB pods from W concurrent writers), `get` (W concurrent readers of 20
 pods), `update` (PUT of N pods created before, W at once), `patch` (a merge patch of a label on
-each of N pods), `watch` (W watchers, each its own RESTClient and connection, receiving N creates
-made locally in the server's process) or `informer` (as watch, but each watcher is an Informer
-with one add handler: decode, store and dispatch per event). Prints one JSON line: CPU ms per
-request (per delivery for watch and informer) on the server and the client, and in-process for
-`--transport local`. Wall-clock time
-is printed too but means little on a shared machine; the CPU figures are the measurement.
+each of N pods), `status` (a merge patch of pods/status on each of N pods), `watch` (W
+watchers, each its own RESTClient and connection, receiving N creates made locally in the
+server's process) or `informer` (as watch, but each watcher is an Informer with one add
+handler: decode, store and dispatch per event). Prints one JSON line: CPU ms per request (per
+delivery for watch and informer) on the server and the client, and in-process for
+`--transport local`. Wall-clock time is printed too but means little on a shared machine; the
+CPU figures are the measurement.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ async def _written(client: Client, prefix: str, count: int) -> list[Obj]:
 
 
 async def _rewrite(client: Client, mode: str, objs: list[Obj], writers: int) -> None:
-    """One PUT (update) or merge PATCH (patch) of a label on each of `objs`."""
+    """One PUT (update) or merge PATCH (patch) of a label, or a merge PATCH of pods/status
+    (status), on each of `objs`."""
 
     async def writer(share: list[Obj]) -> None:
         for obj in share:
@@ -76,6 +78,10 @@ async def _rewrite(client: Client, mode: str, objs: list[Obj], writers: int) -> 
                 changed = deep_copy(obj)
                 changed["metadata"]["labels"]["bench.draplane.io/step"] = "1"
                 await client.update(kinds.PODS, changed)
+            elif mode == "status":
+                status = {"status": {"message": "step 1"}}
+                name = obj["metadata"]["name"]
+                await client.patch(kinds.PODS, name, status, NAMESPACE, subresource="status")
             else:
                 name = obj["metadata"]["name"]
                 labels = {"metadata": {"labels": {"bench.draplane.io/step": "1"}}}
@@ -121,7 +127,7 @@ async def _child(kubeconfig: str, mode: str, count: int, writers: int) -> None:
         await _create(client, _pods("warm", WARMUP), writers)
     elif mode == "get":
         await _create(client, _pods("read", READ_OBJECTS), 1)
-    elif mode in ("update", "patch"):
+    elif mode in ("update", "patch", "status"):
         await _rewrite(client, mode, await _written(client, "warm", WARMUP), writers)
         written = await _written(client, "u", count)
     else:
@@ -154,7 +160,7 @@ async def _local(host: ApiHost, mode: str, count: int, writers: int) -> dict[str
     client = host.client("local")
     if mode == "get":
         await _create(client, _pods("read", READ_OBJECTS), 1)
-    written = await _written(client, "u", count) if mode in ("update", "patch") else []
+    written = await _written(client, "u", count) if mode in ("update", "patch", "status") else []
     receivers: list[asyncio.Future[None]] = []
     if mode == "watch":
         streams = [await host.client("local").watch(kinds.PODS, NAMESPACE) for _ in range(writers)]
@@ -224,7 +230,9 @@ async def _main(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m draplane.bench.httpcost")
     parser.add_argument("--child", metavar="KUBECONFIG", help=argparse.SUPPRESS)
-    parser.add_argument("mode", choices=("create", "get", "update", "patch", "watch", "informer"))
+    parser.add_argument(
+        "mode", choices=("create", "get", "update", "patch", "status", "watch", "informer")
+    )
     parser.add_argument("--transport", choices=("http", "local"), default="http")
     parser.add_argument("--count", type=int, default=2000, help="requests (watch: events)")
     parser.add_argument("--concurrency", type=int, default=10, help="writers/readers/watchers")

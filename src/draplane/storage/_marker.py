@@ -67,7 +67,9 @@ class RevisionMarker:
         try:
             files.write_private(path, _line(revision))
             files.fsync_dir(os.path.dirname(os.path.abspath(path)))
-            fd = os.open(path, os.O_RDWR)
+            # O_DSYNC: each `pwrite` returns once the line is durable (one system call, where
+            # `pwrite` + `fdatasync` are two, each a hand-off of the GIL on a busy server).
+            fd = os.open(path, os.O_RDWR | os.O_DSYNC)
         except files.DiskFullError as exc:
             raise StoreError(str(exc)) from exc
         except OSError as exc:
@@ -76,7 +78,6 @@ class RevisionMarker:
 
     def _write(self, revision: int) -> None:
         os.pwrite(self._fd, _line(revision), 0)
-        os.fdatasync(self._fd)
         self.revision = revision
         self._stale = False
 

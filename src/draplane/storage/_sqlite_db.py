@@ -131,12 +131,13 @@ def commit(
     conn: sqlite3.Connection,
     *,
     events: Sequence[Event],
-    keep_from: int,
+    keep_from: int | None,
     marker: RevisionMarker,
 ) -> None:
     """Persist a batch in one durable transaction, then record its last revision in the marker;
     on failure nothing of it is kept. Logged events older than `keep_from` (the oldest
-    revision the in-memory history still holds) are dropped."""
+    revision the in-memory history still holds; None: no older events than already dropped)
+    are dropped."""
     # A batch may hold several writes to one key; only the last decides the stored state.
     final: dict[Key, tuple[Event, bytes]] = {}
     rows: list[tuple[int, str, str, str, str, bytes, bytes | None]] = []
@@ -153,10 +154,12 @@ def commit(
     conn.execute("BEGIN IMMEDIATE")
     try:
         conn.executemany(_UPSERT_OBJECT, upserts)
-        conn.executemany(_DELETE_OBJECT, deletes)
+        if deletes:
+            conn.executemany(_DELETE_OBJECT, deletes)
         conn.executemany(_INSERT_EVENT, rows)
         conn.execute(_SET_REVISION, (last,))
-        conn.execute("DELETE FROM events WHERE revision < ?", (keep_from,))
+        if keep_from is not None:
+            conn.execute("DELETE FROM events WHERE revision < ?", (keep_from,))
         conn.execute("COMMIT")
     except BaseException:
         _rollback(conn)

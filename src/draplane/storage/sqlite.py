@@ -78,6 +78,8 @@ class SqliteStorage:
         self._overlay: dict[Key, tuple[Obj | None, int]] = {}
         self._queue: _Batch = []
         self._pending_revision = 0
+        self._trimmed_to = 0
+        """The `keep_from` of the last commit that dropped old logged events."""
         self._wake: asyncio.Event | None = None
         self._committer: asyncio.Task[None] | None = None
         self._closing = False
@@ -225,11 +227,14 @@ class SqliteStorage:
     async def _commit(self, batch: _Batch) -> None:
         events = [ev for ev, _ in batch]
         assert self._conn is not None and self._marker is not None
+        # New events are above the history's oldest revision: while that stays put, no logged
+        # event is due to be dropped.
+        keep_from = self._engine.oldest_revision
         persist = partial(
             db.commit,
             self._conn,
             events=events,
-            keep_from=self._engine.oldest_revision,
+            keep_from=keep_from if keep_from > self._trimmed_to else None,
             marker=self._marker,
         )
         try:
@@ -238,6 +243,7 @@ class SqliteStorage:
             self._fail(batch, exc)
             return
         self._write_error = None
+        self._trimmed_to = max(self._trimmed_to, keep_from)
         self._engine.apply(events)
         for ev, future in batch:
             key = event_key(ev)

@@ -15,6 +15,7 @@ omitempty fields disappear.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +63,59 @@ def _is(kind: str, value: Any) -> bool:
     return True  # json
 
 
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_quantity(value: Any) -> bool:
+    return isinstance(value, int | float | str) and not isinstance(value, bool)
+
+
+def _is_int_or_string(value: Any) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def _is_time(value: Any) -> bool:
+    return isinstance(value, str) and (not value or _RFC3339.fullmatch(value) is not None)
+
+
+def _is_dict(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+def _is_any(value: Any) -> bool:
+    return True
+
+
+_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "string": _is_str,
+    "byte": _is_str,
+    "int32": _is_int,
+    "int64": _is_int,
+    "boolean": _is_bool,
+    "double": _is_number,
+    "quantity": _is_quantity,
+    "intorstring": _is_int_or_string,
+    "time": _is_time,
+    "microtime": _is_time,
+    "object": _is_dict,
+    "json": _is_any,
+}
+"""`_is` for each primitive, one call per field on the decoding walk's hot path."""
+
+
 @dataclass(frozen=True, slots=True)
 class TypeError_:
     path: str
@@ -90,15 +144,24 @@ def _struct(struct: Struct, value: Any, path: str, out: Decoded) -> None:
         return
     prefix = f"{path}." if path else ""
     drop: list[str] = []
+    by_name = struct.by_name
+    checks = _CHECKS
     for key, item in value.items():
-        fld = struct.by_name.get(key)
+        fld = by_name.get(key)
         if fld is None:
             if not struct.preserve:
                 out.unknown.append(prefix + key)
                 drop.append(key)
             continue
-        if item is not None:
-            _value(fld.type, item, prefix + key, out, key)
+        if item is None:
+            continue
+        t = fld.type
+        # A primitive field is checked here, its path built only for an error.
+        check = checks.get(t) if type(t) is str else None
+        if check is None:
+            _value(t, item, prefix + key, out, key)
+        elif not check(item):
+            out.errors.append(TypeError_(prefix + key, item, _DETAIL[t]))  # type: ignore[index]
     if out.prune:
         for key in drop:
             del value[key]
@@ -114,9 +177,16 @@ def _value(t: Type, value: Any, path: str, out: Decoded, name: str) -> None:
         if not isinstance(value, list):
             out.errors.append(TypeError_(path, value, "must be a list"))
             return
+        item_type = t.item
+        check = _CHECKS.get(item_type) if type(item_type) is str else None
         for i, item in enumerate(value):
-            if item is not None:
-                _value(t.item, item, f"{path}[{i}]", out, name)
+            if item is None:
+                continue
+            if check is None:
+                _value(item_type, item, f"{path}[{i}]", out, name)
+            elif not check(item):
+                detail = _DETAIL[item_type]  # type: ignore[index]
+                out.errors.append(TypeError_(f"{path}[{i}]", item, detail))
     else:
         if not isinstance(value, dict):
             out.errors.append(TypeError_(path, value, "must be an object"))

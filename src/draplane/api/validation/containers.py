@@ -185,13 +185,14 @@ def _port_name_errors(name: Any) -> list[str]:
 def _env(env: Any, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for i, var in enumerate(as_list(env, path, errs)):
-        p = f"{path}[{i}]"
-        var = as_dict(var, p, errs)
+        # The paths are built only for an error: a pod has many variables, all valid.
+        if not isinstance(var, dict):
+            var = as_dict(var, f"{path}[{i}]", errs)
         name = var.get("name")
         if not name:
-            errs.append(required(f"{p}.name"))
-        else:
-            add_invalid(errs, f"{p}.name", name, names.is_env_var_name(name))
+            errs.append(required(f"{path}[{i}].name"))
+        elif msgs := names.is_env_var_name(name):
+            add_invalid(errs, f"{path}[{i}].name", name, msgs)
     return errs
 
 
