@@ -53,12 +53,14 @@ class NodeResourcesFit:
         allocatable = node_info.allocatable
         requested = node_info.requested
         wanted = pod_info.requests
-        extended = noderesources_extended.insufficient(pod_info, node_info, self._classes)
         if (
             requested.pods < allocatable.pods
             and requested.milli_cpu + wanted.milli_cpu <= allocatable.milli_cpu
             and requested.memory + wanted.memory <= allocatable.memory
-            and not extended
+            and not (
+                pod_info.scalar_requests
+                and noderesources_extended.insufficient(pod_info, node_info, self._classes)
+            )
         ):
             return SUCCESS
         reasons = []
@@ -68,7 +70,7 @@ class NodeResourcesFit:
             reasons.append("Insufficient cpu")
         if wanted.memory and requested.memory + wanted.memory > allocatable.memory:
             reasons.append("Insufficient memory")
-        reasons += extended
+        reasons += noderesources_extended.insufficient(pod_info, node_info, self._classes)
         return Status.unschedulable(*reasons) if reasons else SUCCESS
 
     def score(self, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> int:
