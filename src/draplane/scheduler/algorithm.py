@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain
 
 from draplane.scheduler.framework.cycle_state import CycleState
 from draplane.scheduler.framework.status import Status
@@ -113,13 +114,14 @@ class SchedulingAlgorithm:
         wanted = num_feasible_nodes_to_find(count, self._percentage)
         start = self._next_start % count
         feasible: list[NodeInfo] = []
+        append = feasible.append
         statuses = diagnosis.node_to_status
-        processed = 0
+        unschedulable_plugins = diagnosis.unschedulable_plugins
         name = ""
         try:
-            for offset in range(count):
-                node = nodes[(start + offset) % count]
-                processed += 1
+            # From nextStartNodeIndex round the list once; nodes past the stop are not touched.
+            for index in chain(range(start, count), range(start)):
+                node = nodes[index]
                 for name, fn in filters:
                     status = fn(state, pod_info, node)
                     if status.code:
@@ -127,17 +129,18 @@ class SchedulingAlgorithm:
                             # Filter may only reject; anything else aborts the attempt.
                             raise SchedulingFailure(_filter_error(name, status.message))
                         statuses[node.name] = status.with_plugin(name)
-                        diagnosis.unschedulable_plugins.add(name)
+                        unschedulable_plugins.add(name)
                         break
                 else:
-                    feasible.append(node)
+                    append(node)
                     if len(feasible) >= wanted:
                         break
         except SchedulingFailure:
             raise
         except Exception as err:
             raise SchedulingFailure(_filter_error(name, str(err) or type(err).__name__)) from err
-        self._next_start = (start + processed) % count
+        # Every node examined either passed or has its status (upstream's processedNodes).
+        self._next_start = (start + len(feasible) + len(statuses)) % count
         return feasible
 
 

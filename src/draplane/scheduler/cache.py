@@ -37,8 +37,10 @@ class SchedulerCache:
             self._nodes[name] = NodeInfo(node)
         else:
             info.set_node(node)
-        self._known_nodes.add(name)
-        self._node_list = None
+        if name not in self._known_nodes:
+            # An update changes the NodeInfo in place: the ordered list stays valid.
+            self._known_nodes.add(name)
+            self._node_list = None
 
     def update_node(self, node: Obj) -> None:
         self.add_node(node)

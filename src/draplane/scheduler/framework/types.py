@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from draplane.api.meta import Obj
-from draplane.api.quantity import bytes_value, cpu_millis
+from draplane.api.quantity import bytes_value, cpu_millis, parse_quantity
 
 
 class ActionType(enum.IntFlag):
@@ -141,15 +141,56 @@ def pod_requests(pod: Obj) -> Resource:
     return total
 
 
+def scalar_requests(pod: Obj) -> dict[str, int]:
+    """Effective requests of the pod's prefixed resources (`example.com/gpu`): the larger of
+    the containers' sum and the largest init container's, in whole units (upstream's
+    ScalarResources)."""
+    spec = pod.get("spec") or {}
+    total: dict[str, int] = {}
+    for container in spec.get("containers") or ():
+        for name, value in _prefixed((container.get("resources") or {}).get("requests")).items():
+            total[name] = total.get(name, 0) + value
+    for container in spec.get("initContainers") or ():
+        for name, value in _prefixed((container.get("resources") or {}).get("requests")).items():
+            total[name] = max(total.get(name, 0), value)
+    return {name: value for name, value in total.items() if value}
+
+
+def _prefixed(resources: Obj | None) -> dict[str, int]:
+    """The prefixed (extended) resources of a ResourceList in whole units; unparsable
+    amounts are left out."""
+    out: dict[str, int] = {}
+    for name, value in (resources or {}).items():
+        if "/" in name:
+            try:
+                out[name] = int(parse_quantity(str(value)))
+            except ValueError:
+                continue
+    return out
+
+
 # Pods without requests still count when spreading by score (kube-scheduler's non-zero defaults).
 DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 
 
 class PodInfo:
-    """A pod plus what the scheduler derives from it once (requests, priority)."""
+    """A pod plus what the scheduler derives from it once (spec, requests, priority), so
+    that no Filter or Score reads them anew for every node."""
 
-    __slots__ = ("key", "name", "namespace", "non_zero", "pod", "priority", "requests", "uid")
+    __slots__ = (
+        "key",
+        "name",
+        "namespace",
+        "node_name",
+        "non_zero",
+        "pod",
+        "priority",
+        "requests",
+        "scalar_requests",
+        "spec",
+        "uid",
+    )
 
     def __init__(self, pod: Obj) -> None:
         self.pod = pod
@@ -158,34 +199,36 @@ class PodInfo:
         self.namespace: str = md.get("namespace") or ""
         self.uid: str = md.get("uid") or ""
         self.key = f"{self.namespace}/{self.name}"
-        spec = pod.get("spec") or {}
+        spec: Obj = pod.get("spec") or {}
+        self.spec = spec
+        self.node_name: str = spec.get("nodeName") or ""
         self.priority: int = int(spec.get("priority") or 0)
         self.requests = pod_requests(pod)
         self.non_zero = Resource(
             self.requests.milli_cpu or DEFAULT_MILLI_CPU_REQUEST,
             self.requests.memory or DEFAULT_MEMORY_REQUEST,
         )
-
-    @property
-    def spec(self) -> Obj:
-        spec: Obj = self.pod.get("spec") or {}
-        return spec
+        self.scalar_requests = scalar_requests(pod)
+        """Prefixed (extended) resources only; usually empty."""
 
     def __repr__(self) -> str:
         return f"PodInfo({self.key})"
 
 
 class NodeInfo:
-    """A node and the pods the scheduler counts against it (bound and assumed)."""
+    """A node and the pods the scheduler counts against it (bound and assumed), with the sums
+    Filter and Score compare against, kept up to date as pods come and go."""
 
     __slots__ = (
         "allocatable",
+        "allocatable_scalar",
         "labels",
         "name",
         "node",
         "non_zero_requested",
         "pods",
         "requested",
+        "requested_scalar",
         "taints",
         "unschedulable",
     )
@@ -194,6 +237,8 @@ class NodeInfo:
         self.pods: dict[str, PodInfo] = {}
         self.requested = Resource()
         self.non_zero_requested = Resource()
+        self.requested_scalar: dict[str, int] = {}
+        """Prefixed (extended) resources the node's pods request."""
         self.set_node(node)
 
     def set_node(self, node: Obj) -> None:
@@ -204,7 +249,9 @@ class NodeInfo:
         self.labels: dict[str, str] = md.get("labels") or {}
         self.taints: list[Obj] = spec.get("taints") or []
         self.unschedulable = bool(spec.get("unschedulable"))
-        self.allocatable = Resource.from_list((node.get("status") or {}).get("allocatable"))
+        allocatable = (node.get("status") or {}).get("allocatable")
+        self.allocatable = Resource.from_list(allocatable)
+        self.allocatable_scalar = _prefixed(allocatable)
 
     def add_pod(self, pod_info: PodInfo) -> None:
         if pod_info.uid in self.pods:
@@ -215,6 +262,10 @@ class NodeInfo:
         self.requested.pods += 1
         self.non_zero_requested.milli_cpu += pod_info.non_zero.milli_cpu
         self.non_zero_requested.memory += pod_info.non_zero.memory
+        if pod_info.scalar_requests:
+            used = self.requested_scalar
+            for name, value in pod_info.scalar_requests.items():
+                used[name] = used.get(name, 0) + value
 
     def remove_pod(self, uid: str) -> None:
         pod_info = self.pods.pop(uid, None)
@@ -225,6 +276,14 @@ class NodeInfo:
         self.requested.pods -= 1
         self.non_zero_requested.milli_cpu -= pod_info.non_zero.milli_cpu
         self.non_zero_requested.memory -= pod_info.non_zero.memory
+        if pod_info.scalar_requests:
+            used = self.requested_scalar
+            for name, value in pod_info.scalar_requests.items():
+                left = used.get(name, 0) - value
+                if left:
+                    used[name] = left
+                else:
+                    used.pop(name, None)
 
     def __repr__(self) -> str:
         return f"NodeInfo({self.name}, pods={len(self.pods)})"

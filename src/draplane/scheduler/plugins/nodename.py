@@ -27,7 +27,7 @@ class NodeName:
         return [ClusterEventWithHint(ClusterEvent(GVK.NODE, ActionType.ADD))]
 
     def filter(self, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> Status:
-        wanted = pod_info.spec.get("nodeName")
+        wanted = pod_info.node_name
         if not wanted or wanted == node_info.name:
             return SUCCESS
         return Status.unresolvable(ERR_REASON)

@@ -38,6 +38,7 @@ class NodeResourcesFit:
     ) -> None:
         self._cpu_weight = cpu_weight
         self._memory_weight = memory_weight
+        self._weights = cpu_weight + memory_weight
         self._classes = classes
         """DeviceClasses (1.36): extended resources DRA serves where the node lacks them."""
 
@@ -53,12 +54,14 @@ class NodeResourcesFit:
         allocatable = node_info.allocatable
         requested = node_info.requested
         wanted = pod_info.requests
-        extended = noderesources_extended.insufficient(pod_info, node_info, self._classes)
         if (
             requested.pods < allocatable.pods
             and requested.milli_cpu + wanted.milli_cpu <= allocatable.milli_cpu
             and requested.memory + wanted.memory <= allocatable.memory
-            and not extended
+            and not (
+                pod_info.scalar_requests
+                and noderesources_extended.insufficient(pod_info, node_info, self._classes)
+            )
         ):
             return SUCCESS
         reasons = []
@@ -68,30 +71,28 @@ class NodeResourcesFit:
             reasons.append("Insufficient cpu")
         if wanted.memory and requested.memory + wanted.memory > allocatable.memory:
             reasons.append("Insufficient memory")
-        reasons += extended
+        reasons += noderesources_extended.insufficient(pod_info, node_info, self._classes)
         return Status.unschedulable(*reasons) if reasons else SUCCESS
 
     def score(self, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> int:
         """LeastAllocated: the share of cpu and memory left free after placing the pod."""
-        total = weights = 0
-        cpu_weight, memory_weight = self._cpu_weight, self._memory_weight
-        used, allocatable, wanted = (
-            node_info.non_zero_requested,
-            node_info.allocatable,
-            pod_info.non_zero,
-        )
+        allocatable = node_info.allocatable
+        used = node_info.non_zero_requested
+        wanted = pod_info.non_zero
+        total = 0
+        cpu_weight = self._cpu_weight
         if cpu_weight:
-            weights += cpu_weight
             capacity = allocatable.milli_cpu
             requested = used.milli_cpu + wanted.milli_cpu
             if capacity and requested <= capacity:
                 total += (capacity - requested) * MAX_NODE_SCORE // capacity * cpu_weight
+        memory_weight = self._memory_weight
         if memory_weight:
-            weights += memory_weight
             capacity = allocatable.memory
             requested = used.memory + wanted.memory
             if capacity and requested <= capacity:
                 total += (capacity - requested) * MAX_NODE_SCORE // capacity * memory_weight
+        weights = self._weights
         return total // weights if weights else 0
 
 

@@ -3,43 +3,21 @@ request must fit the node's allocatable minus what its pods request, except wher
 (DRAExtendedResource): a resource some DeviceClass serves that the node's allocatable lacks is
 left to DynamicResources, as upstream's fit consults the device-class mapping.
 
-Only pods requesting such resources pay for the check (the node's pods are summed then).
+Only pods requesting such resources pay for the check: their requests are computed once per
+pod (`PodInfo.scalar_requests`), the node's allocatable and its pods' sum when the node or its
+pods change (`NodeInfo.allocatable_scalar`, `NodeInfo.requested_scalar`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from draplane.api.meta import Obj
-from draplane.api.quantity import parse_quantity
 from draplane.dra import extended
 from draplane.dra.resourcev1 import DEVICE_CLASSES
 from draplane.scheduler.framework import Handle, Lister, NodeInfo, PodInfo
+from draplane.scheduler.framework.types import scalar_requests
 
-
-def scalar_requests(pod: Obj) -> dict[str, int]:
-    """Effective requests of the pod's prefixed resources: the larger of the containers' sum
-    and the largest init container's, in whole units (upstream's ScalarResources)."""
-    spec = pod.get("spec") or {}
-    total: dict[str, int] = {}
-    for container in spec.get("containers") or ():
-        for name, value in _prefixed(container).items():
-            total[name] = total.get(name, 0) + value
-    for container in spec.get("initContainers") or ():
-        for name, value in _prefixed(container).items():
-            total[name] = max(total.get(name, 0), value)
-    return {name: value for name, value in total.items() if value}
-
-
-def _prefixed(container: Obj) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for name, value in ((container.get("resources") or {}).get("requests") or {}).items():
-        if "/" in name:
-            try:
-                out[name] = int(parse_quantity(str(value)))
-            except ValueError:
-                continue
-    return out
+__all__ = ["device_classes", "insufficient", "scalar_requests"]
 
 
 def device_classes(handle: Handle) -> Lister | None:
@@ -52,14 +30,11 @@ def device_classes(handle: Handle) -> Lister | None:
 def insufficient(pod_info: PodInfo, node_info: NodeInfo, classes: Lister | None) -> list[str]:
     """`Insufficient <name>` for each prefixed resource that does not fit and DRA does not
     serve on the node."""
-    wanted = scalar_requests(pod_info.pod)
+    wanted = pod_info.scalar_requests
     if not wanted:
         return []
-    allocatable = _allocatable(node_info.node)
-    used: dict[str, int] = {}
-    for other in node_info.pods.values():
-        for name, value in scalar_requests(other.pod).items():
-            used[name] = used.get(name, 0) + value
+    allocatable = node_info.allocatable_scalar
+    used = node_info.requested_scalar
     mapping: Mapping[str, str] | None = None
     reasons = []
     for name, value in sorted(wanted.items()):
@@ -73,14 +48,3 @@ def insufficient(pod_info: PodInfo, node_info: NodeInfo, classes: Lister | None)
                 continue  # DynamicResources allocates it
         reasons.append(f"Insufficient {name}")
     return reasons
-
-
-def _allocatable(node: Obj) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for name, value in ((node.get("status") or {}).get("allocatable") or {}).items():
-        if "/" in name:
-            try:
-                out[name] = int(parse_quantity(str(value)))
-            except ValueError:
-                continue
-    return out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from draplane.api.tolerations import pod_tolerations, tolerated
+from draplane.api.tolerations import tolerated
 from draplane.scheduler.framework import (
     GVK,
     SUCCESS,
@@ -33,7 +33,7 @@ class NodeUnschedulable:
         ]
 
     def filter(self, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> Status:
-        if not node_info.unschedulable or tolerated(pod_tolerations(pod_info.pod), _TAINT):
+        if not node_info.unschedulable or tolerated(pod_info.spec.get("tolerations") or [], _TAINT):
             return SUCCESS
         return Status.unresolvable(ERR_REASON_UNSCHEDULABLE)
 

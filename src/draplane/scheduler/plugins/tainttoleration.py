@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from draplane.api.tolerations import pod_tolerations, tolerated
+from draplane.api.meta import Obj
+from draplane.api.tolerations import tolerated
 from draplane.scheduler.framework import (
     GVK,
     SUCCESS,
@@ -30,7 +31,7 @@ class TaintToleration:
     def filter(self, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> Status:
         if not node_info.taints:
             return SUCCESS
-        tolerations = pod_tolerations(pod_info.pod)
+        tolerations: list[Obj] = pod_info.spec.get("tolerations") or []
         for taint in node_info.taints:
             if taint.get("effect") in _FILTERED_EFFECTS and not tolerated(tolerations, taint):
                 return Status.unresolvable(

@@ -207,10 +207,11 @@ class Framework:
     def run_score_plugins(
         self, state: CycleState, pod_info: PodInfo, nodes: list[NodeInfo]
     ) -> dict[str, int]:
-        """Weighted total score per node name."""
-        totals = dict.fromkeys((n.name for n in nodes), 0)
+        """Weighted total score per node name, in the order of `nodes`."""
+        totals: dict[str, int] | None = None
+        skip = state.skip_score_plugins
         for plugin in self.score_plugins:
-            if plugin.name in state.skip_score_plugins:
+            if plugin.name in skip:
                 continue
             score = plugin.score
             scores = {n.name: score(state, pod_info, n) for n in nodes}
@@ -218,9 +219,13 @@ class Framework:
             if normalizer is not None:
                 normalizer.normalize_score(state, pod_info, scores)
             weight = self.weights.get(plugin.name, 1)
-            for node_name, value in scores.items():
-                totals[node_name] += value * weight
-        return totals
+            if totals is None:
+                # The first plugin's scores become the totals: no second pass over the nodes.
+                totals = scores if weight == 1 else {k: v * weight for k, v in scores.items()}
+            else:
+                for node_name, value in scores.items():
+                    totals[node_name] += value * weight
+        return totals if totals is not None else dict.fromkeys((n.name for n in nodes), 0)
 
     async def run_reserve_plugins_reserve(
         self, state: CycleState, pod_info: PodInfo, node_name: str
