@@ -34,16 +34,9 @@ def token_request(*, expiration_seconds: int, bound_to: Obj | None = None) -> Ob
     return {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec}
 
 
-async def request_token(
-    client: Client,
-    namespace: str,
-    name: str,
-    *,
-    bound_to: Obj | None = None,
-    expiration_seconds: int = YEAR_SECONDS,
-) -> str:
-    """A token of service account `namespace/name` (created if missing), asked for as
-    `client`'s user; `StatusError` when the API server refuses."""
+async def ensure_service_account(client: Client, namespace: str, name: str) -> None:
+    """Create service account `namespace/name` unless it exists (as applying its manifest
+    would); `StatusError` when the API server refuses."""
     account = {
         "apiVersion": "v1",
         "kind": "ServiceAccount",
@@ -54,6 +47,22 @@ async def request_token(
     except errors.StatusError as err:
         if not errors.is_already_exists(err):
             raise
+
+
+async def request_token(
+    client: Client,
+    namespace: str,
+    name: str,
+    *,
+    bound_to: Obj | None = None,
+    expiration_seconds: int = YEAR_SECONDS,
+    create_account: bool = True,
+) -> str:
+    """A token of service account `namespace/name` (created if missing, unless the caller made
+    sure of it: `create_account=False`), asked for as `client`'s user; `StatusError` when the
+    API server refuses."""
+    if create_account:
+        await ensure_service_account(client, namespace, name)
     answer = await client.create(
         kinds.SERVICE_ACCOUNTS,
         token_request(expiration_seconds=expiration_seconds, bound_to=bound_to),

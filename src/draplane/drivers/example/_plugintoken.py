@@ -42,11 +42,28 @@ def status_clients(
     then tries its writes as the node, which the API server refuses)."""
     account = plugin_account(driver_name)
     user = auth.service_account_user(PLUGIN_NAMESPACE, account).name
+    # The account is created by the first node that asks; the others only ask for a token,
+    # and create it again only when it is gone.
+    created = False
+
+    async def token_for(bound: Obj) -> str:
+        nonlocal created
+        try:
+            token = await request_token(
+                requester, PLUGIN_NAMESPACE, account, bound_to=bound, create_account=not created
+            )
+        except errors.StatusError as err:
+            if not (created and errors.is_not_found(err)):
+                raise
+            created = False
+            return await token_for(bound)
+        created = True
+        return token
 
     async def for_node(node: Obj) -> Client | None:
         bound = {**node, "apiVersion": "v1", "kind": "Node"}
         try:
-            token = await request_token(requester, PLUGIN_NAMESPACE, account, bound_to=bound)
+            token = await token_for(bound)
         except (errors.StatusError, OSError) as err:
             log.warning(
                 "node %s: no token for %s/%s, status.devices will not be written: %s",
