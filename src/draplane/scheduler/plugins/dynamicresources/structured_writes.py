@@ -68,13 +68,13 @@ async def bind_claim(
             if DELETE_PROTECTION_FINALIZER not in (claim["metadata"].get("finalizers") or ()):
                 changed = deep_copy(claim)
                 changed["metadata"].setdefault("finalizers", []).append(DELETE_PROTECTION_FINALIZER)
-                try:
-                    claim = await client.update(RESOURCE_CLAIMS_V1, changed)
-                except errors.StatusError as err:
-                    if errors.is_conflict(err) and attempt + 1 < _CONFLICT_RETRIES:
-                        fresh = await _fresh(client, name, pod_info.namespace)
-                        continue
-                    raise
+                finalized = await _updated(
+                    client, changed, "", retry=attempt + 1 < _CONFLICT_RETRIES
+                )
+                if finalized is None:
+                    fresh = await _fresh(client, name, pod_info.namespace)
+                    continue
+                claim = finalized
                 tracker.assume(claim)
         if dra.is_reserved_for_pod(pod_info.pod, claim) and (
             flying is None or claim_status(claim).get("allocation")
@@ -88,19 +88,26 @@ async def bind_claim(
                 status["allocation"]["allocationTimestamp"] = allocation_timestamp
         if not dra.is_reserved_for_pod(pod_info.pod, changed):
             status.setdefault("reservedFor", []).append(dra.pod_reference(pod_info.pod))
-        try:
-            updated = await client.update(RESOURCE_CLAIMS_V1, changed, subresource="status")
-        except errors.StatusError as err:
-            if errors.is_conflict(err) and attempt + 1 < _CONFLICT_RETRIES:
-                fresh = await _fresh(client, name, pod_info.namespace)
-                continue
-            raise
+        updated = await _updated(client, changed, "status", retry=attempt + 1 < _CONFLICT_RETRIES)
+        if updated is None:
+            fresh = await _fresh(client, name, pod_info.namespace)
+            continue
         tracker.assume(updated)
         written = updated
         break
     if flying is not None:
         tracker.drop_in_flight(uid, pod_info.uid)
     return written
+
+
+async def _updated(client: Client, claim: Obj, subresource: str, *, retry: bool) -> Obj | None:
+    """The claim (or its `subresource`) updated; None on a conflict that may be retried."""
+    try:
+        return await client.update(RESOURCE_CLAIMS_V1, claim, subresource=subresource)
+    except errors.StatusError as err:
+        if errors.is_conflict(err) and retry:
+            return None
+        raise
 
 
 async def _fresh(client: Client, name: str, namespace: str) -> Obj | None:
