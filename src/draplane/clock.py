@@ -1,13 +1,16 @@
 """The injectable clock every component uses; the only seam where tests substitute time.
 
 `Clock` reads wall time (for timestamps written into objects) and monotonic time (for
-backoff and timers) and sleeps.  `FakeClock` lives in `draplane.testing.clock`.
+backoff and timers) and sleeps.  `FakeClock` lives in `draplane.testing.clock`. `jitter` spreads
+the periods of periodic work (k8s.io/apimachinery's wait.Jitter).
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -40,6 +43,15 @@ class RealClock:
 
 
 REAL_CLOCK: Clock = RealClock()
+
+
+def jitter(
+    duration: float, max_factor: float, *, uniform: Callable[[], float] = random.random
+) -> float:
+    """`duration` plus a random share of it up to `max_factor` (wait.Jitter): thousands of
+    periodic loops started together drift apart instead of firing in one burst each period.
+    `uniform` draws from [0, 1)."""
+    return duration + uniform() * max_factor * duration
 
 
 def format_time(t: datetime) -> str:

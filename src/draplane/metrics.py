@@ -5,6 +5,8 @@ process collector and Go's runtime collector in every component): `process_*` se
 platform's `python_info` where Go components have `go_info`. Kubernetes components expose no
 `*_created` series (OpenMetrics created timestamps), so those are turned off: the switch is
 process-wide in prometheus_client, and every draplane process is a Kubernetes component.
+Where Go components export `go_gc_duration_seconds`, draplane exports the pauses of Python's
+cyclic collector (`draplane_gc_pause_seconds`, `draplane.gcpolicy`).
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ from __future__ import annotations
 import prometheus_client
 from prometheus_client import CollectorRegistry
 
+from draplane import gcpolicy
+
 
 def component_registry() -> CollectorRegistry:
     prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
     registry = CollectorRegistry()
     prometheus_client.ProcessCollector(registry=registry)
     prometheus_client.PlatformCollector(registry=registry)
+    gcpolicy.register(registry)
     return registry

@@ -9,7 +9,14 @@ import pytest
 
 from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
-from draplane.node import CLAIMS_PREPARED, LEASE_NAMESPACE, NOT_READY, RUN_SECONDS_ANNOTATION
+from draplane.node import (
+    CLAIMS_PREPARED,
+    LEASE_NAMESPACE,
+    LEASE_RENEW_JITTER,
+    LEASE_RENEW_SECONDS,
+    NOT_READY,
+    RUN_SECONDS_ANNOTATION,
+)
 from draplane.testing.apistate import events_for, seed_objects, wait_for
 from draplane.testing.builders import from_claim, make_claim, make_class, make_pod
 
@@ -49,7 +56,7 @@ async def test_nodes_register_with_leases(env: Env) -> None:
     lease = await env.admin.get(kinds.LEASES, "node-0", LEASE_NAMESPACE)
     assert lease["spec"]["holderIdentity"] == "node-0"
     first_renewal = lease["spec"]["renewTime"]
-    env.clock.step(10)
+    env.clock.step(LEASE_RENEW_SECONDS * (1 + LEASE_RENEW_JITTER))
 
     async def renewed() -> bool:
         current = await env.admin.get(kinds.LEASES, "node-0", LEASE_NAMESPACE)

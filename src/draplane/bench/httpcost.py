@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import sys
 import time
 from typing import Any
 
 import orjson
 
+from draplane import gcpolicy
 from draplane.api import kinds
 from draplane.api.handler import WatchStream
 from draplane.api.meta import Obj, deep_copy
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--store", default="memory", help="as `draplane bench --store`")
     args = parser.parse_args(argv)
     # As every draplane command (the components included) sets it at start.
-    gc.set_threshold(50_000, 20, 100)
+    gcpolicy.configure()
     if args.child:
         asyncio.run(_child(args.child, args.mode, args.count, args.concurrency))
     else:

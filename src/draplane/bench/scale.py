@@ -18,6 +18,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from draplane import gcpolicy
 from draplane.api import errors, kinds
 from draplane.bench.figures import peak_rss_mib
 from draplane.bench.growth import AlgorithmSnapshot, algorithm_figures
@@ -107,6 +108,7 @@ async def run_density(run: SuiteRun) -> dict[str, Any]:
     plane = ControlPlane(config)
     observer: PodObserver | None = None
     probe: ReadyzProbe | None = None
+    pauses = gcpolicy.GcPauses()
     try:
         run.progress.phase(f"density: start control plane ({wl.nodes} nodes)", 1)
         started = time.monotonic()
@@ -121,9 +123,11 @@ async def run_density(run: SuiteRun) -> dict[str, Any]:
         plane.registry.audit.reset()
         rss_before = peak_rss_mib()
         run.progress.phase(f"density: {wl.measured_pods} pods Running", wl.measured_pods)
+        pauses.install()
         cpu, start = time.process_time(), time.monotonic()
         await _create_and_wait(plane, observer, wl=wl, run=run)
         cpu = time.process_time() - cpu
+        pauses.uninstall()
         await probe.stop()
         pods = [t for t in observer.pods.values() if t.phase == "measured"]
         algorithm = algorithm_figures(
@@ -141,9 +145,11 @@ async def run_density(run: SuiteRun) -> dict[str, Any]:
             **cost_figures(plane, pods=wl.measured_pods, attempts_before=attempts_before, cpu=cpu),
             **algorithm,
             **probe.figures(),
+            **pauses.figures(),
             "peak_rss_mib": peak_rss_mib(),
         }
     finally:
+        pauses.uninstall()
         if probe is not None:
             await probe.stop()
         if observer is not None:
@@ -166,6 +172,9 @@ def _rows(run: SuiteRun) -> tuple[Row, ...]:
         Row("cpu_s_per_pod", "CPU s per pod (whole process)"),
         Row("readyz_p99_ms", "GET /readyz p99 (ms)", at_most=100.0),
         Row("readyz_max_ms", "GET /readyz max (ms)"),
+        Row("gc_total_ms", "garbage collector pauses in all (ms)"),
+        Row("gc_gen1_max_ms", "longest generation-1 collection (ms)"),
+        Row("gc_gen2_max_ms", "longest full collection (ms)"),
         Row("peak_rss_mib", "peak RSS (MiB)", at_most=4096.0),
     )
 

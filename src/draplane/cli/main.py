@@ -3,21 +3,19 @@
 Each subcommand lives in its own module exposing `register(subparsers)`, which adds a parser
 whose `func` default is an `async def main(args) -> int`.
 
-Every command runs with a larger first-generation threshold of Python's cyclic garbage collector
-(`GC_THRESHOLDS`): a control plane keeps hundreds of thousands of long-lived objects (stored and
-cached API objects), and the default threshold of 700 allocations makes the collector scan them
-over and over (docs/benchmarks.md measures it).
+Every command runs with the garbage collector settings of `draplane.gcpolicy` (thresholds for a
+heap of long-lived API objects, and a timer on every collection).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import importlib
 import sys
 from collections.abc import Sequence
 
+from draplane import gcpolicy
 from draplane.cli.process import CommandError
 
 # Module names under draplane.cli that provide subcommands; missing ones are skipped so that
@@ -52,12 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-GC_THRESHOLDS = (50_000, 20, 100)
-"""gc.set_threshold for every command: (generation 0 allocations, generation 1 and 2 counts)."""
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    gc.set_threshold(*GC_THRESHOLDS)
+    gcpolicy.configure()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -5,7 +5,7 @@ Nodes reach each driver's node plugin through a `NodePluginRegistry` in the same
 
 from draplane.node._claims import NOT_READY, PREPARE_FAILED
 from draplane.node._kubelet import CLAIMS_PREPARED, PodKey
-from draplane.node._nodes import LEASE_RENEW_SECONDS, Nodes
+from draplane.node._nodes import LEASE_RENEW_JITTER, LEASE_RENEW_SECONDS, Nodes
 from draplane.node._objects import LEASE_NAMESPACE
 from draplane.node._podstatus import (
     EXIT_CODE_ANNOTATION,
@@ -17,6 +17,7 @@ __all__ = [
     "CLAIMS_PREPARED",
     "EXIT_CODE_ANNOTATION",
     "LEASE_NAMESPACE",
+    "LEASE_RENEW_JITTER",
     "LEASE_RENEW_SECONDS",
     "NOT_READY",
     "PREPARE_FAILED",

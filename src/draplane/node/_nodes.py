@@ -14,7 +14,7 @@ from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.client.workqueue import ShutDown
-from draplane.clock import REAL_CLOCK, Clock, format_micro_time, format_time
+from draplane.clock import REAL_CLOCK, Clock, format_micro_time, format_time, jitter
 from draplane.dra.kubeletplugin import NodePluginRegistry, SlicePublishingPlugin
 from draplane.node import _objects
 from draplane.node._claims import NodeContext
@@ -23,6 +23,11 @@ from draplane.node._kubelet import Kubelet
 log = logging.getLogger(__name__)
 
 LEASE_RENEW_SECONDS = 10.0
+LEASE_RENEW_JITTER = 0.04
+"""The kubelet's lease controller renews every renewInterval plus up to 4 % (wait.JitterUntil
+with factor 0.04, the wait starting after each renewal): without it, renewals that one slow
+turn of the event loop delayed fire together from then on, and bursts of thousands of writes
+stall every other request."""
 WORKERS_PER_NODE = 2
 STARTING_AT_ONCE = 64
 """Nodes registering and syncing their pod informer at the same time. Thousands of nodes
@@ -170,7 +175,7 @@ class Nodes:
                 # An API server that cannot be reached: the kubelet keeps renewing.
                 log.warning("node %s: lease renewal failed: %s", meta.name(node), err)
                 latest = None
-            await self._clock.sleep(LEASE_RENEW_SECONDS)
+            await self._clock.sleep(jitter(LEASE_RENEW_SECONDS, LEASE_RENEW_JITTER))
 
 
 async def _write_lease(client: Client, node: Obj, *, renew_time: str, latest: Obj | None) -> Obj:

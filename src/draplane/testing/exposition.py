@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 # What every Kubernetes component's /metrics carries besides its own metrics (the process
-# collector of k8s.io/component-base/metrics/legacyregistry; python_info as Go's go_info).
+# collector of k8s.io/component-base/metrics/legacyregistry; python_info as Go's go_info, the
+# cyclic collector's pauses as Go's go_gc_duration_seconds).
 PROCESS_SERIES = frozenset(
     {
         "process_cpu_seconds_total",
@@ -11,6 +12,7 @@ PROCESS_SERIES = frozenset(
         "process_start_time_seconds",
         "process_open_fds",
         "python_info",
+        "draplane_gc_pause_seconds_count",
     }
 )
 
