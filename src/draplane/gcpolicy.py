@@ -1,19 +1,17 @@
 """Python's cyclic garbage collector as a control plane process runs it: the thresholds every
-command sets, the freeze of what start-up built, and the pauses each collection costs.
+command sets and the pauses each collection costs.
 
 A control plane keeps hundreds of thousands of long-lived container objects (stored and cached
 API objects, informer indexes). The collector traverses every object of the generations it
-collects, with the event loop stopped, so a full collection over a gigabyte heap is a pause of
-seconds in which no request is answered. Three measures keep the pauses short:
+collects with the event loop stopped, so each collection is a pause in which no request is
+answered.
 
-- `GC_THRESHOLDS`: a first threshold of 50,000 allocations instead of 700, so young
-  collections run rarely (docs/benchmarks.md measures it).
-- `freeze_survivors()` after start-up: one full collection, then `gc.freeze()` moves every
-  survivor (modules, the informers' initial lists, thousands of Node objects) into the permanent
-  generation that later collections skip. Reference counting still frees frozen objects; only
-  a reference cycle among them is never collected, and start-up builds few that die.
+- `GC_THRESHOLDS`: a first threshold of 50,000 allocations instead of 700, so the older
+  generations, and the full collections above all, run rarely (docs/benchmarks.md measures it
+  against the default and against smaller first thresholds).
 - `GcPauses`: a `gc.callbacks` hook that times each collection by generation, exported as
-  `draplane_gc_pause_seconds` on /metrics and read by the benchmarks.
+  `draplane_gc_pause_seconds` on /metrics (where Go components have go_gc_duration_seconds)
+  and read by the benchmarks.
 """
 
 from __future__ import annotations
@@ -123,9 +121,3 @@ def configure() -> None:
 def register(registry: CollectorRegistry) -> None:
     """Serve this process's pauses on `registry` (a component's /metrics)."""
     registry.register(PAUSES)
-
-
-def freeze_survivors() -> None:
-    """Collect once, then move every survivor to the permanent generation (after start-up)."""
-    gc.collect()
-    gc.freeze()

@@ -128,3 +128,22 @@ async def test_write_errors_are_logged_not_raised(caplog: pytest.LogCaptureFixtu
     recorder.event(make_pod("web").uid("u").obj(), NORMAL, "Scheduled", "x")
     await recorder.flush()
     assert "storage down" in caplog.text
+
+
+async def test_events_beyond_the_queue_are_dropped_and_counted(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("draplane.client.events.MAX_QUEUED_EVENTS", 3)
+    client = cluster.client()
+    pods = [await client.create(PODS, make_pod(f"web-{i}").obj(), "default") for i in range(5)]
+    recorder = EventRecorder(client, "scheduler", clock=FakeClock())
+    for pod in pods:
+        recorder.event(pod, NORMAL, "Scheduled", "assigned to node-0")
+    await recorder.flush()
+
+    got = await events(cluster)
+    assert [e["involvedObject"]["name"] for e in got] == ["web-0", "web-1", "web-2"]
+    assert recorder.dropped == 2
+    recorder.event(pods[4], NORMAL, "Scheduled", "assigned to node-1")
+    await recorder.flush()
+    assert len(await events(cluster)) == 4

@@ -109,6 +109,7 @@ async def run_density(run: SuiteRun) -> dict[str, Any]:
     observer: PodObserver | None = None
     probe: ReadyzProbe | None = None
     pauses = gcpolicy.GcPauses()
+    stopped = False
     try:
         run.progress.phase(f"density: start control plane ({wl.nodes} nodes)", 1)
         started = time.monotonic()
@@ -135,7 +136,7 @@ async def run_density(run: SuiteRun) -> dict[str, Any]:
             before=algorithm_before,
             nodes=wl.nodes,
         )
-        return {
+        figures = {
             "nodes": wl.nodes,
             "pods": wl.measured_pods,
             "hints": "on" if run.hints else "off",
@@ -148,13 +149,22 @@ async def run_density(run: SuiteRun) -> dict[str, Any]:
             **pauses.figures(),
             "peak_rss_mib": peak_rss_mib(),
         }
+        await observer.stop()
+        observer = None
+        # What Ctrl-C on `draplane up` with this many nodes and pods would wait for.
+        stopping = time.monotonic()
+        await plane.stop()
+        stopped = True
+        figures["stop_s"] = round(time.monotonic() - stopping, 3)
+        return figures
     finally:
         pauses.uninstall()
         if probe is not None:
             await probe.stop()
         if observer is not None:
             await observer.stop()
-        await plane.stop()
+        if not stopped:
+            await plane.stop()
 
 
 def _rows(run: SuiteRun) -> tuple[Row, ...]:
@@ -176,6 +186,7 @@ def _rows(run: SuiteRun) -> tuple[Row, ...]:
         Row("gc_gen1_max_ms", "longest generation-1 collection (ms)"),
         Row("gc_gen2_max_ms", "longest full collection (ms)"),
         Row("peak_rss_mib", "peak RSS (MiB)", at_most=4096.0),
+        Row("stop_s", "control plane stop (s)"),
     )
 
 

@@ -3,6 +3,10 @@
 As client-go's legacy recorder and correlator: `event()` never blocks, writes run in order in the
 background, and a repeat of (object uid, type, reason, message) within 10 minutes PATCHes count and
 lastTimestamp of the earlier Event. `eventTime` stays unset (validation would then want `action`).
+Events are best effort: as client-go's broadcaster (a queue of maxQueuedEvents = 1000, dropping
+when full), at most `MAX_QUEUED_EVENTS` writes wait at once and an event beyond them is dropped
+and counted, so a slow API server neither grows the backlog without bound nor keeps a stopping
+component writing minutes of old events.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ WARNING = "Warning"
 
 _CORRELATION_WINDOW = 600.0
 _MAX_CORRELATED = 4096
+MAX_QUEUED_EVENTS = 1000
+"""Event writes waiting at once per recorder (client-go's maxQueuedEvents)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +60,8 @@ class EventRecorder:
         self._pending: set[asyncio.Task[None]] = set()
         self._lock = asyncio.Lock()
         self._last_ns = 0
+        self.dropped = 0
+        """Events dropped because MAX_QUEUED_EVENTS writes were already waiting."""
 
     def event(self, obj: Obj, type_: str, reason: str, message: str) -> None:
         """Record an event about `obj`; the write is scheduled, errors are only logged."""
@@ -61,6 +69,14 @@ class EventRecorder:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             log.warning("event %s %s dropped: no running event loop", reason, message)
+            return
+        if len(self._pending) >= MAX_QUEUED_EVENTS:
+            self.dropped += 1
+            if self.dropped % MAX_QUEUED_EVENTS == 1:
+                log.warning(
+                    "%s: %d event writes waiting, dropped %d events so far (this one: %s %s)",
+                    self._component, len(self._pending), self.dropped, reason, message,
+                )  # fmt: skip
             return
         md = metadata(obj)
         uid = str(md.get("uid") or "")
