@@ -152,3 +152,52 @@ async def test_pre_bind_without_binding_conditions_does_not_wait() -> None:
         "allocationTimestamp" not in env.store.stored[("default", "claim")]["status"]["allocation"]
     )
     assert env.events.recorded == []
+
+
+async def _attempt(env: Env) -> tuple[CycleState, Status]:
+    """The pod's next scheduling attempt up to Filter on node-a."""
+    state, info = CycleState(), pod_info(POD)
+    assert env.plugin.pre_filter(state, info).is_success
+    [node] = node_infos(make_node("node-a").obj())
+    return state, env.plugin.filter(state, info, node)
+
+
+@pytest.mark.parametrize(
+    ("report", "seconds"),
+    [
+        pytest.param(("AttachFailed", "True"), 5.0, id="failure-condition-true"),
+        pytest.param(("Attached", "False"), TIMEOUT + 5.0, id="binding-timeout"),
+    ],
+)
+async def test_next_attempt_deallocates_a_claim_whose_binding_failed(
+    report: tuple[str, str], seconds: float
+) -> None:
+    env = _env(ATTACHING)
+    task = await _pre_bind(env)
+    await wait_for(lambda: env.clock.sleepers == 1, what="PreBind polling")
+    env.condition(*report)
+    for _ in range(int(seconds // 5.0)):
+        await wait_for(lambda: env.clock.sleepers == 1 or task.done(), what="PreBind polling")
+        env.clock.step(5.0)
+    assert not (await asyncio.wait_for(task, 5.0)).is_success
+
+    state, filtered = await _attempt(env)
+    assert filtered == Status.unresolvable("resourceclaim not available on the node")
+    result = await env.plugin.post_filter(state, pod_info(POD), {"node-a": filtered})
+
+    assert result == Status.unschedulable("deallocation of ResourceClaim completed")
+    status = env.store.stored[("default", "claim")]["status"]
+    assert {"allocation", "reservedFor", "devices"} & set(status) == set()
+
+
+async def test_next_attempt_keeps_a_claim_still_waiting_for_its_conditions() -> None:
+    env = _env(ATTACHING)
+    task = await _pre_bind(env)
+    await wait_for(lambda: env.clock.sleepers == 1, what="PreBind polling")
+    env.condition("Attached", "False")
+
+    _, filtered = await _attempt(env)
+
+    assert filtered == SUCCESS
+    assert env.store.stored[("default", "claim")]["status"]["allocation"]
+    task.cancel()

@@ -6,7 +6,8 @@ claim's `status.devices` has all of them True. `wait_until_bound` emits the Norm
 claims from the assume cache; a True `bindingFailureConditions` entry fails with "claim X
 binding failed: ...", and `status.allocation.allocationTimestamp + bindingTimeout` passing with
 "claim X binding timeout". A failure is a PreBind error: Unreserve, and the pod goes back to
-the queue.
+the queue. In its next attempt `binding_failed` makes PreFilter treat the claim as available on
+no node, and PostFilter deallocates it so that other devices can be tried.
 """
 
 from __future__ import annotations
@@ -83,6 +84,16 @@ def claim_ready(claim: Obj, *, clock: Clock, timeout: float) -> bool:
     if not ready and _timed_out(claim, clock=clock, timeout=timeout):
         raise BindingError(f"claim {name} binding timeout")
     return ready
+
+
+def binding_failed(claim: Obj, *, clock: Clock, timeout: float) -> bool:
+    """The claim's devices failed their binding conditions (a True failure condition) or did
+    not meet them within `timeout` of the allocation: what PreBind's wait gave up on."""
+    try:
+        claim_ready(claim, clock=clock, timeout=timeout)
+    except BindingError:
+        return True
+    return False
 
 
 def _timed_out(claim: Obj, *, clock: Clock, timeout: float) -> bool:

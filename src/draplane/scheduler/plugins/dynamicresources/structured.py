@@ -84,6 +84,10 @@ TIMED_OUT = "timed out trying to allocate devices"
 _TIMED_OUT = Status.unresolvable(TIMED_OUT)
 
 
+def _on_no_node(_node: NodeInfo) -> bool:
+    return False
+
+
 @dataclass
 class StructuredState:
     claims: list[PodClaim] = field(default_factory=list)
@@ -219,7 +223,14 @@ class StructuredDynamicResources:
                     pod_info.pod, claim
                 ):
                     return Status.unresolvable("resourceclaim in use")
-                if allocation.get("nodeSelector"):
+                if self._features.device_binding_and_status and bindingconditions.binding_failed(
+                    claim, clock=self._handle.clock, timeout=self.args.binding_timeout
+                ):
+                    # Available on no node, so PostFilter deallocates it (upstream's Filter
+                    # counts it among the unavailable claims) and the next attempt picks
+                    # other devices.
+                    data.selectors[index] = _on_no_node
+                elif allocation.get("nodeSelector"):
                     try:
                         data.selectors[index] = node_predicate(
                             NodeSelector.parse(allocation["nodeSelector"])
