@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 from dataclasses import replace
 
@@ -22,7 +21,6 @@ import aiohttp
 from draplane.api import versions
 from draplane.api.auth import controller_user
 from draplane.api.errors import StatusError
-from draplane.api.kinds import SERVICE_ACCOUNTS
 from draplane.cli.leaderelect import add_leader_election_flags, leading
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
@@ -36,6 +34,7 @@ from draplane.cli.process import (
 )
 from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
+from draplane.client.serviceaccounts import request_token
 from draplane.controllers.manager import CONTROLLERS, ControllerManager
 from draplane.metrics import component_registry
 
@@ -109,25 +108,14 @@ async def async_main(args: argparse.Namespace) -> int:
 
 
 async def service_account_clients(client: RESTClient) -> dict[str, RESTClient]:
-    """A client per controller, authenticated by a token of its service account."""
+    """A client per controller, authenticated by a token of its service account (created
+    when missing)."""
     clients: dict[str, RESTClient] = {}
     for name in CONTROLLERS:
-        account = {
-            "apiVersion": "v1",
-            "kind": "ServiceAccount",
-            "metadata": {"name": name, "namespace": CONTROLLER_NAMESPACE},
-        }
-        request = {
-            "apiVersion": "authentication.k8s.io/v1",
-            "kind": "TokenRequest",
-            "spec": {"expirationSeconds": TOKEN_SECONDS},
-        }
         while True:
             try:
-                with contextlib.suppress(StatusError):
-                    await client.create(SERVICE_ACCOUNTS, account, CONTROLLER_NAMESPACE)
-                token = await client.create(
-                    SERVICE_ACCOUNTS, request, CONTROLLER_NAMESPACE, subresource="token", name=name
+                token = await request_token(
+                    client, CONTROLLER_NAMESPACE, name, expiration_seconds=TOKEN_SECONDS
                 )
                 break
             except StatusError as err:
@@ -139,6 +127,6 @@ async def service_account_clients(client: RESTClient) -> dict[str, RESTClient]:
                 log.info("waiting for the API server to request tokens: %s", err)
                 await asyncio.sleep(TOKEN_RETRY_SECONDS)
         user = controller_user(name).name
-        config = replace(client.transport.config, user=user, token=token["status"]["token"])
+        config = replace(client.transport.config, user=user, token=token)
         clients[name] = RESTClient(config)
     return clients

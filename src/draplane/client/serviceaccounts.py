@@ -35,8 +35,17 @@ def token_request(*, expiration_seconds: int, bound_to: Obj | None = None) -> Ob
 
 
 async def ensure_service_account(client: Client, namespace: str, name: str) -> None:
-    """Create service account `namespace/name` unless it exists (as applying its manifest
-    would); `StatusError` when the API server refuses."""
+    """Service account `namespace/name`, created unless it exists: a GET, and a create only on
+    NotFound (an AlreadyExists from a concurrent creator counts as found), as
+    kube-controller-manager's service-account client builder does (getOrCreateServiceAccount),
+    so a credential that may read service accounts but not create them works while the account
+    exists; `StatusError` when the API server refuses."""
+    try:
+        await client.get(kinds.SERVICE_ACCOUNTS, name, namespace)
+        return
+    except errors.StatusError as err:
+        if not errors.is_not_found(err):
+            raise
     account = {
         "apiVersion": "v1",
         "kind": "ServiceAccount",
