@@ -143,7 +143,6 @@ async def async_main(args: argparse.Namespace) -> int:
                 count=args.count,
                 name_prefix=args.name_prefix,
                 plugins=(plugins := NodePluginRegistry()),
-                metrics=metrics,
                 run_seconds=args.run_seconds,
             )
             runner = await serve_metrics(metrics, port=args.metrics_port, ready=nodes.has_synced)

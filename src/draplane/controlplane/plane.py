@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api import auth, errors, kinds, meta, versions
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
@@ -212,7 +210,7 @@ class ControlPlane:
         )
         if cfg.kubernetes_version.structured:
             self._build_structured_drivers()
-            self.components["nodes"] = self._build_nodes(metrics)
+            self.components["nodes"] = self._build_nodes()
             return
         for spec in cfg.drivers:
             resources = Resources(
@@ -230,7 +228,7 @@ class ControlPlane:
                 delays=cfg.driver_delays,
             )
             self.node_plugins.register(spec.name, node_plugin_factory(spec.name))
-        self.components["nodes"] = self._build_nodes(metrics)
+        self.components["nodes"] = self._build_nodes()
 
     def _build_structured_drivers(self) -> None:
         """No allocating controller: each node's plugin publishes the node's slices, the
@@ -263,14 +261,13 @@ class ControlPlane:
 
         return local
 
-    def _build_nodes(self, metrics: CollectorRegistry | None) -> Nodes:
+    def _build_nodes(self) -> Nodes:
         return Nodes(
             lambda node: self.client(auth.node_user(node)),
             count=self.config.nodes,
             name_prefix=self.config.node_prefix,
             plugins=self.node_plugins,
             clock=self.clock,
-            metrics=metrics,
             run_seconds=self.config.run_seconds,
             claims=(
                 kinds.RESOURCE_CLAIMS_V1
@@ -282,13 +279,13 @@ class ControlPlane:
 
     async def restart_nodes(self) -> None:
         """Stop the simulated nodes and start new ones over the same API state and node
-        plugins, as kubelets restarting on their machines (metrics stay with the first)."""
+        plugins, as kubelets restarting on their machines."""
         task = next(t for t in self._tasks if t.get_name() == "nodes")
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
         self._tasks.remove(task)
-        nodes = self.components["nodes"] = self._build_nodes(None)
+        nodes = self.components["nodes"] = self._build_nodes()
         self._tasks.append(asyncio.create_task(self._run("nodes", nodes.run), name="nodes"))
         await self.wait_ready()
 

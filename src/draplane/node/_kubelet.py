@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import NamedTuple
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
 from draplane.client.events import EventRecorder
@@ -63,7 +61,6 @@ class Kubelet:
         *,
         index: int,
         clock: Clock,
-        metrics: CollectorRegistry | None = None,
         run_seconds: float | None = None,
     ) -> None:
         self.ctx = ctx
@@ -80,7 +77,6 @@ class Kubelet:
             # Claims are not watched here, so a waiting pod polls: quick at first, then every 5 s.
             rate_limiter=ItemExponentialFailureRateLimiter(base=0.05, cap=5.0),
             clock=clock,
-            metrics=metrics,
         )
         self.recorder = EventRecorder(ctx.client, "kubelet", host=ctx.node_name, clock=clock)
         self._runs: dict[str, _PodRun] = {}

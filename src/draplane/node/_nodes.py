@@ -8,8 +8,6 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
@@ -45,7 +43,6 @@ class Nodes:
         name_prefix: str = "node-",
         plugins: NodePluginRegistry,
         clock: Clock = REAL_CLOCK,
-        metrics: CollectorRegistry | None = None,
         run_seconds: float | None = None,
         claims: kinds.ResourceType = kinds.RESOURCE_CLAIMS,
         kubelet_version: str = _objects.KUBELET_VERSION,
@@ -58,7 +55,6 @@ class Nodes:
         self._client_for_node = client_for_node
         self._plugins = plugins
         self._clock = clock
-        self._metrics = metrics
         self._run_seconds = run_seconds
         self.claims = claims
         """The ResourceClaim kind of the API server's mode (set before `run`)."""
@@ -103,7 +99,6 @@ class Nodes:
             NodeContext(client=client, node=node, plugins=self._plugins, claims=self.claims),
             index=index,
             clock=self._clock,
-            metrics=self._metrics,
             run_seconds=self._run_seconds,
         )
         self.kubelets[name] = kubelet
