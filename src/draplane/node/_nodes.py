@@ -23,9 +23,7 @@ log = logging.getLogger(__name__)
 LEASE_RENEW_SECONDS = 10.0
 LEASE_RENEW_JITTER = 0.04
 """The kubelet's lease controller renews every renewInterval plus up to 4 % (wait.JitterUntil
-with factor 0.04, the wait starting after each renewal): without it, renewals that one slow
-turn of the event loop delayed fire together from then on, and bursts of thousands of writes
-stall every other request."""
+with factor 0.04, the wait starting after each renewal), and so do the simulated nodes."""
 WORKERS_PER_NODE = 2
 STARTING_AT_ONCE = 64
 """Nodes registering and syncing their pod informer at the same time. Thousands of nodes
