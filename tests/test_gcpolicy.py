@@ -37,12 +37,19 @@ def test_each_collection_is_counted_under_its_generation(
 
 def test_uninstalled_recorder_counts_nothing() -> None:
     recorder = gcpolicy.GcPauses()
-    recorder.install()
-    recorder.install()  # once only
-    gc.collect()
-    assert recorder.generations[2].count == 1
-    recorder.uninstall()
-    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()  # only the explicit collections below run, none of the interpreter's own
+    try:
+        recorder.install()
+        recorder.install()  # once only
+        gc.collect()
+        assert recorder.generations[2].count == 1
+        recorder.uninstall()
+        gc.collect()
+    finally:
+        recorder.uninstall()
+        if was_enabled:
+            gc.enable()
 
     assert recorder.generations[2].count == 1
 
