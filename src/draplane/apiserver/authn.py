@@ -1,6 +1,6 @@
 """Bearer-token authentication from a kube-apiserver static token file (`DIR/tokens`).
 
-One line per user: `token,user,uid,"group1,group2"`. `ensure_user_token` adds a user under a
+One line per user: `token,user,uid,"group1,group2"`. `ensure_user_token(s)` adds users under a
 file lock and replaces the file atomically (0600, like its lock file and data dir: see
 `storage.files`); `TokenAuthenticator` re-reads it whenever its
 identity (inode, size, mtime) changes, so users added by other processes work at once. A known
@@ -18,7 +18,7 @@ import os
 import secrets
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from draplane.api import auth
@@ -88,22 +88,37 @@ def _locked(data_dir: Path) -> Iterator[None]:
 
 def ensure_user_token(data_dir: Path, user: str, groups: tuple[str, ...] | None = None) -> str:
     """The token of `user`, adding a line to the token file when the user has none yet."""
+    return ensure_user_tokens(data_dir, [(user, groups)])[user]
+
+
+def ensure_user_tokens(
+    data_dir: Path, users: Sequence[tuple[str, tuple[str, ...] | None]]
+) -> dict[str, str]:
+    """The token of each `(user, groups)`, adding a line for every user without one, in one
+    read and at most one write of the token file (thousands of simulated nodes at once)."""
     path = token_file(data_dir)
     with _locked(data_dir):
         text = path.read_text() if path.exists() else ""
+        tokens: dict[str, str] = {}
         for token, info in parse_token_file(text).items():
-            if info.name == user:
-                return token
-        token = secrets.token_urlsafe(32)
-        info = UserInfo(
-            user, str(uuid.uuid4()), groups if groups is not None else default_groups(user)
-        )
-        if text and not text.endswith("\n"):
-            text += "\n"
-        # Formatted before the temporary file exists, so a rejected name leaves nothing behind.
-        line = format_token_line(token, info)
-        files.write_private(path, text + line)
-        return token
+            tokens.setdefault(info.name, token)
+        lines: list[str] = []
+        for user, groups in users:
+            if user in tokens:
+                continue
+            token = secrets.token_urlsafe(32)
+            info = UserInfo(
+                user, str(uuid.uuid4()), groups if groups is not None else default_groups(user)
+            )
+            # Formatted before the temporary file exists, so a rejected name leaves nothing
+            # behind.
+            lines.append(format_token_line(token, info))
+            tokens[user] = token
+        if lines:
+            if text and not text.endswith("\n"):
+                text += "\n"
+            files.write_private(path, text + "".join(lines))
+        return {user: tokens[user] for user, _groups in users}
 
 
 def ensure_bootstrap_tokens(data_dir: Path) -> None:

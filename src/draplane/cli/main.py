@@ -4,7 +4,8 @@ Each subcommand lives in its own module exposing `register(subparsers)`, which a
 whose `func` default is an `async def main(args) -> int`.
 
 Every command runs with the garbage collector settings of `draplane.gcpolicy` (thresholds for a
-heap of long-lived API objects, and a timer on every collection).
+heap of long-lived API objects, and a timer on every collection) and the TLS read buffer of
+`draplane.tlsbuffers` (32 KiB per connection instead of asyncio's 256 KiB).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from draplane import gcpolicy
+from draplane import gcpolicy, tlsbuffers
 from draplane.cli.process import CommandError
 
 # Module names under draplane.cli that provide subcommands; missing ones are skipped so that
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     gcpolicy.configure()
+    tlsbuffers.configure()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

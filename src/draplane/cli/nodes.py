@@ -3,7 +3,8 @@
 Each node acts as `system:node:<name>`. When the kubeconfig sits in an API server data dir (next
 to its `tokens` file), or `--data-dir` names one, every node gets its own token there, as
 `draplane kubeconfig --user system:node:<name>` would give it; otherwise all nodes share the
-kubeconfig's user. The drivers' node plugins run in this process, reached through a
+kubeconfig's user. Their clients share one connection pool, each request with its node's
+token. The drivers' node plugins run in this process, reached through a
 `NodePluginRegistry` (as a DaemonSet would place them on every node).
 """
 
@@ -12,14 +13,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from draplane.api import kinds, versions
 from draplane.api.auth import NODE_PREFIX, SYSTEM_AUTHENTICATED, SYSTEM_NODES
-from draplane.apiserver.kubeconfig import kubeconfig_for_user, write_kubeconfig
+from draplane.apiserver.authn import ensure_user_tokens
 from draplane.cli.driver import add_device_flags, device_profile, positive_seconds
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
@@ -33,7 +33,9 @@ from draplane.cli.process import (
     run_until_signal,
     serve_metrics,
 )
+from draplane.client.connpool import ConnectionPool
 from draplane.client.interface import Client
+from draplane.client.kubeconfig import KubeConfig
 from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
 from draplane.driver import NodePluginRegistry
@@ -134,48 +136,50 @@ def plugin_registry(
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
     clients: list[Client] = []
-    with tempfile.TemporaryDirectory(prefix="draplane-nodes-") as tmp:
+    pools: list[ConnectionPool] = []
+    try:
+        client_for_node = _client_factory(args, clients=clients, pools=pools)
+        metrics = component_registry()
+        nodes = Nodes(
+            client_for_node,
+            count=args.count,
+            name_prefix=args.name_prefix,
+            plugins=(plugins := NodePluginRegistry()),
+            run_seconds=args.run_seconds,
+        )
+        runner = await serve_metrics(metrics, port=args.metrics_port, ready=nodes.has_synced)
         try:
-            client_for_node = _client_factory(args, tmp=Path(tmp), clients=clients)
-            metrics = component_registry()
-            nodes = Nodes(
-                client_for_node,
-                count=args.count,
-                name_prefix=args.name_prefix,
-                plugins=(plugins := NodePluginRegistry()),
-                run_seconds=args.run_seconds,
-            )
-            runner = await serve_metrics(metrics, port=args.metrics_port, ready=nodes.has_synced)
-            try:
 
-                async def run() -> None:
-                    mode = await cluster_mode(clients[0], args)
-                    profile = device_profile(args, count=args.devices_per_node)
-                    plugin_registry(
-                        args.drivers or ["example"],
-                        args.extra_drivers,
-                        registry=plugins,
-                        structured=profile if mode.structured else None,
-                        status_clients_for=_status_clients(args, clients),
-                    )
-                    nodes.kubelet_version = mode.git_version
-                    if mode.structured:
-                        nodes.claims = kinds.RESOURCE_CLAIMS_V1
-                    await nodes.run()
+            async def run() -> None:
+                mode = await cluster_mode(clients[0], args)
+                profile = device_profile(args, count=args.devices_per_node)
+                plugin_registry(
+                    args.drivers or ["example"],
+                    args.extra_drivers,
+                    registry=plugins,
+                    structured=profile if mode.structured else None,
+                    status_clients_for=_status_clients(args, clients, pools),
+                )
+                nodes.kubelet_version = mode.git_version
+                if mode.structured:
+                    nodes.claims = kinds.RESOURCE_CLAIMS_V1
+                await nodes.run()
 
-                return await run_until_signal(run, name="nodes")
-            finally:
-                if runner is not None:
-                    await runner.cleanup()
+            return await run_until_signal(run, name="nodes")
         finally:
-            await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+            if runner is not None:
+                await runner.cleanup()
+    finally:
+        await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+        await asyncio.gather(*(p.close() for p in pools), return_exceptions=True)
 
 
 def _client_factory(
-    args: argparse.Namespace, *, tmp: Path, clients: list[Client]
+    args: argparse.Namespace, *, clients: list[Client], pools: list[ConnectionPool]
 ) -> Callable[[str], Client]:
     """Clients per node name: each node's own user when a token file is at hand, else the
-    kubeconfig's user for all. Every kubeconfig is written and checked before nodes start."""
+    kubeconfig's user for all. The nodes' clients share one connection pool (each request
+    carries its node's token); every token is in the file before nodes start."""
     shared = rest_client(args.kubeconfig, args.master)
     clients.append(shared)
     data_dir = Path(args.data_dir) if args.data_dir else Path(args.kubeconfig).parent
@@ -185,36 +189,51 @@ def _client_factory(
         log.warning("no token file in %s: every node uses the kubeconfig's user", data_dir)
         shared_logged = logged(shared)
         return lambda _name: shared_logged
-    paths: dict[str, Path] = {}
-    for index in range(args.count):
-        name = f"{args.name_prefix}{index}"
-        paths[name] = tmp / f"{name}.kubeconfig"
-        try:
-            config = kubeconfig_for_user(
-                data_dir,
-                NODE_PREFIX + name,
-                groups=(SYSTEM_NODES, SYSTEM_AUTHENTICATED),
-                server=",".join(shared.transport.config.endpoints),
-            )
-        except (OSError, ValueError) as err:
-            raise CommandError(f"cannot give node {name} a user in {data_dir}: {err}") from err
-        write_kubeconfig(paths[name], config)
+    users = {
+        f"{args.name_prefix}{index}": NODE_PREFIX + f"{args.name_prefix}{index}"
+        for index in range(args.count)
+    }
+    try:
+        tokens = ensure_user_tokens(
+            data_dir, [(user, (SYSTEM_NODES, SYSTEM_AUTHENTICATED)) for user in users.values()]
+        )
+    except (OSError, ValueError) as err:
+        raise CommandError(f"cannot give the nodes users in {data_dir}: {err}") from err
+    pool = _shared_pool(shared, pools)
 
     def for_node(name: str) -> Client:
-        client = rest_client(str(paths[name]))
+        client = RESTClient(_as_user(shared, users[name], tokens[users[name]]), pool=pool)
         clients.append(client)
         return logged(client)
 
     return for_node
 
 
+def _shared_pool(shared: RESTClient, pools: list[ConnectionPool]) -> ConnectionPool:
+    """The connection pool of every node's clients (opened once, closed at the end)."""
+    if not pools:
+        pools.append(ConnectionPool(_as_user(shared, "", ""), shared=True))
+    return pools[0]
+
+
+def _as_user(shared: RESTClient, user: str, token: str) -> KubeConfig:
+    """The kubeconfig's servers and trust, as `user` with bearer `token`."""
+    return replace(
+        shared.transport.config,
+        user=user,
+        token=token,
+        client_cert_pem=None,
+        client_key_pem=None,
+    )
+
+
 def _status_clients(
-    args: argparse.Namespace, clients: list[Client]
+    args: argparse.Namespace, clients: list[Client], pools: list[ConnectionPool]
 ) -> Callable[[str], StatusClientSource]:
     """Each driver's kubelet-plugin credential per node: a token of its service account bound
     to the Node, asked for as the API server data dir's admin (its `kubeconfig`, when the data
     dir is known), else as the `--kubeconfig` user (which may be refused: then status.devices
-    stay unwritten, as logged)."""
+    stay unwritten, as logged). Their clients share the nodes' connection pool."""
     shared = clients[0]
     assert isinstance(shared, RESTClient)
     data_dir = Path(args.data_dir) if args.data_dir else Path(args.kubeconfig).parent
@@ -223,16 +242,10 @@ def _status_clients(
         servers = ",".join(shared.transport.config.endpoints)
         requester = rest_client(str(data_dir / "kubeconfig"), servers)
         clients.append(requester)
+    pool = _shared_pool(shared, pools)
 
     def for_token(user: str, token: str) -> Client:
-        config = replace(
-            shared.transport.config,
-            user=user,
-            token=token,
-            client_cert_pem=None,
-            client_key_pem=None,
-        )
-        client = RESTClient(config)
+        client = RESTClient(_as_user(shared, user, token), pool=pool)
         clients.append(client)
         return logged(client)
 

@@ -1,5 +1,6 @@
 """`RESTClient`: the `Client` over HTTP(S) with a kubeconfig: `HTTPTransport` turns each
-`Request` into its REST call on one pooled aiohttp ClientSession (keep-alive).
+`Request` into its REST call over a `ConnectionPool` (keep-alive connections, the transport's
+own or one shared by the transports of many users).
 
 API errors come back as `StatusError` (from the Status body, or built from the HTTP code when the
 body is not a Status). Watches are read line by line from the chunked response, so events of any
@@ -17,10 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote, urlencode
@@ -33,6 +33,7 @@ from draplane.api import errors
 from draplane.api.handler import WatchEvent
 from draplane.api.meta import Obj
 from draplane.api.request import NO_OPTIONS, Request, resource_path
+from draplane.client.connpool import ConnectionPool
 from draplane.client.interface import Client
 from draplane.client.kubeconfig import KubeConfig, load_kubeconfig
 
@@ -60,10 +61,6 @@ _UNSENT = (aiohttp.ClientConnectorError, ConnectionRefusedError)
 """Errors that mean the request never reached the server: safe to send elsewhere."""
 _BROKEN = (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, asyncio.TimeoutError, OSError)
 """Errors of a connection that broke (the request may have been applied)."""
-# sock_connect, not connect: aiohttp's connect timeout also counts the wait for a free
-# connection of the pool, so a burst of requests (a scheduler binding hundreds of pods) would
-# fail as "Connection timeout" while the server is up; establishing a connection stays bounded.
-_REQUEST_TIMEOUT = aiohttp.ClientTimeout(total=60, sock_connect=10)
 _WATCH_TIMEOUT = aiohttp.ClientTimeout(total=None, sock_connect=10)
 
 
@@ -172,12 +169,23 @@ def _query(request: Request) -> dict[str, str]:
 class HTTPTransport:
     """Sends each `Request` as its REST call over one pooled aiohttp ClientSession."""
 
-    def __init__(self, config: KubeConfig, *, user_agent: str = "draplane") -> None:
+    def __init__(
+        self,
+        config: KubeConfig,
+        *,
+        user_agent: str = "draplane",
+        pool: ConnectionPool | None = None,
+    ) -> None:
+        """`pool`: a shared `ConnectionPool` to send over (with this config's credentials);
+        None: a pool of this transport's own, closed with it."""
         self.config = config
-        self._headers = {"Accept": "application/json", "User-Agent": user_agent}
-        if config.token:
-            self._headers["Authorization"] = f"Bearer {config.token}"
-        self._session: aiohttp.ClientSession | None = None
+        if pool is not None:
+            pool.check_shareable(config)
+        self._pool = pool or ConnectionPool(config, user_agent=user_agent)
+        self._auth: dict[str, str] = (
+            {"Authorization": f"Bearer {config.token}"} if config.token else {}
+        )
+        self._headers_by_type: dict[str, dict[str, str]] = {}
         self._current = 0
         self._watches: weakref.WeakSet[HttpWatch] = weakref.WeakSet()
 
@@ -230,18 +238,17 @@ class HTTPTransport:
         assert failure is not None
         raise failure
 
-    def _get_session(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(ssl=self.config.ssl_context(), limit=64)
-            self._session = aiohttp.ClientSession(
-                base_url=None,
-                connector=connector,
-                headers=self._headers,
-                timeout=_REQUEST_TIMEOUT,
-                # The API server sets no cookies: skip the jar's work on every request.
-                cookie_jar=aiohttp.DummyCookieJar(),
-            )
-        return self._session
+    def _headers(self, content_type: str | None) -> dict[str, str]:
+        """This transport's credentials, and the body's Content-Type when there is a body."""
+        if content_type is None:
+            return self._auth
+        headers = self._headers_by_type.get(content_type)
+        if headers is None:
+            headers = self._headers_by_type[content_type] = {
+                **self._auth,
+                "Content-Type": content_type,
+            }
+        return headers
 
     async def send(self, request: Request) -> Obj | HttpWatch:
         path = resource_path(
@@ -277,11 +284,12 @@ class HTTPTransport:
         """`request` for a `target` path and query that are percent-encoded already: the URL
         is taken as it is (no parsing, quoting and query building per request)."""
         data = None if body is None else orjson.dumps(body)
-        headers = _content_headers(content_type) if data is not None else None
+        headers = self._headers(content_type if data is not None else None)
 
         async def attempt(server: str) -> Obj:
             url = URL(server + target, encoded=True)
-            async with self._get_session().request(method, url, data=data, headers=headers) as resp:
+            session = self._pool.session()
+            async with session.request(method, url, data=data, headers=headers) as resp:
                 raw = await resp.read()
                 if resp.status >= 400:
                     raise status_error(resp.status, raw)
@@ -293,8 +301,8 @@ class HTTPTransport:
 
     async def _watch(self, target: str) -> HttpWatch:
         async def attempt(server: str) -> HttpWatch:
-            resp = await self._get_session().get(
-                URL(server + target, encoded=True), timeout=_WATCH_TIMEOUT
+            resp = await self._pool.session().get(
+                URL(server + target, encoded=True), headers=self._auth, timeout=_WATCH_TIMEOUT
             )
             if resp.status != 200:
                 with contextlib.closing(resp):
@@ -306,12 +314,12 @@ class HTTPTransport:
         return stream
 
     async def close(self) -> None:
-        """Close the connection pool; open watches end."""
+        """End this transport's open watches and close its own connection pool (a shared
+        pool stays open for the others: its owner closes it)."""
         for stream in list(self._watches):
             await stream.close()
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        if not self._pool.shared:
+            await self._pool.close()
 
 
 class RESTClient(Client):
@@ -319,8 +327,15 @@ class RESTClient(Client):
 
     transport: HTTPTransport
 
-    def __init__(self, config: KubeConfig, *, user_agent: str = "draplane") -> None:
-        super().__init__(HTTPTransport(config, user_agent=user_agent))
+    def __init__(
+        self,
+        config: KubeConfig,
+        *,
+        user_agent: str = "draplane",
+        pool: ConnectionPool | None = None,
+    ) -> None:
+        """`pool`: send over a shared `ConnectionPool` (see `HTTPTransport`)."""
+        super().__init__(HTTPTransport(config, user_agent=user_agent, pool=pool))
 
     @classmethod
     def from_kubeconfig(cls, path: str | Path, *, context: str = "") -> RESTClient:
@@ -344,9 +359,3 @@ class RESTClient(Client):
         return await self.transport.request(
             method, path, params=params, body=body, content_type=content_type
         )
-
-
-@functools.cache
-def _content_headers(content_type: str) -> Mapping[str, str]:
-    """The headers of a request with a body of `content_type`, built once per content type."""
-    return {"Content-Type": content_type}

@@ -42,6 +42,9 @@ DRAPLANE: tuple[str, ...] = (sys.executable, "-m", "draplane.cli.main")
 STOP_GRACE_SECONDS = 5.0
 """SIGTERM, then SIGKILL for a process group still there after this long."""
 READY_TIMEOUT_SECONDS = 120.0
+READY_SECONDS_PER_NODE = 0.05
+"""More time for the nodes process to be ready, per simulated node (each registers its Node
+and Lease and syncs its pod informer: 5,000 nodes took about 100 s on 2 cores)."""
 LISTENING = "draplane apiserver listening on "
 LINE_LIMIT = 1 << 22
 """The longest log line forwarded (asyncio's default of 64 KiB is too short for -v 6)."""
@@ -152,7 +155,9 @@ class ProcessPlane:
             await admin.close()
         for name, args in self._component_args():
             await self._spawn(name, args, metrics_port=free_port())
-        async with asyncio.timeout(READY_TIMEOUT_SECONDS):
+        async with asyncio.timeout(
+            READY_TIMEOUT_SECONDS + READY_SECONDS_PER_NODE * self.config.nodes
+        ):
             await asyncio.gather(
                 *(
                     self._until_ready(c, f"http://127.0.0.1:{c.metrics_port}/healthz")
