@@ -87,6 +87,31 @@ async def test_density_runs_every_pod_and_probes_readyz(tmp_path: Path) -> None:
     assert figures["writes_by_resource_verb"]["create pods"] == 1.0
 
 
+async def test_density_with_processes_counts_every_process(tmp_path: Path) -> None:
+    options = SuiteOptions(
+        workload="density", scale="small", store="memory", output=tmp_path, nodes=20, pods=60,
+        processes=True,
+    )  # fmt: skip
+
+    await run_suite(options)
+
+    [figures] = _written(tmp_path)
+    assert (figures["processes"], figures["transport"]) == (True, "http")
+    assert figures["running_pods"] == figures["bound_pods"] == 60
+    assert figures["attempts_per_pod"] == 1.0
+    assert figures["nodes_to_find"] == 20
+    assert figures["readyz_failures"] == 0
+    assert 0 < figures["readyz_p50_ms"] <= figures["readyz_p99_ms"] <= figures["readyz_max_ms"]
+    components = {"apiserver", "controller-manager", "scheduler", "nodes"}
+    assert set(figures["process_cpu_s"]) == components | {"bench"}
+    assert all(figures["process_peak_rss_mib"][name] > 0 for name in components)
+    assert set(figures["process_gc_ms"]) == components
+    assert figures["cpu_s"] == pytest.approx(sum(figures["process_cpu_s"].values()), abs=0.01)
+    # The pod's create and its binding (apiserver_request_total has no subresource label).
+    assert figures["writes_by_resource_verb"]["create pods"] == 2.0
+    assert figures["writes_by_resource_verb"]["update pods"] >= 1.0
+
+
 async def test_node_sweep_writes_the_growth_curve(tmp_path: Path) -> None:
     base = workload("basic", "small").shrunk(5)
     options = SweepOptions(workload=base, nodes=(2, 120), output=tmp_path, timeouts=TIMEOUTS)
@@ -143,6 +168,7 @@ def test_parse_counts(text: str, expected: tuple[int, ...]) -> None:
         pytest.param(["api-create", "--nodes", "10"], "not for api-create", id="nodes-api"),
         pytest.param(["basic", "--nodes", "0"], "at least 1", id="zero"),
         pytest.param(["density", "--pods", "0"], "at least 1", id="zero-pods"),
+        pytest.param(["api-create", "--processes"], "not api-create", id="processes-api"),
     ],
 )
 def test_bad_scale_options_exit_2_without_running(

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from draplane.api import errors, kinds
+from draplane.apiserver.audit import Audit
 from draplane.bench.figures import POD_RESOURCES
 from draplane.bench.observer import PodObserver, PodTimes
 from draplane.bench.runner import ATTEMPTS_METRIC, Timeouts
@@ -103,21 +104,36 @@ def running_figures(pods: list[PodTimes], *, start: float) -> dict[str, Any]:
 
 def cost_figures(plane: ControlPlane, *, pods: int, attempts_before: dict[str, float],
                   cpu: float) -> dict[str, Any]:  # fmt: skip
-    writes = plane.registry.audit.writes
+    """Writes, attempts and CPU per pod of an in-process run (its registry's audit, its
+    metrics, the process's CPU)."""
+    attempts = counter_by_label(plane.metrics, name=ATTEMPTS_METRIC, label="result")
+    return {
+        **write_figures(plane.registry.audit, pods=pods),
+        **attempt_figures(attempts, attempts_before, pods=pods),
+        "cpu_s_per_pod": round(cpu / pods, 5),
+    }
+
+
+def write_figures(audit: Audit, *, pods: int) -> dict[str, Any]:
+    """The writes the API server answered, per pod: to pods and their claims, all of them,
+    and by resource and verb; with the 409 conflicts."""
+    writes = audit.writes
     pod_writes = sum(n for (_, res), n in writes.items() if res.split("/")[0] in POD_RESOURCES)
-    attempts = delta(
-        counter_by_label(plane.metrics, name=ATTEMPTS_METRIC, label="result"), attempts_before
-    )
     return {
         "writes_per_pod": round(pod_writes / pods, 3),
         "writes_per_pod_all": round(sum(writes.values()) / pods, 3),
         "writes_by_resource_verb": {
             f"{verb} {res}": round(n / pods, 3) for (verb, res), n in sorted(writes.items())
         },
-        "conflicts": int(sum(plane.registry.audit.conflicts.values())),
-        "attempts_per_pod": round(sum(attempts.values()) / pods, 3),
-        "cpu_s_per_pod": round(cpu / pods, 5),
+        "conflicts": int(sum(audit.conflicts.values())),
     }
+
+
+def attempt_figures(
+    after: dict[str, float], before: dict[str, float], *, pods: int
+) -> dict[str, Any]:
+    """Scheduling attempts per pod between two readings of the attempts counter."""
+    return {"attempts_per_pod": round(sum(delta(after, before).values()) / pods, 3)}
 
 
 async def _create_and_wait(

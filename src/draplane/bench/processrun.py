@@ -164,13 +164,13 @@ def usage_figures(
     }
 
 
-def _usage(plane: ProcessPlane, snapshot: Snapshot) -> dict[str, ProcessUsage]:
+def process_usages(plane: ProcessPlane, snapshot: Snapshot) -> dict[str, ProcessUsage]:
     found = plane.usage()
     found[BENCH] = ProcessUsage(cpu_s=snapshot.cpu, peak_rss_mib=peak_rss_mib())
     return found
 
 
-async def _racing(plane: ProcessPlane, work: Coroutine[Any, Any, T]) -> T:
+async def racing(plane: ProcessPlane, work: Coroutine[Any, Any, T]) -> T:
     """`work`, or BenchError as soon as a component process ends."""
     task = asyncio.ensure_future(work)
     watch = asyncio.ensure_future(plane.wait())
@@ -226,7 +226,7 @@ async def run_once_processes(
         await _create_fixtures(client, wl)
         observer = PodObserver(client, namespace=NAMESPACE)
         await observer.start()
-        return await _racing(plane, _phases(plane, client, observer, config, sink))
+        return await racing(plane, _phases(plane, client, observer, config, sink))
     finally:
         if observer is not None:
             await observer.stop()
@@ -251,14 +251,14 @@ async def _phases(
     scheduler_before = await scraped(plane, "scheduler")
     requests_before = request_counts(await scraped(plane, "apiserver"))
     start = Snapshot.take()
-    usage_before = _usage(plane, start)
+    usage_before = process_usages(plane, start)
     await asyncio.gather(
         _create_pods(creator, observer, wl=wl, phase="measured", count=count),
         _wait(plane, observer, config, sink, phase="measured", count=count),
     )
     await _settle(client, observer, config=config, phase="measured", count=count)
     end = Snapshot.take()
-    usage_after = _usage(plane, end)
+    usage_after = process_usages(plane, end)
     scheduler_after = await scraped(plane, "scheduler")
     requests_after = request_counts(await scraped(plane, "apiserver"))
     result = build_result(

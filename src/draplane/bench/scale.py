@@ -27,8 +27,9 @@ from draplane.bench.observer import PodObserver
 from draplane.bench.readyz import ReadyzProbe
 from draplane.bench.runner import ATTEMPTS_METRIC, Timeouts
 from draplane.bench.stats import counter_by_label
-from draplane.bench.suite import Row, SuiteRun, SuiteWorkload
+from draplane.bench.suite import Row, SuiteRun
 from draplane.bench.workloads import NAMESPACE, Workload, pod
+from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
 
 CREATE_CONCURRENCY = 32
@@ -60,11 +61,8 @@ def density_shape(run: SuiteRun) -> Workload:
     )
 
 
-async def create_pods(
-    plane: ControlPlane, observer: PodObserver, wl: Workload, *, phase: str
-) -> None:
+async def create_pods(client: Client, observer: PodObserver, wl: Workload, *, phase: str) -> None:
     """The namespace and `wl.measured_pods` pods, CREATE_CONCURRENCY creates in flight."""
-    client = plane.client()
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
     with contextlib.suppress(errors.StatusError):
         await client.create(kinds.NAMESPACES, namespace)
@@ -78,13 +76,14 @@ async def create_pods(
     await asyncio.gather(*(worker() for _ in range(min(CREATE_CONCURRENCY, wl.measured_pods))))
 
 
-async def _create_and_wait(
-    plane: ControlPlane, observer: PodObserver, *, wl: Workload, run: SuiteRun
+async def create_and_wait(
+    client: Client, observer: PodObserver, *, wl: Workload, run: SuiteRun
 ) -> None:
+    """Create the measured pods and wait until every one is Running."""
     timeouts = Timeouts()
     try:
         async with asyncio.TaskGroup() as group:
-            group.create_task(create_pods(plane, observer, wl, phase="measured"))
+            group.create_task(create_pods(client, observer, wl, phase="measured"))
             group.create_task(
                 observer.wait_all(
                     phase="measured",
@@ -100,6 +99,7 @@ async def _create_and_wait(
 
 
 async def run_density(run: SuiteRun) -> dict[str, Any]:
+    """density with the whole control plane in this process."""
     wl = density_shape(run)
     config = ControlPlaneConfig(
         port=0, nodes=wl.nodes, store=run.store, transport=run.transports[0],
@@ -126,7 +126,7 @@ async def run_density(run: SuiteRun) -> dict[str, Any]:
         run.progress.phase(f"density: {wl.measured_pods} pods Running", wl.measured_pods)
         pauses.install()
         cpu, start = time.process_time(), time.monotonic()
-        await _create_and_wait(plane, observer, wl=wl, run=run)
+        await create_and_wait(plane.client(), observer, wl=wl, run=run)
         cpu = time.process_time() - cpu
         pauses.uninstall()
         await probe.stop()
@@ -167,7 +167,7 @@ async def run_density(run: SuiteRun) -> dict[str, Any]:
             await plane.stop()
 
 
-def _rows(run: SuiteRun) -> tuple[Row, ...]:
+def density_rows(run: SuiteRun) -> tuple[Row, ...]:
     return (
         Row("nodes", "nodes (Lease, heartbeats, kubelet pod watch each)"),
         Row("pods", "pods (no claims)"),
@@ -179,20 +179,19 @@ def _rows(run: SuiteRun) -> tuple[Row, ...]:
         Row("attempts_per_pod", "scheduling attempts per pod", at_most=1.0),
         Row("algorithm_cpu_ms_per_attempt", "scheduler algorithm CPU per attempt (ms)"),
         Row("nodes_to_find", "nodes examined per attempt (adaptive percentageOfNodesToScore)"),
-        Row("cpu_s_per_pod", "CPU s per pod (whole process)"),
+        Row(
+            "cpu_s_per_pod",
+            "CPU s per pod (every process)" if run.processes else "CPU s per pod (whole process)",
+        ),
         Row("readyz_p99_ms", "GET /readyz p99 (ms)", at_most=100.0),
         Row("readyz_max_ms", "GET /readyz max (ms)"),
         Row("gc_total_ms", "garbage collector pauses in all (ms)"),
         Row("gc_gen1_max_ms", "longest generation-1 collection (ms)"),
         Row("gc_gen2_max_ms", "longest full collection (ms)"),
-        Row("peak_rss_mib", "peak RSS (MiB)", at_most=4096.0),
+        Row(
+            "peak_rss_mib",
+            "peak RSS, sum of the processes (MiB)" if run.processes else "peak RSS (MiB)",
+            at_most=4096.0,
+        ),
         Row("stop_s", "control plane stop (s)"),
     )
-
-
-DENSITY_WORKLOAD = SuiteWorkload(
-    name="density",
-    description="5,000 simulated nodes, 50,000 pods created, scheduled and Running",
-    run=run_density,
-    rows=_rows,
-)

@@ -34,6 +34,8 @@ class SuiteRun:
     """`--nodes`: replaces the workload's node count (lifecycle, density)."""
     pods: int | None = None
     """`--pods`: replaces the workload's pod count (lifecycle, density)."""
+    processes: bool = False
+    """`--processes`: every component in its own process (workloads that say they can)."""
 
     def size(self, full: int, *, floor: int = 1) -> int:
         return max(floor, full // self.divisor)
@@ -73,6 +75,8 @@ class SuiteWorkload:
     rows: Callable[[SuiteRun], tuple[Row, ...]]
     """The summary rows for a run spec (per-transport rows depend on the transports)."""
     default_transports: tuple[Transport, ...] = ("local",)
+    processes: bool = False
+    """Whether it runs with `--processes` (each component in its own process)."""
 
 
 def commit() -> str:
@@ -96,7 +100,8 @@ def conditions(name: str, run: SuiteRun) -> dict[str, Any]:
         "workload": name,
         "scale": run.scale,
         "store": run.store,
-        "transport": ",".join(run.transports),
+        "transport": "http" if run.processes else ",".join(run.transports),
+        "processes": run.processes,
         "kubernetes_version": str(run.kubernetes_version),
         "python": platform.python_version(),
         "cores": cores(),

@@ -21,6 +21,7 @@ from draplane.bench.apicreate import API_CREATE
 from draplane.bench.apihost import Transport
 from draplane.bench.apiwatch import API_WATCH
 from draplane.bench.claimcontroller import CLAIM_CONTROLLER
+from draplane.bench.density import DENSITY_WORKLOAD
 from draplane.bench.deployment import DEPLOYMENT
 from draplane.bench.lifecycle import LIFECYCLE
 from draplane.bench.objectmemory import OBJECT_MEMORY
@@ -28,7 +29,6 @@ from draplane.bench.observer import BenchTimeout
 from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import median_figures, write_json
 from draplane.bench.runner import BenchError
-from draplane.bench.scale import DENSITY_WORKLOAD
 from draplane.bench.suite import SuiteRun, SuiteWorkload, conditions
 from draplane.bench.workloads import SCALES, SMALL_DIVISOR, bench_mode
 
@@ -63,6 +63,7 @@ class SuiteOptions:
     """None: the workload's own mode (`bench_mode`)."""
     nodes: int | None = None
     pods: int | None = None
+    processes: bool = False
 
     def resolve(self) -> tuple[SuiteWorkload, SuiteRun]:
         """The workload and its run spec; ValueError for bad names or combinations."""
@@ -80,6 +81,10 @@ class SuiteOptions:
         if any(n < 1 for n in given):
             raise ValueError("--nodes and --pods must be at least 1")
         found = SUITE[self.workload]
+        if self.processes and not found.processes:
+            raise ValueError(
+                f"--processes is for the scheduling workloads and density, not {self.workload}"
+            )
         divisor = (SMALL_DIVISOR if self.scale == "small" else 1) * max(1, self.shrink)
         spec = SuiteRun(
             scale=self.scale,
@@ -90,6 +95,7 @@ class SuiteOptions:
             kubernetes_version=bench_mode(self.workload, self.kubernetes_version),
             nodes=self.nodes,
             pods=self.pods,
+            processes=self.processes,
         )
         return found, spec
 

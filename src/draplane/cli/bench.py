@@ -77,9 +77,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--processes",
         action="store_true",
-        help="scheduling workloads: API server, controller-manager, scheduler, driver and nodes "
-        "each in its own process over HTTPS (as `draplane up --processes`), the bench a client; "
-        "CPU and peak RSS per process",
+        help="scheduling workloads and density: API server, controller-manager, scheduler, "
+        "driver and nodes each in its own process over HTTPS (as `draplane up --processes`), "
+        "the bench a client; CPU and peak RSS per process",
     )
     parser.add_argument("--runs", type=int, default=1, help="runs per mode; figures are medians")
     parser.add_argument(
@@ -161,8 +161,6 @@ def _profiled(enabled: bool, output: Path) -> Iterator[None]:
 def suite_options_from_args(args: argparse.Namespace) -> SuiteOptions:
     if args.hints == "compare":
         raise ValueError(f"--hints compare is for the scheduling workloads, not {args.workload}")
-    if args.processes:
-        raise ValueError(f"--processes is for the scheduling workloads, not {args.workload}")
     return SuiteOptions(
         workload=args.workload,
         scale=args.scale,
@@ -175,6 +173,7 @@ def suite_options_from_args(args: argparse.Namespace) -> SuiteOptions:
         kubernetes_version=args.kubernetes_version,
         nodes=args.nodes,
         pods=args.pods,
+        processes=args.processes,
     )
 
 
@@ -235,6 +234,7 @@ async def async_main(args: argparse.Namespace) -> int:
         print(f"results: {options.output / 'result.json'}, plot: {options.output / 'growth.png'}")
     elif isinstance(options, SuiteOptions):
         print_suite_summary(Console(), options, medians)
+        print_process_usage(Console(), {"measured": medians})
         print(f"results: {options.output / 'result.json'}")
     else:
         print_summary(Console(), outcome.medians, ratios=outcome.ratios)
