@@ -1,23 +1,27 @@
-"""`ConnectionPool`: keep-alive HTTPS connections to the API servers, one aiohttp
-ClientSession, that one `HTTPTransport` owns or several share.
+"""`ConnectionPool`: keep-alive HTTPS connections to the API servers, that one `HTTPTransport`
+owns or several share.
 
 Each transport sends its own credentials (its bearer token) on every request, so transports of
 different users can share one pool: thousands of simulated kubelets in one process then hold
-one TLS context and reuse each other's idle connections instead of opening their own, as
-upstream kubelets each multiplex their requests over one HTTP/2 connection. A watch holds its
-connection for as long as it runs, so a shared pool has no connection limit (an owned one keeps
-64). TLS client certificates are a property of the connection, not of the request: a config
-with one gets a pool of its own.
+one TLS context and reuse each other's idle connections instead of opening their own. A watch
+holds its connection for as long as it runs, so watches have connections of their own (one
+aiohttp ClientSession without a limit), apart from the requests' (a session of at most
+`REQUEST_CONNECTIONS`, where requests beyond it wait for a free one): 5,000 kubelets hold
+5,000 watch connections and share a few dozen for their status writes and Lease renewals, as
+upstream kubelets each multiplex both over one HTTP/2 connection. TLS client certificates are a
+property of the connection, not of the request: a config with one gets a pool of its own.
 """
 
 from __future__ import annotations
+
+import ssl
 
 import aiohttp
 
 from draplane.client.kubeconfig import KubeConfig
 
-OWNED_LIMIT = 64
-"""Connections of a transport's own pool (aiohttp's connector limit)."""
+REQUEST_CONNECTIONS = 64
+"""Connections a pool keeps for requests other than watches (aiohttp's connector limit)."""
 
 # sock_connect, not connect: aiohttp's connect timeout also counts the wait for a free
 # connection of the pool, so a burst of requests (a scheduler binding hundreds of pods) would
@@ -26,18 +30,21 @@ REQUEST_TIMEOUT = aiohttp.ClientTimeout(total=60, sock_connect=10)
 
 
 class ConnectionPool:
-    """One aiohttp ClientSession against `config`'s servers, opened on first use."""
+    """Two aiohttp ClientSessions against `config`'s servers, one for requests and one for
+    watches, sharing one TLS context; each opened on first use."""
 
     def __init__(
         self, config: KubeConfig, *, user_agent: str = "draplane", shared: bool = False
     ) -> None:
-        """`shared`: for several transports (no connection limit; see the module docstring)."""
+        """`shared`: for several transports (see the module docstring)."""
         if shared and config.client_cert_pem:
             raise ValueError("a pool with a TLS client certificate cannot be shared")
         self.config = config
         self.shared = shared
         self._headers = {"Accept": "application/json", "User-Agent": user_agent}
-        self._session: aiohttp.ClientSession | None = None
+        self._ssl: ssl.SSLContext | bool | None = None
+        self._sessions: list[aiohttp.ClientSession | None] = [None, None]
+        """The requests' session and the watches' session."""
 
     def check_shareable(self, config: KubeConfig) -> None:
         """ValueError unless `config` talks to this pool's servers with its trust and no
@@ -54,12 +61,17 @@ class ConnectionPool:
         ):
             raise ValueError(f"user {config.user}: not the servers and trust of the shared pool")
 
-    def session(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
+    def session(self, *, watch: bool = False) -> aiohttp.ClientSession:
+        """The session for requests, or for watches (`watch`), opened on first use."""
+        index = 1 if watch else 0
+        session = self._sessions[index]
+        if session is None or session.closed:
+            if self._ssl is None:
+                self._ssl = self.config.ssl_context()
             connector = aiohttp.TCPConnector(
-                ssl=self.config.ssl_context(), limit=0 if self.shared else OWNED_LIMIT
+                ssl=self._ssl, limit=0 if watch else REQUEST_CONNECTIONS
             )
-            self._session = aiohttp.ClientSession(
+            session = self._sessions[index] = aiohttp.ClientSession(
                 base_url=None,
                 connector=connector,
                 headers=self._headers,
@@ -67,9 +79,10 @@ class ConnectionPool:
                 # The API server sets no cookies: skip the jar's work on every request.
                 cookie_jar=aiohttp.DummyCookieJar(),
             )
-        return self._session
+        return session
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        for index, session in enumerate(self._sessions):
+            if session is not None:
+                await session.close()
+                self._sessions[index] = None

@@ -301,7 +301,7 @@ class HTTPTransport:
 
     async def _watch(self, target: str) -> HttpWatch:
         async def attempt(server: str) -> HttpWatch:
-            resp = await self._pool.session().get(
+            resp = await self._pool.session(watch=True).get(
                 URL(server + target, encoded=True), headers=self._auth, timeout=_WATCH_TIMEOUT
             )
             if resp.status != 200:
