@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from draplane.bench.runner import Timeouts
+from draplane.bench.scale import lease_figures
 from draplane.bench.session import BenchOptions, run_bench
 from draplane.bench.suitesession import SuiteOptions, run_suite
 from draplane.bench.sweep import SweepOptions, parse_counts, run_sweep
@@ -85,6 +86,8 @@ async def test_density_runs_every_pod_and_probes_readyz(tmp_path: Path) -> None:
     assert 0 < figures["readyz_p50_ms"] <= figures["readyz_p99_ms"] <= figures["readyz_max_ms"]
     assert figures["peak_rss_mib"] >= figures["rss_before_pods_mib"] > 0
     assert figures["writes_by_resource_verb"]["create pods"] == 1.0
+    assert figures["lease_renewals_expected_per_s"] == 2.0
+    assert figures["lease_renewals_per_s"] >= 0.0
 
 
 async def test_density_with_processes_counts_every_process(tmp_path: Path) -> None:
@@ -110,6 +113,7 @@ async def test_density_with_processes_counts_every_process(tmp_path: Path) -> No
     # The pod's create and its binding (apiserver_request_total has no subresource label).
     assert figures["writes_by_resource_verb"]["create pods"] == 2.0
     assert figures["writes_by_resource_verb"]["update pods"] >= 1.0
+    assert figures["lease_renewals_expected_per_s"] == 2.0
 
 
 async def test_node_sweep_writes_the_growth_curve(tmp_path: Path) -> None:
@@ -179,3 +183,26 @@ def test_bad_scale_options_exit_2_without_running(
     assert code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("per_pod", "pods", "duration", "nodes", "rate", "expected"),
+    [
+        pytest.param(0.5, 100, 10.0, 50, 5.0, 5.0, id="every-node-on-time"),
+        pytest.param(0.1, 100, 10.0, 50, 1.0, 5.0, id="renewals-waited"),
+        pytest.param(0.0, 100, 0.0, 5000, 0.0, 500.0, id="no-duration"),
+    ],
+)
+def test_lease_figures_compare_renewals_with_the_nodes_period(
+    per_pod: float, pods: int, duration: float, nodes: int, rate: float, expected: float
+) -> None:
+    figures = {
+        "writes_by_resource_verb": {"update leases": per_pod},
+        "pods": pods,
+        "duration_s": duration,
+    }
+
+    assert lease_figures(figures, nodes=nodes) == {
+        "lease_renewals_per_s": rate,
+        "lease_renewals_expected_per_s": expected,
+    }

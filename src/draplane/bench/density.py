@@ -32,7 +32,13 @@ from draplane.bench.processrun import (
 )
 from draplane.bench.readyz import ReadyzProbe
 from draplane.bench.runner import ATTEMPTS_METRIC, BenchError, Timeouts
-from draplane.bench.scale import create_and_wait, density_rows, density_shape, run_density
+from draplane.bench.scale import (
+    create_and_wait,
+    density_rows,
+    density_shape,
+    lease_figures,
+    run_density,
+)
 from draplane.bench.stats import counter_by_label
 from draplane.bench.suite import SuiteRun, SuiteWorkload
 from draplane.bench.workloads import NAMESPACE
@@ -119,6 +125,7 @@ async def run_density_processes(run: SuiteRun) -> dict[str, Any]:
             "gc_total_ms": round(sum(gc_ms.values()), 1),
             "writes_source": "apiserver_request_total (resources without subresource)",
         }
+        figures.update(lease_figures(figures, nodes=wl.nodes))
         await observer.stop()
         observer = None
         stopping = time.monotonic()

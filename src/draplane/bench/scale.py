@@ -31,6 +31,7 @@ from draplane.bench.suite import Row, SuiteRun
 from draplane.bench.workloads import NAMESPACE, Workload, pod
 from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
+from draplane.node import LEASE_RENEW_SECONDS
 
 CREATE_CONCURRENCY = 32
 """Pod creates in flight at once (scheduler_perf creates through a bounded worker pool too)."""
@@ -149,6 +150,7 @@ async def run_density(run: SuiteRun) -> dict[str, Any]:
             **pauses.figures(),
             "peak_rss_mib": peak_rss_mib(),
         }
+        figures.update(lease_figures(figures, nodes=wl.nodes))
         await observer.stop()
         observer = None
         # What Ctrl-C on `draplane up` with this many nodes and pods would wait for.
@@ -167,6 +169,19 @@ async def run_density(run: SuiteRun) -> dict[str, Any]:
             await plane.stop()
 
 
+def lease_figures(figures: dict[str, Any], *, nodes: int) -> dict[str, Any]:
+    """Lease renewals per s over the measured phase, against what `nodes` renewing every
+    LEASE_RENEW_SECONDS write: fewer means renewals waited (behind the nodes' other requests or
+    a saturated API server) and Leases were older than the kubelet keeps them."""
+    per_pod = figures["writes_by_resource_verb"].get("update leases", 0.0)
+    duration = figures.get("duration_s") or 0.0
+    rate = per_pod * figures["pods"] / duration if duration > 0 else 0.0
+    return {
+        "lease_renewals_per_s": round(rate, 1),
+        "lease_renewals_expected_per_s": round(nodes / LEASE_RENEW_SECONDS, 1),
+    }
+
+
 def density_rows(run: SuiteRun) -> tuple[Row, ...]:
     return (
         Row("nodes", "nodes (Lease, heartbeats, kubelet pod watch each)"),
@@ -177,6 +192,8 @@ def density_rows(run: SuiteRun) -> tuple[Row, ...]:
         Row("running_per_s", "pods Running per s (avg)"),
         Row("latency_running_p99_s", "creation -> Running p99 (s)"),
         Row("attempts_per_pod", "scheduling attempts per pod", at_most=1.0),
+        Row("lease_renewals_per_s", "Lease renewals per s"),
+        Row("lease_renewals_expected_per_s", "Lease renewals per s, every node every 10 s"),
         Row("algorithm_cpu_ms_per_attempt", "scheduler algorithm CPU per attempt (ms)"),
         Row("nodes_to_find", "nodes examined per attempt (adaptive percentageOfNodesToScore)"),
         Row(

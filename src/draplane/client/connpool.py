@@ -21,7 +21,10 @@ import aiohttp
 from draplane.client.kubeconfig import KubeConfig
 
 REQUEST_CONNECTIONS = 64
-"""Connections a pool keeps for requests other than watches (aiohttp's connector limit)."""
+"""Connections a transport's own pool keeps for requests other than watches (aiohttp's
+connector limit)."""
+SHARED_REQUEST_CONNECTIONS = 256
+"""The same for a shared pool."""
 
 # sock_connect, not connect: aiohttp's connect timeout also counts the wait for a free
 # connection of the pool, so a burst of requests (a scheduler binding hundreds of pods) would
@@ -42,6 +45,7 @@ class ConnectionPool:
         self.config = config
         self.shared = shared
         self._headers = {"Accept": "application/json", "User-Agent": user_agent}
+        self._request_limit = SHARED_REQUEST_CONNECTIONS if shared else REQUEST_CONNECTIONS
         self._ssl: ssl.SSLContext | bool | None = None
         self._sessions: list[aiohttp.ClientSession | None] = [None, None]
         """The requests' session and the watches' session."""
@@ -69,7 +73,7 @@ class ConnectionPool:
             if self._ssl is None:
                 self._ssl = self.config.ssl_context()
             connector = aiohttp.TCPConnector(
-                ssl=self._ssl, limit=0 if watch else REQUEST_CONNECTIONS
+                ssl=self._ssl, limit=0 if watch else self._request_limit
             )
             session = self._sessions[index] = aiohttp.ClientSession(
                 base_url=None,
