@@ -167,7 +167,7 @@ def _query(request: Request) -> dict[str, str]:
 
 
 class HTTPTransport:
-    """Sends each `Request` as its REST call over one pooled aiohttp ClientSession."""
+    """Sends each `Request` as its REST call over a `ConnectionPool`."""
 
     def __init__(
         self,
