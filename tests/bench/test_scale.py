@@ -13,7 +13,11 @@ from typing import Any
 
 import orjson
 import pytest
+from prometheus_client import CollectorRegistry
+from prometheus_client.parser import text_string_to_metric_families
 
+from draplane.bench.density import gc_generations
+from draplane.bench.processrun import ParsedFamilies
 from draplane.bench.runner import Timeouts
 from draplane.bench.scale import lease_figures
 from draplane.bench.session import BenchOptions, run_bench
@@ -109,6 +113,9 @@ async def test_density_with_processes_counts_every_process(tmp_path: Path) -> No
     assert set(figures["process_cpu_s"]) == components | {"bench"}
     assert all(figures["process_peak_rss_mib"][name] > 0 for name in components)
     assert set(figures["process_gc_ms"]) == components
+    assert set(figures["process_gc_generations"]) == components
+    for generations in figures["process_gc_generations"].values():
+        assert set(generations) <= {"gen0", "gen1", "gen2"}
     assert figures["cpu_s"] == pytest.approx(sum(figures["process_cpu_s"].values()), abs=0.01)
     # The pod's create and its binding (apiserver_request_total has no subresource label).
     assert figures["writes_by_resource_verb"]["create pods"] == 2.0
@@ -206,3 +213,53 @@ def test_lease_figures_compare_renewals_with_the_nodes_period(
         "lease_renewals_per_s": rate,
         "lease_renewals_expected_per_s": expected,
     }
+
+
+def _gc_registry(buckets: dict[str, list[float]]) -> CollectorRegistry:
+    """A registry holding draplane_gc_pause_seconds with cumulative `buckets` per generation
+    over the bounds 0.01, 0.1, 1 and +Inf."""
+    lines = ["# TYPE draplane_gc_pause_seconds histogram"]
+    for generation, counts in buckets.items():
+        for le, n in zip(("0.01", "0.1", "1.0", "+Inf"), counts, strict=True):
+            lines.append(
+                f'draplane_gc_pause_seconds_bucket{{generation="{generation}",le="{le}"}} {n}'
+            )
+    registry = CollectorRegistry(auto_describe=False)
+    families = list(text_string_to_metric_families("\n".join(lines) + "\n"))
+    registry.register(ParsedFamilies(families))
+    return registry
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        pytest.param(
+            {"0": [5, 5, 5, 5]},
+            {"0": [9, 9, 9, 9]},
+            {"gen0": {"collections": 4, "longest_at_most_ms": 10.0}},
+            id="all-short",
+        ),
+        pytest.param(
+            {"1": [1, 2, 2, 2]},
+            {"1": [2, 3, 4, 4]},
+            {"gen1": {"collections": 2, "longest_at_most_ms": 1000.0}},
+            id="one-long",
+        ),
+        pytest.param(
+            {"2": [0, 0, 0, 0]},
+            {"2": [0, 0, 0, 1]},
+            {"gen2": {"collections": 1, "longest_at_most_ms": None}},
+            id="beyond-buckets",
+        ),
+        pytest.param(
+            {"0": [3, 3, 3, 3]},
+            {"0": [3, 3, 3, 3]},
+            {"gen0": {"collections": 0, "longest_at_most_ms": None}},
+            id="none",
+        ),
+    ],
+)
+def test_gc_generations_bound_the_longest_pause_between_scrapes(
+    before: dict[str, list[float]], after: dict[str, list[float]], expected: dict[str, Any]
+) -> None:
+    assert gc_generations(_gc_registry(before), _gc_registry(after)) == expected

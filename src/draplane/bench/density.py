@@ -17,6 +17,8 @@ import asyncio
 import time
 from typing import Any
 
+from prometheus_client import CollectorRegistry
+
 from draplane.bench.figures import Snapshot
 from draplane.bench.growth import AlgorithmSnapshot, algorithm_figures
 from draplane.bench.histograms import HistogramSnapshot
@@ -45,6 +47,31 @@ from draplane.bench.workloads import NAMESPACE
 from draplane.controlplane.processes import ComponentExited, ProcessPlane, ProcessPlaneConfig
 
 GC_METRIC = "draplane_gc_pause_seconds"
+
+
+def gc_generations(before: CollectorRegistry, after: CollectorRegistry) -> dict[str, Any]:
+    """One process's collections between two scrapes of its `draplane_gc_pause_seconds`, per
+    generation: how many, and the bucket bound the longest stayed within (`le_ms`; None when
+    it exceeded the largest bucket or there was none)."""
+    counts: dict[tuple[str, float], float] = {}
+    for sign, registry in ((-1.0, before), (1.0, after)):
+        for family in registry.collect():
+            for sample in family.samples:
+                if sample.name == f"{GC_METRIC}_bucket":
+                    key = (sample.labels["generation"], float(sample.labels["le"]))
+                    counts[key] = counts.get(key, 0.0) + sign * sample.value
+    out: dict[str, Any] = {}
+    for generation in sorted({g for g, _ in counts}):
+        bounds = sorted((le, n) for (g, le), n in counts.items() if g == generation)
+        total = bounds[-1][1] if bounds else 0.0
+        within = next((le for le, n in bounds if n >= total), None) if total else None
+        out[f"gen{generation}"] = {
+            "collections": int(total),
+            "longest_at_most_ms": None
+            if within is None or within == float("inf")
+            else round(1000 * within, 1),
+        }
+    return out
 
 
 async def run_density_processes(run: SuiteRun) -> dict[str, Any]:
@@ -122,6 +149,9 @@ async def run_density_processes(run: SuiteRun) -> dict[str, Any]:
             **usage_figures(usage_before, usage_after, pods=wl.measured_pods),
             **probe.figures(),
             "process_gc_ms": dict(sorted(gc_ms.items())),
+            "process_gc_generations": {
+                name: gc_generations(before[name], after[name]) for name in sorted(names)
+            },
             "gc_total_ms": round(sum(gc_ms.values()), 1),
             "writes_source": "apiserver_request_total (resources without subresource)",
         }

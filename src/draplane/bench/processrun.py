@@ -83,7 +83,7 @@ class BoundedTransport:
         await self.transport.close()
 
 
-class _Families:
+class ParsedFamilies:
     """A collector standing for parsed /metrics text."""
 
     def __init__(self, families: list[Metric]) -> None:
@@ -96,7 +96,8 @@ class _Families:
 async def scraped(plane: ProcessPlane, name: str) -> CollectorRegistry:
     """A component's /metrics as a registry the bench's metric helpers read."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(_Families(list(text_string_to_metric_families(await plane.scrape(name)))))
+    text = await plane.scrape(name)
+    registry.register(ParsedFamilies(list(text_string_to_metric_families(text))))
     return registry
 
 
