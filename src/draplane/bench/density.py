@@ -51,8 +51,8 @@ GC_METRIC = "draplane_gc_pause_seconds"
 
 def gc_generations(before: CollectorRegistry, after: CollectorRegistry) -> dict[str, Any]:
     """One process's collections between two scrapes of its `draplane_gc_pause_seconds`, per
-    generation: how many, and the bucket bound the longest stayed within (`le_ms`; None when
-    it exceeded the largest bucket or there was none)."""
+    generation: how many, and the bucket bound the longest stayed within
+    (`longest_at_most_ms`; None when it exceeded the largest bucket or there was none)."""
     counts: dict[tuple[str, float], float] = {}
     for sign, registry in ((-1.0, before), (1.0, after)):
         for family in registry.collect():

@@ -189,10 +189,8 @@ def _client_factory(
         log.warning("no token file in %s: every node uses the kubeconfig's user", data_dir)
         shared_logged = logged(shared)
         return lambda _name: shared_logged
-    users = {
-        f"{args.name_prefix}{index}": NODE_PREFIX + f"{args.name_prefix}{index}"
-        for index in range(args.count)
-    }
+    names = (f"{args.name_prefix}{index}" for index in range(args.count))
+    users = {name: NODE_PREFIX + name for name in names}
     try:
         tokens = ensure_user_tokens(
             data_dir, [(user, (SYSTEM_NODES, SYSTEM_AUTHENTICATED)) for user in users.values()]

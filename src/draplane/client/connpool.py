@@ -6,9 +6,10 @@ different users can share one pool: thousands of simulated kubelets in one proce
 one TLS context and reuse each other's idle connections instead of opening their own. A watch
 holds its connection for as long as it runs, so watches have connections of their own (one
 aiohttp ClientSession without a limit), apart from the requests' (a session of at most
-`REQUEST_CONNECTIONS`, where requests beyond it wait for a free one): 5,000 kubelets hold
-5,000 watch connections and share a few dozen for their status writes and Lease renewals, as
-upstream kubelets each multiplex both over one HTTP/2 connection. TLS client certificates are a
+`REQUEST_CONNECTIONS`, `SHARED_REQUEST_CONNECTIONS` when shared, where requests beyond it wait
+for a free one): 5,000 kubelets hold 5,000 watch connections and share at most 256 for their
+status writes and Lease renewals, where upstream kubelets each multiplex both over one HTTP/2
+connection. TLS client certificates are a
 property of the connection, not of the request: a config with one gets a pool of its own.
 """
 
