@@ -15,7 +15,6 @@ import orjson
 import pytest
 
 from draplane.api import versions
-from draplane.bench.histograms import HistogramSnapshot, histogram_quantile
 from draplane.bench.runner import Timeouts
 from draplane.bench.session import BenchOptions, run_bench
 from draplane.bench.suite import Row
@@ -191,27 +190,6 @@ def test_bad_suite_options_exit_2_without_running(
     assert code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
-
-
-def _snapshot(counts: list[float], *, bounds: tuple[float, ...] = (1.0, 2.0, 4.0)) -> Any:
-    cumulative = dict(zip((*bounds, float("inf")), counts, strict=True))
-    return HistogramSnapshot(cumulative, total=0.0, count=counts[-1])
-
-
-@pytest.mark.parametrize(
-    ("q", "after", "before", "expected"),
-    [
-        pytest.param(0.5, [10, 10, 10, 10], [0, 0, 0, 0], 0.5, id="all-in-first-bucket"),
-        pytest.param(0.5, [0, 10, 10, 10], [0, 0, 0, 0], 1.5, id="interpolated-in-second"),
-        pytest.param(0.5, [10, 20, 20, 20], [10, 10, 10, 10], 1.5, id="window-only"),
-        pytest.param(0.99, [0, 0, 0, 10], [0, 0, 0, 0], 4.0, id="inf-bucket-last-bound"),
-        pytest.param(0.5, [5, 5, 5, 5], [5, 5, 5, 5], None, id="no-observations"),
-    ],
-)
-def test_histogram_quantile(
-    q: float, after: list[float], before: list[float], expected: float | None
-) -> None:
-    assert histogram_quantile(q, after=_snapshot(after), before=_snapshot(before)) == expected
 
 
 @pytest.mark.parametrize(

@@ -121,6 +121,8 @@ async def test_density_with_processes_counts_every_process(tmp_path: Path) -> No
     assert figures["writes_by_resource_verb"]["create pods"] == 2.0
     assert figures["writes_by_resource_verb"]["update pods"] >= 1.0
     assert figures["lease_renewals_expected_per_s"] == 2.0
+    assert figures["server_write_mean_ms"] > 0
+    assert 0 < figures["server_write_p50_ms"] <= figures["server_write_p99_ms"]
 
 
 async def test_node_sweep_writes_the_growth_curve(tmp_path: Path) -> None:
@@ -224,6 +226,8 @@ def _gc_registry(buckets: dict[str, list[float]]) -> CollectorRegistry:
             lines.append(
                 f'draplane_gc_pause_seconds_bucket{{generation="{generation}",le="{le}"}} {n}'
             )
+        lines.append(f'draplane_gc_pause_seconds_count{{generation="{generation}"}} {counts[-1]}')
+        lines.append(f'draplane_gc_pause_seconds_sum{{generation="{generation}"}} 0.0')
     registry = CollectorRegistry(auto_describe=False)
     families = list(text_string_to_metric_families("\n".join(lines) + "\n"))
     registry.register(ParsedFamilies(families))

@@ -30,6 +30,7 @@ from draplane.bench.processrun import (
     racing,
     request_counts,
     scraped,
+    server_write_figures,
     usage_figures,
 )
 from draplane.bench.readyz import ReadyzProbe
@@ -53,23 +54,16 @@ def gc_generations(before: CollectorRegistry, after: CollectorRegistry) -> dict[
     """One process's collections between two scrapes of its `draplane_gc_pause_seconds`, per
     generation: how many, and the bucket bound the longest stayed within
     (`longest_at_most_ms`; None when it exceeded the largest bucket or there was none)."""
-    counts: dict[tuple[str, float], float] = {}
-    for sign, registry in ((-1.0, before), (1.0, after)):
-        for family in registry.collect():
-            for sample in family.samples:
-                if sample.name == f"{GC_METRIC}_bucket":
-                    key = (sample.labels["generation"], float(sample.labels["le"]))
-                    counts[key] = counts.get(key, 0.0) + sign * sample.value
+    earlier = HistogramSnapshot.by_label(before, name=GC_METRIC, label="generation")
     out: dict[str, Any] = {}
-    for generation in sorted({g for g, _ in counts}):
-        bounds = sorted((le, n) for (g, le), n in counts.items() if g == generation)
-        total = bounds[-1][1] if bounds else 0.0
-        within = next((le for le, n in bounds if n >= total), None) if total else None
+    for generation, later in sorted(
+        HistogramSnapshot.by_label(after, name=GC_METRIC, label="generation").items()
+    ):
+        window = later.minus(earlier.get(generation, HistogramSnapshot()))
+        bound = window.bound_of_all()
         out[f"gen{generation}"] = {
-            "collections": int(total),
-            "longest_at_most_ms": None
-            if within is None or within == float("inf")
-            else round(1000 * within, 1),
+            "collections": int(window.count),
+            "longest_at_most_ms": None if bound is None else round(1000 * bound, 1),
         }
     return out
 
@@ -118,10 +112,9 @@ async def run_density_processes(run: SuiteRun) -> dict[str, Any]:
         gc_ms = {
             name: round(
                 1000
-                * (
-                    HistogramSnapshot.take(after[name], name=GC_METRIC).total
-                    - HistogramSnapshot.take(before[name], name=GC_METRIC).total
-                ),
+                * HistogramSnapshot.take(after[name], name=GC_METRIC)
+                .minus(HistogramSnapshot.take(before[name], name=GC_METRIC))
+                .total,
                 1,
             )
             for name in names
@@ -147,6 +140,7 @@ async def run_density_processes(run: SuiteRun) -> dict[str, Any]:
                 nodes=wl.nodes,
             ),
             **usage_figures(usage_before, usage_after, pods=wl.measured_pods),
+            **server_write_figures(before["apiserver"], after["apiserver"]),
             **probe.figures(),
             "process_gc_ms": dict(sorted(gc_ms.items())),
             "process_gc_generations": {

@@ -6,7 +6,8 @@ bench process is a client of the API server like any other.
 The phases are `runner.run_once`'s. What the in-process run reads from its own objects comes
 from the processes instead: scheduling attempts from the scheduler's /metrics, writes per
 resource and verb from the API server's `apiserver_request_total` (POST create, PUT update,
-PATCH patch, DELETE delete, 409 as conflict; its resource label has no subresource), and
+PATCH patch, DELETE delete, 409 as conflict; its resource label has no subresource), the API
+server's own time per write from its `apiserver_request_duration_seconds`, and
 CPU seconds and peak RSS of each process from /proc, per component and in total.
 """
 
@@ -31,6 +32,7 @@ from draplane.bench.histograms import (
     ATTEMPT_DURATION_METRIC,
     HistogramSnapshot,
     attempt_duration_figures,
+    duration_figures,
 )
 from draplane.bench.observer import BenchTimeout, PodObserver
 from draplane.bench.progress import NullProgress, ProgressSink
@@ -56,6 +58,7 @@ log = logging.getLogger(__name__)
 BENCH = "bench"
 """The bench process itself (the workload's client) in the per-process figures."""
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+REQUEST_DURATION_METRIC = "apiserver_request_duration_seconds"
 T = TypeVar("T")
 
 
@@ -126,6 +129,20 @@ def audit_between(
         elif code.startswith("2"):
             audit.writes[(WRITE_VERBS[verb], resource)] += count
     return audit
+
+
+def server_write_figures(
+    before: CollectorRegistry, after: CollectorRegistry
+) -> dict[str, float | None]:
+    """Mean, p50 and p99 (ms) of the API server's own time for the write verbs between two
+    scrapes of its `apiserver_request_duration_seconds`: handler to response, the client's
+    round trip less the network and the client's side."""
+
+    def writes(registry: CollectorRegistry) -> HistogramSnapshot:
+        per_verb = HistogramSnapshot.by_label(registry, name=REQUEST_DURATION_METRIC, label="verb")
+        return HistogramSnapshot.combined(s for v, s in per_verb.items() if v in WRITE_VERBS)
+
+    return duration_figures(after=writes(after), before=writes(before), prefix="server_write")
 
 
 def requests_per_pod(
@@ -250,7 +267,8 @@ async def _phases(
 
     count = wl.measured_pods
     scheduler_before = await scraped(plane, "scheduler")
-    requests_before = request_counts(await scraped(plane, "apiserver"))
+    apiserver_before = await scraped(plane, "apiserver")
+    requests_before = request_counts(apiserver_before)
     start = Snapshot.take()
     usage_before = process_usages(plane, start)
     await asyncio.gather(
@@ -261,7 +279,8 @@ async def _phases(
     end = Snapshot.take()
     usage_after = process_usages(plane, end)
     scheduler_after = await scraped(plane, "scheduler")
-    requests_after = request_counts(await scraped(plane, "apiserver"))
+    apiserver_after = await scraped(plane, "apiserver")
+    requests_after = request_counts(apiserver_after)
     result = build_result(
         config=config,
         observer=observer,
@@ -279,6 +298,7 @@ async def _phases(
             before=HistogramSnapshot.take(scheduler_before, name=ATTEMPT_DURATION_METRIC),
         )
     )
+    result.figures.update(server_write_figures(apiserver_before, apiserver_after))
     result.figures.update(usage_figures(usage_before, usage_after, pods=count))
     result.figures["requests_per_pod"] = requests_per_pod(
         requests_before, requests_after, pods=count

@@ -28,6 +28,7 @@ SUMMARY_ROWS: tuple[tuple[str, str], ...] = (
     ("latency_p99_s", "latency p99 (s)"),
     ("latency_max_s", "latency max (s)"),
     ("writes_per_pod", "writes per pod"),
+    ("server_write_mean_ms", "API server write mean (ms)"),
     ("conflicts", "409 conflicts"),
     ("cpu_s_per_pod", "CPU s per pod"),
     ("peak_rss_mib", "peak RSS (MiB)"),
