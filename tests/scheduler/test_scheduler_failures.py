@@ -272,6 +272,38 @@ async def test_permit_wait_then_rejection_requeues_by_the_rejecting_plugin(env: 
     )
 
 
+@pytest.mark.parametrize(("held", "other_queue"), [(False, "backoff"), (True, "unschedulable")])
+async def test_binding_rejection_frees_the_node_unless_the_pod_is_held(
+    env: Env, held: bool, other_queue: str
+) -> None:
+    """Forgetting a rejected pod is an assigned-pod delete for the pods waiting on its node;
+    a pod held there (waiting for its driver, as DynamicResources' PreBind holds it) still
+    counts on the node and frees nothing."""
+    await env.admin.create(NODES, make_node("node-0").obj())
+    env.permit.status, env.permit.timeout = Status.wait(), 60
+    await wait_for(lambda: len(env.scheduler.cache.node_infos()) == 1)
+    pod = await env.admin.create(PODS, make_pod("p").obj(), "default")
+    await env.pod_queued()
+    await asyncio.wait_for(env.scheduler.schedule_one(), timeout=5)
+    # Another pod is rejected meanwhile and waits for an event.
+    env.filter.failed_nodes["node-0"] = Code.UNSCHEDULABLE
+    await env.admin.create(PODS, make_pod("q").obj(), "default")
+    await env.pod_queued("default/q")
+    await asyncio.wait_for(env.scheduler.schedule_one(), timeout=5)
+    assert env.scheduler.queue.where("default/q") == "unschedulable"
+    if held:
+        env.scheduler.cache.hold(PodInfo(pod), "node-0")
+
+    waiting = env.scheduler.framework.get_waiting_pod(pod["metadata"]["uid"])
+    assert waiting is not None
+    waiting.reject("FakePermit", "waiting for driver")
+    await env.scheduler.wait_idle()
+
+    assert env.scheduler.queue.where("default/p") == "unschedulable"
+    assert env.scheduler.cache.node_infos()[0].requested.pods == (1 if held else 0)
+    assert env.scheduler.queue.where("default/q") == other_queue
+
+
 async def test_pod_bound_meanwhile_is_not_requeued(env: Env) -> None:
     await env.admin.create(NODES, make_node("node-0").obj())
     lister = env.scheduler.framework.handle.lister(PODS)

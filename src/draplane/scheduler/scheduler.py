@@ -290,7 +290,10 @@ class Scheduler:
         )
         # Forgetting the assumed pod frees its node like an assigned-pod delete. Sent after the
         # pod is requeued (and excluding it), so the pod's own event is not replayed for it.
+        # A pod held on the node (waiting for its driver) frees nothing.
         uid = pod_info.uid
+        if self.cache.is_held(uid):
+            return
         self.queue.move_all_to_active_or_backoff(
             ASSIGNED_POD_DELETE,
             pod_info.pod,

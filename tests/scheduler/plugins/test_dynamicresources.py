@@ -1,7 +1,7 @@
 """DynamicResources at every extension point, against the real API (spec §4 cases).
 
 Each case runs PreEnqueue, PreFilter, Filter per node, then PostFilter (no node fits) or
-PreScore/Reserve/PostBind (or Unreserve), and compares every returned Status and the
+PreScore/Reserve/PreBind/PostBind (or Unreserve), and compares every returned Status and the
 complete resulting lists of ResourceClaims and PodSchedulingContexts.
 """
 
@@ -175,6 +175,8 @@ class Want:
     filter: dict[str, Status] = field(default_factory=dict)
     post_filter: Status | None = None
     reserve: Status = SUCCESS
+    pre_bind: Status = SUCCESS
+    """PreBind's status, when Reserve succeeded."""
     claims: tuple[Obj, ...] | None = None
     """Every ResourceClaim afterwards; None: unchanged."""
     contexts: tuple[Obj, ...] | None = None
@@ -193,7 +195,9 @@ class Case:
     prepare_reserve: Prepare | None = None
     prepare_post_filter: Prepare | None = None
     unreserve_after_reserve: bool = False
-    """Simulate a failure after Reserve (e.g. in Bind): Unreserve instead of PostBind."""
+    """Simulate a failure after PreBind (e.g. in Bind): Unreserve instead of PostBind."""
+    fail_before_pre_bind: bool = False
+    """Simulate a failure between Reserve and PreBind (e.g. in Permit): Unreserve instead."""
     pre_enqueue_off: bool = False
     """Start at PreFilter, as the scheduler does with --pre-enqueue off."""
 
@@ -313,7 +317,7 @@ CASES = [
             pod=POD_WITH_CLAIM_NAME,
             claims=(PENDING_DELAYED_CLAIM,),
             want=Want(
-                reserve=UAU("waiting for resource driver to allocate resource"),
+                pre_bind=UAU("waiting for resource driver to allocate resource"),
                 contexts=(SCHEDULING_SELECTED_POTENTIAL,),
             ),
         ),
@@ -336,11 +340,54 @@ CASES = [
             claims=(PENDING_DELAYED_CLAIM, PENDING_DELAYED_CLAIM_2),
             contexts=(SCHEDULING_INFO,),
             want=Want(
-                reserve=UAU("waiting for resource driver to allocate resource"),
+                pre_bind=UAU("waiting for resource driver to allocate resource"),
                 contexts=(SCHEDULING_INFO_SELECTED,),
             ),
         ),
         id="delayed-allocation-scheduling-finish",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_CLAIM_NAME,
+            claims=(PENDING_DELAYED_CLAIM,),
+            contexts=(SCHEDULING_SELECTED_POTENTIAL,),
+            want=Want(reserve=UAU("waiting for resource driver to allocate resource")),
+        ),
+        id="delayed-allocation-already-selected-waits-without-writing",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_CLAIM_NAME,
+            claims=(PENDING_DELAYED_CLAIM,),
+            contexts=(from_scheduling_context(SCHEDULING).selected_node("worker").obj(),),
+            want=Want(
+                reserve=UAU("waiting for resource driver to allocate resource"),
+                contexts=(SCHEDULING_SELECTED_POTENTIAL,),
+            ),
+        ),
+        id="delayed-allocation-already-selected-publishes-potential-nodes",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_CLAIM_NAME,
+            claims=(PENDING_DELAYED_CLAIM,),
+            fail_before_pre_bind=True,
+            want=Want(contexts=(SCHEDULING_SELECTED_POTENTIAL,)),
+        ),
+        id="failure-before-prebind-unreserve-publishes-the-selection",
+    ),
+    pytest.param(
+        Case(
+            pod=POD_WITH_TWO_CLAIM_NAMES,
+            claims=(PENDING_DELAYED_CLAIM, PENDING_DELAYED_CLAIM_2),
+            contexts=(SCHEDULING_INFO,),
+            prepare_reserve=label_scheduling_context,
+            fail_before_pre_bind=True,
+            want=Want(
+                contexts=(from_scheduling_context(SCHEDULING_INFO).label("foo", "bar").obj(),),
+            ),
+        ),
+        id="failure-before-prebind-publish-conflict-only-logged",
     ),
     pytest.param(
         Case(
@@ -349,7 +396,7 @@ CASES = [
             contexts=(SCHEDULING_INFO,),
             prepare_reserve=label_scheduling_context,
             want=Want(
-                reserve=Status.error(
+                pre_bind=Status.error(
                     "Operation cannot be fulfilled on podschedulingcontexts.resource.k8s.io "
                     '"my-pod": the object has been modified; please apply your changes to the '
                     "latest version and try again"
@@ -373,7 +420,7 @@ CASES = [
             pod=POD_WITH_TWO_CLAIM_NAMES,
             claims=(ALLOCATED_CLAIM, PENDING_DELAYED_CLAIM_2),
             want=Want(
-                reserve=UAU("waiting for resource driver to allocate resource"),
+                pre_bind=UAU("waiting for resource driver to allocate resource"),
                 contexts=(SCHEDULING_SELECTED_POTENTIAL,),
             ),
         ),
@@ -489,7 +536,7 @@ CASES = [
             claims=(PENDING_DELAYED_CLAIM,),
             nodes=(WORKER_2, WORKER),
             want=Want(
-                reserve=UAU("waiting for resource driver to allocate resource"),
+                pre_bind=UAU("waiting for resource driver to allocate resource"),
                 contexts=(
                     from_scheduling_context(SCHEDULING)
                     .potential_nodes("worker", "worker-2")
@@ -534,7 +581,7 @@ CASES = [
             claims=(PENDING_DELAYED_CLAIM, PENDING_DELAYED_CLAIM_2),
             contexts=(SCHEDULING_INFO,),
             want=Want(
-                reserve=UAU("waiting for resource driver to allocate resource"),
+                pre_bind=UAU("waiting for resource driver to allocate resource"),
                 contexts=(SCHEDULING_INFO_SELECTED,),
             ),
         ),
@@ -571,7 +618,7 @@ CASES = [
             pod=POD_WITH_TWO_CLAIM_NAMES,
             claims=(IN_USE_CLAIM, PENDING_DELAYED_CLAIM_2),
             want=Want(
-                reserve=UAU("waiting for resource driver to allocate resource"),
+                pre_bind=UAU("waiting for resource driver to allocate resource"),
                 claims=(ALLOCATED_CLAIM, PENDING_DELAYED_CLAIM_2),
                 contexts=(SCHEDULING_SELECTED_POTENTIAL,),
             ),
@@ -584,11 +631,11 @@ CASES = [
             claims=(GOOD_TOPOLOGY,),
             prepare_reserve=label_claim,
             want=Want(
-                reserve=Status.error(CONFLICT.format(resource="resourceclaims", name=CLAIM_NAME)),
+                pre_bind=Status.error(CONFLICT.format(resource="resourceclaims", name=CLAIM_NAME)),
                 claims=(from_claim(GOOD_TOPOLOGY).label("foo", "bar").obj(),),
             ),
         ),
-        id="reserve-conflict",
+        id="reservation-conflict",
     ),
     pytest.param(
         Case(
@@ -761,8 +808,10 @@ async def run_plugin(
     if case.prepare_reserve is not None:
         await case.prepare_reserve(client, seeder)
     node_name = feasible[0].name
-    reserve = got["reserve"] = await plugin.reserve(state, pod_info, node_name)
-    if not reserve.is_success or case.unreserve_after_reserve:
+    status = got["reserve"] = await plugin.reserve(state, pod_info, node_name)
+    if status.is_success and not case.fail_before_pre_bind:
+        status = got["pre_bind"] = await plugin.pre_bind(state, pod_info, node_name)
+    if not status.is_success or case.unreserve_after_reserve or case.fail_before_pre_bind:
         await plugin.unreserve(state, pod_info, node_name)
     else:
         await plugin.post_bind(state, pod_info, node_name)
@@ -789,6 +838,8 @@ def expected_statuses(case: Case, got: dict[str, Status | None], psc_uid: str) -
         if "pre_score" in got:
             expected["pre_score"] = SUCCESS
         expected["reserve"] = want.reserve
+        if want.reserve.is_success and not case.fail_before_pre_bind:
+            expected["pre_bind"] = want.pre_bind
     return expected
 
 

@@ -80,8 +80,8 @@ def state_with(claim: Obj) -> CycleState:
     return state
 
 
-async def reserve(env: Env, state: CycleState) -> Code | None:
-    return (await env.plugin.reserve(state, PodInfo(env.pod), "node-0")).code
+async def pre_bind(env: Env, state: CycleState) -> Code | None:
+    return (await env.plugin.pre_bind(state, PodInfo(env.pod), "node-0")).code
 
 
 async def post_filter(env: Env, state: CycleState) -> Code | None:
@@ -103,8 +103,8 @@ class Case:
 
 CASES = [
     pytest.param(
-        Case(reserve, False, Code.ERROR, "reserving the claim for pod default/my-pod: "),
-        id="reserve",
+        Case(pre_bind, False, Code.ERROR, "reserving the claim for pod default/my-pod: "),
+        id="pre-bind-reservation",
     ),
     pytest.param(
         Case(post_filter, False, Code.ERROR, "requesting deallocation for pod default/my-pod: "),

@@ -4,10 +4,11 @@ pkg/scheduler/framework/plugins/dynamicresources): one job per phase.
 PreEnqueue: all claims exist. PreFilter: claims usable at all. Filter: per-node fit
 (availableOnNodes, class suitableNodes, drivers' unsuitableNodes). PostFilter: ask for
 deallocation of a claim that keeps the pod off every node. PreScore: publishable potential
-nodes. Reserve: reserve allocated claims; for unallocated ones select a node in the
-PodSchedulingContext and wait for the driver. Unreserve: undo reservations. PostBind: delete
-the PodSchedulingContext. A failed write to a claim (reservation, deallocation request) is
-also a Warning event on that claim.
+nodes. Reserve: for unallocated claims select a node in the PodSchedulingContext. PreBind
+(the 1.30 order: these writes leave the serial scheduling cycle): publish that selection and stop
+to wait for the driver, or reserve the allocated claims. Unreserve: publish a selection not yet
+published, undo reservations. PostBind: delete the PodSchedulingContext. A failed write to a
+claim (reservation, deallocation request) is also a Warning event on that claim.
 """
 
 from __future__ import annotations
@@ -273,16 +274,35 @@ class DynamicResources:
         except SchedulingContextError as err:
             return Status.error(str(err))
         pending = [pc for pc in data.claims if not claim_status(pc.claim).get("allocation")]
-        if pending:
-            # Reservations wait until every claim is allocated (1.29 order): reserving early
-            # and undoing it in Unreserve would requeue the pod with its own claim updates.
-            with_info = sum(
-                1 for pc in pending if unsuitable_nodes(psc, pc.pod_claim_name) is not None
-            )
-            ask_allocation = len(pending) == 1 or with_info == len(pending)
-            return await self._request_allocation(
-                data, psc=psc, pod_info=pod_info, node_name=node_name, ask_allocation=ask_allocation
-            )
+        if not pending:
+            # The reservations are written in PreBind (1.30), outside the scheduling cycle.
+            return SUCCESS
+        # Reservations wait until every claim is allocated (1.29 order): reserving early and
+        # undoing it in Unreserve would requeue the pod with its own claim updates.
+        with_info = sum(1 for pc in pending if unsuitable_nodes(psc, pc.pod_claim_name) is not None)
+        if not (psc.get("spec") or {}).get("potentialNodes"):
+            data.modify()["spec"]["potentialNodes"] = [node_name]
+        if len(pending) == 1 or with_info == len(pending):
+            current = data.scheduling_ctx or psc
+            if (current.get("spec") or {}).get("selectedNode") != node_name:
+                # Published by PreBind (1.30), so the scheduling cycle does not wait for the
+                # write; by Unreserve when the attempt fails before that.
+                data.modify()["spec"]["selectedNode"] = node_name
+                return SUCCESS
+            return await self._publish_and_hold(data, pod_info, node_name)
+        try:
+            await data.publish(self._client)
+        except errors.StatusError as err:
+            return Status.error(str(err))
+        return Status.unresolvable("waiting for resource driver to provide information")
+
+    async def pre_bind(self, state: CycleState, pod_info: PodInfo, node_name: str) -> Status:
+        data = state.get(STATE_KEY)
+        if data is None or not data.claims:
+            return SUCCESS
+        if data.scheduling_ctx_dirty:
+            # Reserve selected the node: ask the drivers to allocate, and stop binding.
+            return await self._publish_and_hold(data, pod_info, node_name)
         for index, pod_claim in enumerate(data.claims):
             if dra.is_reserved_for_pod(pod_info.pod, pod_claim.claim):
                 continue
@@ -301,34 +321,27 @@ class DynamicResources:
             data.claims[index] = PodClaim(pod_claim.pod_claim_name, updated)
         return SUCCESS
 
-    async def _request_allocation(
-        self, data: StateData, *, psc: Obj, pod_info: PodInfo, node_name: str, ask_allocation: bool
-    ) -> Status:
-        """Ask drivers for information, or for allocation on `node_name`, through the
-        PodSchedulingContext (written only when it changed). A pod whose claims are being
-        allocated for a node is held there, so that the pods scheduled meanwhile spread."""
-        if not (psc.get("spec") or {}).get("potentialNodes"):
-            data.modify()["spec"]["potentialNodes"] = [node_name]
-        if ask_allocation:
-            current = data.scheduling_ctx or psc
-            if (current.get("spec") or {}).get("selectedNode") != node_name:
-                data.modify()["spec"]["selectedNode"] = node_name
-            try:
-                await data.publish(self._client)
-            except errors.StatusError as err:
-                return Status.error(str(err))
-            self._handle.holds.hold(pod_info, node_name)
-            return Status.unresolvable("waiting for resource driver to allocate resource")
+    async def _publish_and_hold(self, data: StateData, pod_info: PodInfo, node_name: str) -> Status:
+        """Write the PodSchedulingContext (when it changed) that asks the drivers to allocate
+        for `node_name`, and hold the pod there, so that the pods scheduled meanwhile spread."""
         try:
             await data.publish(self._client)
         except errors.StatusError as err:
             return Status.error(str(err))
-        return Status.unresolvable("waiting for resource driver to provide information")
+        self._handle.holds.hold(pod_info, node_name)
+        return Status.unresolvable("waiting for resource driver to allocate resource")
 
     async def unreserve(self, state: CycleState, pod_info: PodInfo, node_name: str) -> None:
         data = state.get(STATE_KEY)
         if data is None:
             return
+        if data.scheduling_ctx_dirty:
+            # Reserve's decision was not published (the attempt failed before PreBind): the
+            # drivers still learn the potential and selected nodes (1.30).
+            try:
+                await data.publish(self._client)
+            except errors.StatusError as err:
+                log.warning("Publishing PodSchedulingContext %s failed: %s", pod_info.key, err)
         for index, pod_claim in enumerate(data.claims):
             claim = pod_claim.claim
             if not claim_status(claim).get("allocation"):
