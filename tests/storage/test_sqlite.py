@@ -227,3 +227,29 @@ async def test_batched_writes_to_one_key_persist_the_last_state(tmp_path: Path) 
     assert [(o["metadata"]["name"], o["metadata"]["labels"]) for o in items] == [("b", {"x": "2"})]
     assert [e.type for e in events] == ["ADDED", "DELETED", "ADDED", "MODIFIED", "DELETED", "ADDED"]
     assert events[5].object is items[0]
+
+
+async def test_cancelled_writer_does_not_cancel_its_write(tmp_path: Path) -> None:
+    """A caller that goes away (a dropped client) leaves its queued write to commit, and the
+    writes batched with it get their answers."""
+    db = tmp_path / "d.db"
+    store = await _reopen(db)
+    try:
+        gone = asyncio.ensure_future(store.create(POD, make_pod("a").obj()))
+        kept = asyncio.ensure_future(store.create(POD, make_pod("b").obj()))
+        await asyncio.sleep(0)  # both queued
+        gone.cancel()
+        created = await kept
+
+        assert gone.cancelled()
+        assert created["metadata"]["resourceVersion"] == "2"
+        assert (await store.get(POD, "default", "a"))["metadata"]["resourceVersion"] == "1"
+    finally:
+        await store.close()
+
+    store = await _reopen(db)
+    try:
+        items, revision = await store.list(POD)
+    finally:
+        await store.close()
+    assert (revision, sorted(o["metadata"]["name"] for o in items)) == (2, ["a", "b"])

@@ -209,8 +209,10 @@ class SqliteStorage:
         future: asyncio.Future[Obj] = asyncio.get_running_loop().create_future()
         self._queue.append((event, future))
         self._wake.set()
-        # A cancelled caller does not cancel the write: it is already ordered behind others.
-        return await asyncio.shield(future)
+        # A cancelled caller cancels only its future, not the write: that is already ordered
+        # behind others, and the committer skips futures that are done. (No shield: it would
+        # cost every write two more turns of the event loop.)
+        return await future
 
     async def _commit_loop(self) -> None:
         assert self._wake is not None
@@ -226,7 +228,7 @@ class SqliteStorage:
 
     async def _commit(self, batch: _Batch) -> None:
         events = [ev for ev, _ in batch]
-        assert self._conn is not None and self._marker is not None
+        assert self._conn is not None and self._marker is not None and self._executor is not None
         # New events are above the history's oldest revision: while that stays put, no logged
         # event is due to be dropped.
         keep_from = self._engine.oldest_revision
@@ -237,20 +239,44 @@ class SqliteStorage:
             keep_from=keep_from if keep_from > self._trimmed_to else None,
             marker=self._marker,
         )
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+
+        def persist_and_report() -> None:
+            # The outcome goes straight to `_committed` on the loop: the writers' results are
+            # set in the same turn that learns of the commit.
+            try:
+                persist()
+            except Exception as exc:
+                loop.call_soon_threadsafe(self._committed, batch, keep_from, exc, done)
+            else:
+                loop.call_soon_threadsafe(self._committed, batch, keep_from, None, done)
+
+        self._executor.submit(persist_and_report)
+        await done
+
+    def _committed(
+        self, batch: _Batch, keep_from: int, exc: Exception | None, done: asyncio.Future[None]
+    ) -> None:
+        """On the loop, once the batch's transaction ended: make it visible and answer its
+        writers (or fail them with `exc`)."""
         try:
-            await asyncio.get_running_loop().run_in_executor(self._executor, persist)
-        except Exception as exc:
-            self._fail(batch, exc)
-            return
-        self._write_error = None
-        self._trimmed_to = max(self._trimmed_to, keep_from)
-        self._engine.apply(events)
-        for ev, future in batch:
-            key = event_key(ev)
-            if self._overlay.get(key, (None, -1))[1] == ev.revision:
-                del self._overlay[key]
-            if not future.done():
-                future.set_result(ev.object)
+            if exc is not None:
+                self._fail(batch, exc)
+                return
+            self._write_error = None
+            self._trimmed_to = max(self._trimmed_to, keep_from)
+            events = [ev for ev, _ in batch]
+            self._engine.apply(events)
+            for ev, future in batch:
+                key = event_key(ev)
+                if self._overlay.get(key, (None, -1))[1] == ev.revision:
+                    del self._overlay[key]
+                if not future.done():
+                    future.set_result(ev.object)
+        finally:
+            if not done.done():
+                done.set_result(None)
 
     def _fail(self, batch: _Batch, exc: Exception) -> None:
         # Writes queued behind the failed batch were checked against its state: fail them too.
