@@ -6,7 +6,9 @@ platform's `python_info` where Go components have `go_info`. Kubernetes componen
 `*_created` series (OpenMetrics created timestamps), so those are turned off: the switch is
 process-wide in prometheus_client, and every draplane process is a Kubernetes component.
 Where Go components export `go_gc_duration_seconds`, draplane exports the pauses of Python's
-cyclic collector (`draplane_gc_pause_seconds`, `draplane.gcpolicy`).
+cyclic collector (`draplane_gc_pause_seconds`, `draplane.gcpolicy`), and how late its event
+loop runs what is due (`draplane_event_loop_lag_seconds`, `draplane.looplag`; probing starts
+with the component's run, `draplane.cli.process.stop_on_signals`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import prometheus_client
 from prometheus_client import CollectorRegistry
 
-from draplane import gcpolicy
+from draplane import gcpolicy, looplag
 
 
 def component_registry() -> CollectorRegistry:
@@ -23,4 +25,5 @@ def component_registry() -> CollectorRegistry:
     prometheus_client.ProcessCollector(registry=registry)
     prometheus_client.PlatformCollector(registry=registry)
     gcpolicy.register(registry)
+    looplag.register(registry)
     return registry

@@ -114,6 +114,13 @@ async def test_density_with_processes_counts_every_process(tmp_path: Path) -> No
     assert all(figures["process_peak_rss_mib"][name] > 0 for name in components)
     assert set(figures["process_gc_ms"]) == components
     assert set(figures["process_gc_generations"]) == components
+    assert set(figures["process_loop_lag_p99_ms"]) == components
+    for name in components:  # every process probed its loop during the run
+        assert (
+            0
+            <= figures["process_loop_lag_mean_ms"][name]
+            <= figures["process_loop_lag_p99_ms"][name]
+        )
     for generations in figures["process_gc_generations"].values():
         assert set(generations) <= {"gen0", "gen1", "gen2"}
     assert figures["cpu_s"] == pytest.approx(sum(figures["process_cpu_s"].values()), abs=0.01)

@@ -175,5 +175,7 @@ async def test_bench_with_processes_reports_cpu_and_rss_per_process(
     assert run["attempts_by_result"]["scheduled"] == 1.0
     assert run["writes_per_pod"] > 0
     assert 0 < run["server_write_p50_ms"] <= run["server_write_p99_ms"]
+    assert set(run["process_loop_lag_p99_ms"]) == set(COMPONENTS)
+    assert all(run["process_loop_lag_p99_ms"][name] is not None for name in COMPONENTS)
     assert "apiserver" in result.stdout and "CPU ms/pod" in result.stdout
     assert (out / "processes.log").read_text().startswith("[up] started apiserver")

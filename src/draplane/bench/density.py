@@ -6,7 +6,8 @@ server, controller-manager, scheduler and nodes each in its own process over HTT
 With `--processes` the figures come from the processes: CPU and peak RSS of each from /proc
 (the total is the sum), attempts and the scheduler's algorithm cost from the scheduler's
 /metrics, writes from the API server's `apiserver_request_total`, each process's collector
-pauses from its `draplane_gc_pause_seconds`. The `/readyz` probe is the same process of its
+pauses from its `draplane_gc_pause_seconds` and its event loop's lag from
+`draplane_event_loop_lag_seconds`. The `/readyz` probe is the same process of its
 own as in-process, so its figures are the API server's answer time with nothing else in that
 process.
 """
@@ -26,6 +27,7 @@ from draplane.bench.lifecycle import attempt_figures, running_figures, write_fig
 from draplane.bench.observer import PodObserver
 from draplane.bench.processrun import (
     audit_between,
+    loop_lag_figures,
     process_usages,
     racing,
     request_counts,
@@ -141,6 +143,7 @@ async def run_density_processes(run: SuiteRun) -> dict[str, Any]:
             ),
             **usage_figures(usage_before, usage_after, pods=wl.measured_pods),
             **server_write_figures(before["apiserver"], after["apiserver"]),
+            **loop_lag_figures(before, after),
             **probe.figures(),
             "process_gc_ms": dict(sorted(gc_ms.items())),
             "process_gc_generations": {

@@ -7,8 +7,9 @@ The phases are `runner.run_once`'s. What the in-process run reads from its own o
 from the processes instead: scheduling attempts from the scheduler's /metrics, writes per
 resource and verb from the API server's `apiserver_request_total` (POST create, PUT update,
 PATCH patch, DELETE delete, 409 as conflict; its resource label has no subresource), the API
-server's own time per write from its `apiserver_request_duration_seconds`, and
-CPU seconds and peak RSS of each process from /proc, per component and in total.
+server's own time per write from its `apiserver_request_duration_seconds`, each process's
+event-loop lag from its `draplane_event_loop_lag_seconds`, and CPU seconds and peak RSS of
+each process from /proc, per component and in total.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ BENCH = "bench"
 """The bench process itself (the workload's client) in the per-process figures."""
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 REQUEST_DURATION_METRIC = "apiserver_request_duration_seconds"
+LOOP_LAG_METRIC = "draplane_event_loop_lag_seconds"
 T = TypeVar("T")
 
 
@@ -143,6 +145,24 @@ def server_write_figures(
         return HistogramSnapshot.combined(s for v, s in per_verb.items() if v in WRITE_VERBS)
 
     return duration_figures(after=writes(after), before=writes(before), prefix="server_write")
+
+
+def loop_lag_figures(
+    before: dict[str, CollectorRegistry], after: dict[str, CollectorRegistry]
+) -> dict[str, dict[str, float | None]]:
+    """Per process, the mean and p99 (ms) of its event loop's lag between two scrapes of its
+    `draplane_event_loop_lag_seconds`."""
+    figures: dict[str, dict[str, float | None]] = {"process_loop_lag_mean_ms": {}}
+    figures["process_loop_lag_p99_ms"] = {}
+    for name in sorted(after):
+        window = duration_figures(
+            after=HistogramSnapshot.take(after[name], name=LOOP_LAG_METRIC),
+            before=HistogramSnapshot.take(before[name], name=LOOP_LAG_METRIC),
+            prefix="lag",
+        )
+        figures["process_loop_lag_mean_ms"][name] = window["lag_mean_ms"]
+        figures["process_loop_lag_p99_ms"][name] = window["lag_p99_ms"]
+    return figures
 
 
 def requests_per_pod(
@@ -266,8 +286,9 @@ async def _phases(
     await _settle(client, observer, config=config, phase="init", count=wl.init_pods)
 
     count = wl.measured_pods
-    scheduler_before = await scraped(plane, "scheduler")
-    apiserver_before = await scraped(plane, "apiserver")
+    names = [c.name for c in plane.children]
+    before = {name: await scraped(plane, name) for name in names}
+    scheduler_before, apiserver_before = before["scheduler"], before["apiserver"]
     requests_before = request_counts(apiserver_before)
     start = Snapshot.take()
     usage_before = process_usages(plane, start)
@@ -278,8 +299,8 @@ async def _phases(
     await _settle(client, observer, config=config, phase="measured", count=count)
     end = Snapshot.take()
     usage_after = process_usages(plane, end)
-    scheduler_after = await scraped(plane, "scheduler")
-    apiserver_after = await scraped(plane, "apiserver")
+    after = {name: await scraped(plane, name) for name in names}
+    scheduler_after, apiserver_after = after["scheduler"], after["apiserver"]
     requests_after = request_counts(apiserver_after)
     result = build_result(
         config=config,
@@ -299,6 +320,7 @@ async def _phases(
         )
     )
     result.figures.update(server_write_figures(apiserver_before, apiserver_after))
+    result.figures.update(loop_lag_figures(before, after))
     result.figures.update(usage_figures(usage_before, usage_after, pods=count))
     result.figures["requests_per_pod"] = requests_per_pod(
         requests_before, requests_after, pods=count

@@ -18,6 +18,7 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from draplane import looplag
 from draplane.api import errors, versions
 from draplane.client.interface import Client
 from draplane.client.kubeconfig import KubeconfigError, load_kubeconfig
@@ -126,13 +127,16 @@ def component_client(kubeconfig: str, master: str = "") -> Client:
 
 @contextlib.contextmanager
 def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
-    """Set `stop` on SIGINT or SIGTERM while the block runs."""
+    """Set `stop` on SIGINT or SIGTERM while the block runs (the component's run), and probe
+    the loop's lag meanwhile (`draplane_event_loop_lag_seconds`)."""
     loop = asyncio.get_running_loop()
     for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, stop.set)
+    looplag.PROBE.start()
     try:
         yield
     finally:
+        looplag.PROBE.stop()
         for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
 
