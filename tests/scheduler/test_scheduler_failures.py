@@ -239,15 +239,21 @@ async def test_failed_attempt(env: Env, case: FailureCase) -> None:
     assert not env.scheduler.cache.is_assumed(pod["metadata"]["uid"])
 
 
-async def test_permit_wait_then_rejection_requeues_by_the_rejecting_plugin(env: Env) -> None:
-    """A binding-cycle rejection is a FitError naming the plugin; the forget event that
-    follows is sent after the pod is requeued, so it does not move the pod itself."""
+async def pod_waiting_at_permit(env: Env) -> Obj:
+    """Pod p, scheduled to node-0 and waiting at FakePermit (assumed in the cache)."""
     await env.admin.create(NODES, make_node("node-0").obj())
     env.permit.status, env.permit.timeout = Status.wait(), 60
     await wait_for(lambda: len(env.scheduler.cache.node_infos()) == 1)
     pod = await env.admin.create(PODS, make_pod("p").obj(), "default")
     await env.pod_queued()
     await asyncio.wait_for(env.scheduler.schedule_one(), timeout=5)
+    return pod
+
+
+async def test_permit_wait_then_rejection_requeues_by_the_rejecting_plugin(env: Env) -> None:
+    """A binding-cycle rejection is a FitError naming the plugin; the forget event that
+    follows is sent after the pod is requeued, so it does not move the pod itself."""
+    pod = await pod_waiting_at_permit(env)
     assert env.scheduler.cache.is_assumed(pod["metadata"]["uid"])  # waiting on permit
 
     waiting = env.scheduler.framework.get_waiting_pod(pod["metadata"]["uid"])
@@ -279,12 +285,7 @@ async def test_binding_rejection_frees_the_node_unless_the_pod_is_held(
     """Forgetting a rejected pod is an assigned-pod delete for the pods waiting on its node;
     a pod held there (waiting for its driver, as DynamicResources' PreBind holds it) still
     counts on the node and frees nothing."""
-    await env.admin.create(NODES, make_node("node-0").obj())
-    env.permit.status, env.permit.timeout = Status.wait(), 60
-    await wait_for(lambda: len(env.scheduler.cache.node_infos()) == 1)
-    pod = await env.admin.create(PODS, make_pod("p").obj(), "default")
-    await env.pod_queued()
-    await asyncio.wait_for(env.scheduler.schedule_one(), timeout=5)
+    pod = await pod_waiting_at_permit(env)
     # Another pod is rejected meanwhile and waits for an event.
     env.filter.failed_nodes["node-0"] = Code.UNSCHEDULABLE
     await env.admin.create(PODS, make_pod("q").obj(), "default")
@@ -357,12 +358,7 @@ async def test_pod_being_deleted_is_not_attempted(env: Env) -> None:
 
 async def test_permit_wait_then_allow_binds(env: Env) -> None:
     """The counterpart of a waiting-pod rejection: allowed, the binding cycle goes on."""
-    await env.admin.create(NODES, make_node("node-0").obj())
-    env.permit.status, env.permit.timeout = Status.wait(), 60
-    await wait_for(lambda: len(env.scheduler.cache.node_infos()) == 1)
-    pod = await env.admin.create(PODS, make_pod("p").obj(), "default")
-    await env.pod_queued()
-    await asyncio.wait_for(env.scheduler.schedule_one(), timeout=5)
+    pod = await pod_waiting_at_permit(env)
     assert env.bind.bound == []
 
     waiting = env.scheduler.framework.get_waiting_pod(pod["metadata"]["uid"])
