@@ -11,8 +11,12 @@ from draplane.testing.apistate import wait_for
 
 def make_registry(probe: LoopLag) -> CollectorRegistry:
     registry = CollectorRegistry()
-    registry.register(probe)
+    registry.register(probe.histogram)
     return registry
+
+
+def probes(registry: CollectorRegistry) -> float:
+    return registry.get_sample_value(f"{METRIC}_count") or 0.0
 
 
 @pytest.mark.parametrize(
@@ -39,13 +43,14 @@ def test_observed_lags_are_exported_as_a_histogram(
 
 async def test_the_probe_runs_on_the_loop_until_stopped() -> None:
     probe = LoopLag(interval=0.001)
+    registry = make_registry(probe)
     probe.start()
     probe.start()  # a second start keeps one probe
-    await wait_for(lambda: probe.count >= 3)
+    await wait_for(lambda: probes(registry) >= 3)
     probe.stop()
 
     assert not probe.running
-    assert sum(probe.buckets) <= probe.count
-    observed = probe.count
+    observed = probes(registry)
+    assert registry.get_sample_value(f"{METRIC}_bucket", {"le": "+Inf"}) == observed
     probe._probe(0.0)  # a probe already due when stopped observes nothing
-    assert (probe.count, probe.running) == (observed, False)
+    assert (probes(registry), probe.running) == (observed, False)

@@ -12,11 +12,8 @@ Go runtime's goroutine scheduling latency (runtime/metrics `/sched/latencies:sec
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
-from prometheus_client import CollectorRegistry
-from prometheus_client.core import HistogramMetricFamily
-from prometheus_client.registry import Collector
+from prometheus_client import CollectorRegistry, Histogram
 
 METRIC = "draplane_event_loop_lag_seconds"
 INTERVAL = 0.05
@@ -24,25 +21,25 @@ INTERVAL = 0.05
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
 
-class LoopLag(Collector):
-    """The lag histogram of one loop at a time; `start` on the running loop, `stop` after."""
+class LoopLag:
+    """The lag histogram of one loop at a time; `start` on the running loop, `stop` after.
+    `histogram` is registered on every component registry of the process."""
 
     def __init__(self, interval: float = INTERVAL) -> None:
         self.interval = interval
-        self.buckets = [0] * len(BUCKETS)
-        self.count = 0
-        self.total_s = 0.0
+        self.histogram = Histogram(
+            METRIC,
+            f"How long after its due time the event loop ran a callback (probed every "
+            f"{interval} s).",
+            buckets=BUCKETS,
+            registry=None,
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._handle: asyncio.TimerHandle | None = None
 
     def observe(self, seconds: float) -> None:
-        seconds = max(seconds, 0.0)
-        self.count += 1
-        self.total_s += seconds
-        for i, bound in enumerate(BUCKETS):
-            if seconds <= bound:
-                self.buckets[i] += 1
-                break
+        """One probe's lag (a probe run early counts as none)."""
+        self.histogram.observe(max(seconds, 0.0))
 
     def start(self) -> None:
         """Probe the running loop until `stop` (a second start on the same loop is a no-op)."""
@@ -73,20 +70,6 @@ class LoopLag(Collector):
         self.observe(self._loop.time() - due)
         self._schedule()
 
-    def collect(self) -> Iterator[HistogramMetricFamily]:
-        family = HistogramMetricFamily(
-            METRIC,
-            "How long after its due time the event loop ran a callback (probed every "
-            f"{self.interval} s).",
-        )
-        cumulative, running = [], 0
-        for bound, n in zip(BUCKETS, self.buckets, strict=True):
-            running += n
-            cumulative.append((repr(bound), running))
-        cumulative.append(("+Inf", self.count))
-        family.add_metric([], cumulative, self.total_s)
-        yield family
-
 
 PROBE = LoopLag()
 """This process's probe (one event loop per component process)."""
@@ -94,4 +77,4 @@ PROBE = LoopLag()
 
 def register(registry: CollectorRegistry) -> None:
     """Serve this process's loop lag on `registry` (a component's /metrics)."""
-    registry.register(PROBE)
+    registry.register(PROBE.histogram)

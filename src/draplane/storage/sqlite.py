@@ -245,18 +245,23 @@ class SqliteStorage:
         def persist_and_report() -> None:
             # The outcome goes straight to `_committed` on the loop: the writers' results are
             # set in the same turn that learns of the commit.
+            failure: Exception | None = None
             try:
                 persist()
             except Exception as exc:
-                loop.call_soon_threadsafe(self._committed, batch, keep_from, exc, done)
-            else:
-                loop.call_soon_threadsafe(self._committed, batch, keep_from, None, done)
+                failure = exc
+            loop.call_soon_threadsafe(self._committed, batch, events, keep_from, failure, done)
 
         self._executor.submit(persist_and_report)
         await done
 
     def _committed(
-        self, batch: _Batch, keep_from: int, exc: Exception | None, done: asyncio.Future[None]
+        self,
+        batch: _Batch,
+        events: builtins.list[Event],
+        keep_from: int,
+        exc: Exception | None,
+        done: asyncio.Future[None],
     ) -> None:
         """On the loop, once the batch's transaction ended: make it visible and answer its
         writers (or fail them with `exc`)."""
@@ -266,7 +271,6 @@ class SqliteStorage:
                 return
             self._write_error = None
             self._trimmed_to = max(self._trimmed_to, keep_from)
-            events = [ev for ev, _ in batch]
             self._engine.apply(events)
             for ev, future in batch:
                 key = event_key(ev)
