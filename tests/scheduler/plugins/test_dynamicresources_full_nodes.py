@@ -239,3 +239,30 @@ async def test_free_counts_follow_in_flight_and_deallocation() -> None:
     store.sync()
     status, _ = _filter(plugin, second)
     assert status == SUCCESS
+
+
+async def test_later_cycles_reuse_the_answers_of_unchanged_nodes() -> None:
+    node_b = make_node("node-b").obj()
+    slices = [
+        _slice(*_devices(2)),
+        make_resource_slice("node-b", DRIVER, "node-b").node("node-b").device("dev-0").obj(),
+    ]
+    plugin, _ = _plugin(slices, [_claim(), _claim("claim-2")])
+    nodes = node_infos(NODE, node_b)
+    first, second = _pod("claim"), make_pod("pod-2").uid("pod-2-uid").obj()
+    second["spec"]["resourceClaims"] = [{"name": "c0", "resourceClaimName": "claim-2"}]
+    state = CycleState()
+    assert plugin.pre_filter(state, pod_info(first)) == SUCCESS
+    assert [plugin.filter(state, pod_info(first), n) for n in nodes] == [SUCCESS, SUCCESS]
+    assert (await plugin.reserve(state, pod_info(first), "node-a")) == SUCCESS
+    # The next cycle: node-b's answer is reused, node-a (dev-0 now in flight) is asked anew.
+    state = CycleState()
+    assert plugin.pre_filter(state, pod_info(second)) == SUCCESS
+    assert [plugin.filter(state, pod_info(second), n) for n in nodes] == [SUCCESS, SUCCESS]
+    data = state.read(STRUCTURED_STATE_KEY)
+    assert data.allocator is not None and data.allocator.slices.fit_hits == 1
+    picked = {n: data.results[n].results()[0]["devices"]["results"] for n in ("node-a", "node-b")}
+    assert picked == {
+        "node-a": [device_result("gpu", "dev-1", DRIVER, "node-a")],
+        "node-b": [device_result("gpu", "dev-0", DRIVER, "node-b")],
+    }

@@ -6,13 +6,13 @@ Pure functions over v1 object dicts: `Allocator(...).allocate(node, claims)` ret
 """
 
 from draplane.dra.structured.allocator import (
-    ALLOCATION_RESULTS_MAX_SIZE,
     ERR_CANNOT_ALLOCATE,
     ERR_INVALID_POOLS,
     Allocator,
     available_counters,
 )
 from draplane.dra.structured.pools import Pool, SliceIndex
+from draplane.dra.structured.prepare import ALLOCATION_RESULTS_MAX_SIZE
 from draplane.dra.structured.state import (
     AllocatedCounts,
     AllocatedState,

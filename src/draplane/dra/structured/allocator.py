@@ -4,7 +4,10 @@
 scheduling cycle; `allocate(node, claims, in_flight=...)` runs once per node (the scheduler's
 Filter) and returns one AllocationResult dict per claim, or None when the claims do not fit the
 node; it raises `FailedAllocationOnNode` (this node only) or `AllocationError` (fatal for the pod).
-The search is depth-first first-fit with backtracking (see `search.py`).
+The requests are validated once per claim sequence (`prepare.py`); common requests take the
+first-fit path (`firstfit.py`, whose answers a node keeps across allocators while its allocated
+devices do not change), full nodes are answered without a search (`freedevices.py`), the rest
+by the depth-first search with backtracking (`search.py`).
 """
 
 from __future__ import annotations
@@ -16,21 +19,23 @@ from typing import Any
 
 from draplane.api.quantity import parse_quantity
 from draplane.dra.cel import SelectorCache
-from draplane.dra.structured.constraints import DistinctAttribute, MatchAttribute, _Constraint
-from draplane.dra.structured.firstfit import first_fit, simple_request
-from draplane.dra.structured.freedevices import cannot_fit, demand
-from draplane.dra.structured.pools import Pool, SliceIndex, pool_candidates
-from draplane.dra.structured.requests import (
-    Candidate,
-    RequestData,
-    claim_ref,
-    make_request_data,
-    selector_expressions,
+from draplane.dra.structured.constraints import _Constraint
+from draplane.dra.structured.firstfit import (
+    first_fit,
+    pool_marks,
+    recall,
+    remember,
+    request_signature,
+    simple_request,
 )
+from draplane.dra.structured.freedevices import cannot_fit, demand
+from draplane.dra.structured.pools import Pool, SliceIndex
+from draplane.dra.structured.prepare import ConstraintSpec, prepare
+from draplane.dra.structured.requests import RequestData
+from draplane.dra.structured.results import DeviceResult
 from draplane.dra.structured.search import Search
 from draplane.dra.structured.state import (
     AllocatedState,
-    AllocationError,
     DeviceID,
     FailedAllocationOnNode,
     Features,
@@ -39,9 +44,6 @@ from draplane.dra.structured.state import (
 Obj = Mapping[str, Any]
 ClassLookup = Mapping[str, Obj] | Callable[[str], Obj | None]
 
-# resource.k8s.io/v1 AllocationResultsMaxSize
-ALLOCATION_RESULTS_MAX_SIZE = 32
-_ConstraintSpec = tuple[type[_Constraint], list[str], str]
 ERR_INVALID_POOLS = "invalid resource pools were encountered"
 # The scheduler plugin's Filter reason when allocate() returns None.
 ERR_CANNOT_ALLOCATE = "cannot allocate all claims"
@@ -50,13 +52,13 @@ ERR_CANNOT_ALLOCATE = "cannot allocate all claims"
 class _Prepared:
     """One claim sequence's prepared requests and what `find` derives from them per cycle."""
 
-    __slots__ = ("claims", "constraints", "need", "requests", "simple")
+    __slots__ = ("claims", "constraints", "need", "requests", "signature", "simple")
 
     def __init__(
         self,
         claims: Sequence[Obj],
         requests: dict[tuple[int, int, int], RequestData],
-        constraints: list[list[_ConstraintSpec]],
+        constraints: list[list[ConstraintSpec]],
         simple: RequestData | None,
         need: tuple[int, bool] | None,
     ) -> None:
@@ -67,6 +69,8 @@ class _Prepared:
         """The one request of the first-fit path (`firstfit.simple_request`), if it applies."""
         self.need = need
         """`freedevices.demand` of the requests."""
+        self.signature = None if simple is None else request_signature(simple)
+        """What the first-fit answer depends on besides the node (the fit memo's key)."""
 
 
 class Allocator:
@@ -95,6 +99,10 @@ class Allocator:
         self.first_fit = True
         """Whether a single plain ExactCount request takes the first-fit path (`firstfit.py`),
         which gives the search's answer in one pass; tests turn it off to compare."""
+        self.fit_memo = True
+        """Whether the first-fit path's answers (and the skip's, for such a request) are kept
+        per node and request in the SliceIndex and reused while the node's pools keep their
+        allocation stamps (`AllocatedState.pool_stamps`); tests turn it off to compare."""
         self.skip_full_nodes = True
         """Whether `find` answers "does not fit" without the search where the node has too few
         free devices for the claims (`freedevices.py`; with the scheduler's incrementally kept
@@ -138,13 +146,30 @@ class Allocator:
             allocated = allocated.copy()
             for a in extra:
                 allocated.add(a)
-        pools, candidates = self.slices.gather_with_candidates(node, self.features)
+        gathered = self.slices.gathered(node, self.features)
+        pools, candidates = gathered.pools, gathered.candidates
         prep = self._prepared_requests(claims, pools, node)
         requests, constraint_specs = prep.requests, prep.constraints
         # The skip and the first-fit path are one pass at most over the node's devices: a
         # cancellation is checked once before them (the search, which checks at every step,
         # reports it).
         live = is_cancelled is None or is_cancelled() is None
+        rd = prep.simple if live and self.first_fit else None
+        # Their answer depends only on the request and the node's allocated devices: kept per
+        # node and request across allocators while the node's pools keep their stamps.
+        mark = None
+        if rd is not None and self.fit_memo and not extra:
+            mark = pool_marks(gathered, allocated)
+            hit = recall(gathered, prep.signature, mark)
+            if hit is not None:
+                chosen, steps = hit
+                with self._lock:
+                    self.steps += steps
+                    self.slices.fit_hits += 1
+                if chosen is None:
+                    return self._no_fit(pools)
+                picked = [DeviceResult(rd, c, None, None) for c in chosen]
+                return Search.answered(self, node, claims, requests, picked)
         if (
             live
             and prep.need is not None
@@ -152,13 +177,15 @@ class Allocator:
             and not extra
             and cannot_fit(self, node, claims, requests, prep.need, pools, candidates, allocated)
         ):
+            remember(gathered, prep.signature, mark, None, 0)
             return self._no_fit(pools)
-        rd = prep.simple if live and self.first_fit else None
         fast = None if rd is None else first_fit(self, node, claims[0], rd, candidates, allocated)
         if fast is not None:
             picks, steps = fast
             with self._lock:
                 self.steps += steps
+            chosen = None if picks is None else [p.candidate for p in picks]
+            remember(gathered, prep.signature, mark, chosen, steps)
             if picks is None:
                 return self._no_fit(pools)
             return Search.answered(self, node, claims, requests, picks)
@@ -224,163 +251,13 @@ class Allocator:
             )
         ):
             return hit
-        requests, specs = self._prepare(claims, pools, node)
+        requests, specs = prepare(self, claims, pools, node)
         prep = _Prepared(
             claims, requests, specs, simple_request(claims, requests, specs), demand(requests)
         )
         if not any(rd.all_mode for rd in requests.values()):
             self._prepared = prep
         return prep
-
-    def _prepare(
-        self, claims: Sequence[Obj], pools: list[Pool], node: Obj
-    ) -> tuple[dict[tuple[int, int, int], RequestData], list[list[_ConstraintSpec]]]:
-        requests: dict[tuple[int, int, int], RequestData] = {}
-        constraints: list[list[_ConstraintSpec]] = []
-        f = self.features
-        for ci, claim in enumerate(claims):
-            ref = claim_ref(claim)
-            devices = (claim.get("spec") or {}).get("devices") or {}
-            min_devices = 0
-            for ri, request in enumerate(devices.get("requests") or []):
-                rname = request.get("name", "")
-                subs = request.get("firstAvailable") or []
-                exactly = request.get("exactly")
-                if subs and not f.prioritized_list:
-                    raise AllocationError(
-                        f"claim {ref}, request {rname}: has subrequests, but the "
-                        "DRAPrioritizedList feature is disabled"
-                    )
-                if not f.consumable_capacity:
-                    if exactly and exactly.get("capacity") is not None:
-                        raise AllocationError(
-                            f"claim {ref}, request {rname}: has capacity requests, but the "
-                            "DRAConsumableCapacity feature is disabled"
-                        )
-                    for sub in subs:
-                        if sub.get("capacity") is not None:
-                            raise AllocationError(
-                                f"claim {ref}, subrequest {sub.get('name')}: has capacity "
-                                "requests, but the DRAConsumableCapacity feature is disabled"
-                            )
-                if subs:
-                    smallest: int | None = None
-                    for si, sub in enumerate(subs):
-                        rd = self._request(ci, ri, si, sub, rname, claim, pools, node, admin=None)
-                        requests[rd.key] = rd
-                        smallest = rd.count if smallest is None else min(smallest, rd.count)
-                    min_devices += smallest or 0
-                else:
-                    rd = self._request(
-                        ci, ri, 0, exactly or {}, "", claim, pools, node, admin=request
-                    )
-                    requests[rd.key] = rd
-                    min_devices += rd.count
-            if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
-                raise AllocationError(
-                    f"claim {ref}: number of requested devices {min_devices} exceeds the claim "
-                    f"limit of {ALLOCATION_RESULTS_MAX_SIZE}"
-                )
-            claim_constraints: list[_ConstraintSpec] = []
-            for i, c in enumerate(devices.get("constraints") or []):
-                names = list(c.get("requests") or [])
-                if c.get("matchAttribute"):
-                    claim_constraints.append((MatchAttribute, names, c["matchAttribute"]))
-                elif c.get("distinctAttribute"):
-                    claim_constraints.append((DistinctAttribute, names, c["distinctAttribute"]))
-                else:
-                    raise AllocationError(
-                        f"claim {ref}, constraint #{i}: empty constraint "
-                        "(unsupported constraint type?)"
-                    )
-            constraints.append(claim_constraints)
-        return requests, constraints
-
-    def _request(
-        self,
-        ci: int,
-        ri: int,
-        si: int,
-        spec: Obj,
-        parent: str,
-        claim: Obj,
-        pools: list[Pool],
-        node: Obj,
-        *,
-        admin: Obj | None,
-    ) -> RequestData:
-        """Validate one request (`admin` = the request, for `exactly`) or subrequest."""
-        ref = claim_ref(claim)
-        name = spec.get("name", "") if parent else (admin or {}).get("name", "")
-        for i, expr in enumerate(selector_expressions(spec.get("selectors"))):
-            if not expr:
-                raise AllocationError(
-                    f"claim {ref}, request {name}, selector #{i}: CEL expression empty "
-                    "(unsupported selector type?)"
-                )
-        has_admin = admin is not None and spec.get("adminAccess") is not None
-        if has_admin and not self.features.admin_access:
-            raise AllocationError(
-                f"claim {ref}, request {name}: admin access is requested, "
-                "but the feature is disabled"
-            )
-        class_name = spec.get("deviceClassName") or ""
-        if not class_name:
-            raise AllocationError(
-                f"claim {ref}, request {name}: missing device class name "
-                "(unsupported request type?)"
-            )
-        device_class = self.get_class(class_name)
-        if device_class is None:
-            raise AllocationError(
-                f"claim {ref}, request {name}: could not retrieve device class {class_name}: "
-                f'deviceclass.resource.k8s.io "{class_name}" not found'
-            )
-        mode = spec.get("allocationMode") or "ExactCount"
-        if mode not in ("ExactCount", "All"):
-            raise AllocationError(f"claim {ref}, request {name}: unsupported count mode {mode}")
-        rd = make_request_data(
-            ci,
-            ri,
-            si,
-            name,
-            parent,
-            spec,
-            device_class,
-            admin_access=bool(spec.get("adminAccess")) and has_admin,
-        )
-        if rd.all_mode:
-            rd.all_devices = self._all_devices(rd, claim, pools, node)
-            rd.count = len(rd.all_devices)
-        return rd
-
-    def _all_devices(
-        self, rd: RequestData, claim: Obj, pools: list[Pool], node: Obj
-    ) -> list[Candidate]:
-        from draplane.dra.structured.search import capacity_fits, is_selectable
-
-        ref = claim_ref(claim)
-        out: list[Candidate] = []
-        for p in pools:
-            if p.incomplete:
-                raise AllocationError(
-                    f"claim {ref}, request {rd.name}: asks for all devices, but resource pool "
-                    f"{p.pool_id} is currently being updated"
-                )
-            if p.invalid:
-                raise AllocationError(
-                    f"claim {ref}, request {rd.name}: asks for all devices, but resource pool "
-                    f"{p.pool_id} is currently invalid"
-                )
-            for c in pool_candidates(p):
-                if not is_selectable(self, None, rd, c, claim, node):
-                    continue
-                if self.features.consumable_capacity and not capacity_fits(
-                    rd, c, self.allocated, None
-                ):
-                    continue
-                out.append(c)
-        return out
 
 
 def available_counters(pool: Pool, allocated: AllocatedState) -> dict[str, dict[str, Fraction]]:

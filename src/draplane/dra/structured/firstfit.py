@@ -6,6 +6,13 @@ allocation: every device is accepted or not on its own, so the depth-first searc
 first `count` acceptable devices in search order. `first_fit` returns those picks (or None when
 fewer exist) with the step count the search would have taken, or None as a whole when a device
 of the node does not qualify (the general search then runs).
+
+That answer (and the free-device skip's, for such a request) depends only on the request and
+on which of the node's devices are allocated, so `Allocator.find` keeps it in the node's fit
+memo (`pools.Gathered.fit_memo`, alive as long as the SliceIndex and the node object) under
+`request_signature` and the node's pool stamps (`pool_marks`), and reuses it while no pool of
+the node changes its allocated devices: across pods and scheduling cycles, a node where nothing
+happened costs a tuple compare.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from draplane.dra.structured.pools import Gathered
 from draplane.dra.structured.requests import Candidate, RequestData, taint_prevents_allocation
 from draplane.dra.structured.results import DeviceResult
 from draplane.dra.structured.search import is_selectable
@@ -23,6 +31,8 @@ if TYPE_CHECKING:
 
 Obj = Mapping[str, Any]
 _MAX_RESULTS = 32
+# Distinct requests remembered per node (its memo starts over beyond).
+_FIT_MEMO_SIZE = 32
 
 
 def simple_request(
@@ -72,3 +82,46 @@ def first_fit(
             return picked, rd.count + 3
     # Every subset of the k acceptable devices was tried (k < count), plus the root.
     return None, 2 ** len(picked)
+
+
+def request_signature(rd: RequestData) -> tuple[Any, ...]:
+    """What decides which devices a first-fit request accepts: the class and request
+    selectors, the count, the tolerations (it has no admin access, capacity or subrequests)."""
+    tolerations = tuple(tuple(sorted(t.items())) for t in rd.tolerations)
+    return (rd.all_selectors, rd.count, tolerations)
+
+
+def pool_marks(gathered: Gathered, allocated: AllocatedState) -> tuple[int, ...] | None:
+    """The node's pools' allocation stamps (None without stamps: nothing may be remembered)."""
+    stamps = allocated.pool_stamps
+    if stamps is None:
+        return None
+    return tuple([stamps.get(key, 0) for key in gathered.pool_keys])
+
+
+def recall(
+    gathered: Gathered, signature: Any, marks: tuple[int, ...] | None
+) -> tuple[list[Candidate] | None, int] | None:
+    """The remembered (picks or None, steps) for the request while the stamps are `marks`."""
+    if marks is None:
+        return None
+    hit = gathered.fit_memo.get(signature)
+    if hit is None or hit[0] != marks:
+        return None
+    return hit[1], hit[2]
+
+
+def remember(
+    gathered: Gathered,
+    signature: Any,
+    marks: tuple[int, ...] | None,
+    chosen: list[Candidate] | None,
+    steps: int,
+) -> None:
+    """Keep an answer (no-op without `marks`)."""
+    if marks is None:
+        return
+    memo = gathered.fit_memo
+    if len(memo) >= _FIT_MEMO_SIZE and signature not in memo:
+        memo.clear()
+    memo[signature] = (marks, chosen, steps)

@@ -87,7 +87,8 @@ class SliceIndex:
     """All ResourceSlices of the cluster, indexed for per-node pool gathering.
 
     Build one whenever the set of slices changes and share it between pods: it caches each
-    node's pools and candidate devices by node object (a node update is a new object).
+    node's pools and candidate devices by node object (a node update is a new object), and
+    beside them the node's fit memo (`fit_memo`), which the allocator fills and reads.
     """
 
     def __init__(self, slices: Iterable[Obj]) -> None:
@@ -97,7 +98,9 @@ class SliceIndex:
         # (driver, pool) -> {generation: slice count}; the newest generation anywhere
         self.generations: dict[tuple[str, str], dict[int, int]] = {}
         self.pool_slices: dict[tuple[str, str], list[Obj]] = {}
-        self._gathered: dict[tuple[int, int], tuple[Obj, Features, list[Pool], list[Any]]] = {}
+        self._gathered: dict[tuple[int, int], Gathered] = {}
+        self.fit_hits = 0
+        """How often `Allocator.find` answered from a node's fit memo (tests, benches)."""
         for s in self.all_slices:
             spec = s.get("spec") or {}
             node_name = spec.get("nodeName")
@@ -115,18 +118,23 @@ class SliceIndex:
 
     def gather_with_candidates(self, node: Obj, features: Features) -> tuple[list[Pool], list[Any]]:
         """The node's pools and the devices of its usable pools in search order."""
+        g = self.gathered(node, features)
+        return g.pools, g.candidates
+
+    def gathered(self, node: Obj, features: Features) -> Gathered:
+        """The node's pools, candidates and fit memo, gathered once per node object."""
         key = (id(node), id(features))
         hit = self._gathered.get(key)
-        if hit is not None and hit[0] is node and hit[1] is features:
-            return hit[2], hit[3]
+        if hit is not None and hit.node is node and hit.features is features:
+            return hit
         pools = self._gather(node, features)
         candidates = [
             c for p in pools if not p.incomplete and not p.invalid for c in pool_candidates(p)
         ]
         if len(self._gathered) > 20_000:
             self._gathered.clear()
-        self._gathered[key] = (node, features, pools, candidates)
-        return pools, candidates
+        self._gathered[key] = hit = Gathered(node, features, pools, candidates)
+        return hit
 
     def _gather(self, node: Obj, features: Features) -> list[Pool]:
         node_name = (node.get("metadata") or {}).get("name", "")
@@ -166,6 +174,24 @@ class SliceIndex:
             result.append(p)
         result.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
         return result
+
+
+class Gathered:
+    """One node's gathered pools and candidates, and its fit memo: request signature ->
+    (the pools' allocation stamps, the picked candidates or None for "does not fit", the
+    search steps that answer took). The allocator owns the memo's meaning (`Allocator.find`)."""
+
+    __slots__ = ("candidates", "features", "fit_memo", "node", "pool_keys", "pools")
+
+    def __init__(
+        self, node: Obj, features: Features, pools: list[Pool], candidates: list[Any]
+    ) -> None:
+        self.node = node
+        self.features = features
+        self.pools = pools
+        self.candidates = candidates
+        self.pool_keys = [(p.driver, p.name) for p in pools]
+        self.fit_memo: dict[Any, tuple[tuple[int, ...], list[Any] | None, int]] = {}
 
 
 def _slice_count(s: Obj) -> int:
