@@ -96,7 +96,10 @@ def pool_marks(gathered: Gathered, allocated: AllocatedState) -> tuple[int, ...]
     stamps = allocated.pool_stamps
     if stamps is None:
         return None
-    return tuple([stamps.get(key, 0) for key in gathered.pool_keys])
+    keys = gathered.pool_keys
+    if len(keys) == 1:
+        return (stamps.get(keys[0], 0),)
+    return tuple([stamps.get(key, 0) for key in keys])
 
 
 def recall(
