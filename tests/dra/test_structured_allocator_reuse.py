@@ -105,10 +105,25 @@ def test_request_errors_repeat_on_every_node() -> None:
             alloc.allocate(make_node("node-1").obj(), [claim])
 
 
-def test_allocation_bench_runs() -> None:
-    result = structuredalloc.run(nodes=3, devices=2, pods=2, allocated_fraction=0.0)
-    assert result["fits"] == 6
-    assert result["evaluations"] == 6  # class + request selector on the first device of 3 nodes
+@pytest.mark.parametrize(
+    ("tracked", "memo", "fits", "hits", "evaluations"),
+    [
+        # class + request selector on the first device of 3 nodes
+        pytest.param(False, True, 6, 0, 6, id="fixed-state"),
+        # The first pod takes node-0's one A100: the second pod finds node-0 changed (its
+        # H100 evaluated, no fit) and reuses the answers of the other two.
+        pytest.param(True, True, 5, 2, 8, id="tracked"),
+        pytest.param(True, False, 5, 0, 8, id="tracked-without-memo"),
+    ],
+)
+def test_allocation_bench_runs(
+    tracked: bool, memo: bool, fits: int, hits: int, evaluations: int
+) -> None:
+    result = structuredalloc.run(
+        nodes=3, devices=2, pods=2, allocated_fraction=0.0, tracked=tracked, memo=memo
+    )
+    assert (result["fits"], result["fit_memo_hits"]) == (fits, hits)
+    assert result["evaluations"] == evaluations
 
 
 def test_cel_bench_runs() -> None:
