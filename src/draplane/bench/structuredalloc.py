@@ -109,7 +109,7 @@ def run(
     taken = int(devices * allocated_fraction)
     for i in range(nodes):
         counts.add(_allocation(i, range(taken)))
-    fixed = AllocatedState(set(counts.snapshot().allocated_devices))
+    fixed = AllocatedState(counts.snapshot().allocated_devices.copy())
     per_pod: list[float] = []
     fits = 0
     for p in range(pods):

@@ -4,12 +4,16 @@
 (structured/internal/allocatedstate.go): dedicated devices, shared devices per shareID and the
 capacity their shares consume. `AllocatedState.from_allocations()` builds it from
 `status.allocation` dicts of allocated claims and of in-flight allocations alike.
+
+The dedicated devices are a `DeviceSet`: device names grouped by pool in frozensets, so a copy
+(the tracker's snapshot, once per scheduling cycle) shares every pool's set and costs one
+entry per pool, and a change builds only its pool's set anew.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -18,6 +22,7 @@ from draplane.api.quantity import parse_quantity
 
 # (driver, pool, device)
 DeviceID = tuple[str, str, str]
+PoolKey = tuple[str, str]
 
 
 def device_id_string(d: DeviceID) -> str:
@@ -44,11 +49,68 @@ class Features:
     consumable_capacity: bool = True
 
 
+class DeviceSet(Set[DeviceID]):
+    """A set of device IDs kept per pool (see the module docstring); `copy()` is a dict copy."""
+
+    __slots__ = ("_pools",)
+
+    def __init__(self, devices: Iterable[DeviceID] = ()) -> None:
+        self._pools: dict[PoolKey, frozenset[str]] = {}
+        self.update(devices)
+
+    def __contains__(self, did: object) -> bool:
+        if type(did) is not tuple or len(did) != 3:
+            return False
+        names = self._pools.get((did[0], did[1]))
+        return names is not None and did[2] in names
+
+    def __iter__(self) -> Iterator[DeviceID]:
+        for (driver, pool), names in self._pools.items():
+            for name in names:
+                yield (driver, pool, name)
+
+    def __len__(self) -> int:
+        return sum(len(names) for names in self._pools.values())
+
+    def __repr__(self) -> str:
+        return f"DeviceSet({sorted(self)!r})"
+
+    def add(self, did: DeviceID) -> None:
+        key = (did[0], did[1])
+        names = self._pools.get(key)
+        if names is None:
+            self._pools[key] = frozenset((did[2],))
+        elif did[2] not in names:
+            self._pools[key] = names | {did[2]}
+
+    def update(self, devices: Iterable[DeviceID]) -> None:
+        grouped: dict[PoolKey, set[str]] = {}
+        for did in devices:
+            grouped.setdefault((did[0], did[1]), set()).add(did[2])
+        for key, names in grouped.items():
+            self._pools[key] = self._pools.get(key, frozenset()) | names
+
+    def discard(self, did: DeviceID) -> None:
+        key = (did[0], did[1])
+        names = self._pools.get(key)
+        if names is not None and did[2] in names:
+            rest = names - {did[2]}
+            if rest:
+                self._pools[key] = rest
+            else:
+                del self._pools[key]
+
+    def copy(self) -> DeviceSet:
+        out = DeviceSet()
+        out._pools = dict(self._pools)
+        return out
+
+
 @dataclass
 class AllocatedState:
     """Devices in use by allocated and in-flight claims (admin-access results excluded)."""
 
-    allocated_devices: set[DeviceID] = field(default_factory=set)
+    allocated_devices: DeviceSet = field(default_factory=DeviceSet)
     # (driver, pool, device, shareID)
     allocated_shared_device_ids: set[tuple[str, str, str, str]] = field(default_factory=set)
     aggregated_capacity: dict[DeviceID, dict[str, Fraction]] = field(default_factory=dict)
@@ -56,6 +118,10 @@ class AllocatedState:
     """(driver, pool) -> a stamp that changes whenever the pool's dedicated devices in
     `allocated_devices` do (absent: none ever allocated). Only `AllocatedCounts.snapshot()` sets
     it; `add()` clears it. The allocator caches a pool's free-device count per stamp."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.allocated_devices, DeviceSet):
+            self.allocated_devices = DeviceSet(self.allocated_devices)
 
     @classmethod
     def from_allocations(cls, allocations: Iterable[Mapping[str, Any] | None]) -> AllocatedState:
@@ -83,7 +149,7 @@ class AllocatedState:
 
     def copy(self) -> AllocatedState:
         return AllocatedState(
-            set(self.allocated_devices),
+            self.allocated_devices.copy(),
             set(self.allocated_shared_device_ids),
             {k: dict(v) for k, v in self.aggregated_capacity.items()},
         )
@@ -107,6 +173,8 @@ class AllocatedCounts:
 
     def __init__(self) -> None:
         self._devices: dict[DeviceID, int] = {}
+        self._present = DeviceSet()
+        """The devices of `_devices` (count above zero), handed out as copies."""
         self._shares: dict[tuple[str, str, str, str], int] = {}
         self._shares_per_device: dict[DeviceID, int] = {}
         self._capacity: dict[DeviceID, dict[str, Fraction]] = {}
@@ -125,7 +193,10 @@ class AllocatedCounts:
             did: DeviceID = (r["driver"], r["pool"], r["device"])
             share = r.get("shareID")
             if not share:
-                _count(self._devices, did, sign)
+                if _count(self._devices, did, sign):
+                    self._present.add(did)
+                else:
+                    self._present.discard(did)
                 self._stamps[(did[0], did[1])] = next(_STAMPS)
                 continue
             _count(self._shares, (*did, share), sign)
@@ -137,7 +208,7 @@ class AllocatedCounts:
 
     def snapshot(self) -> AllocatedState:
         return AllocatedState(
-            set(self._devices),
+            self._present.copy(),
             set(self._shares),
             {k: dict(v) for k, v in self._capacity.items()},
             dict(self._stamps),
