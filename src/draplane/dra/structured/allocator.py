@@ -102,7 +102,9 @@ class Allocator:
         self.fit_memo = True
         """Whether the first-fit path's answers (and the skip's, for such a request) are kept
         per node and request in the SliceIndex and reused while the node's pools keep their
-        allocation stamps (`AllocatedState.pool_stamps`); tests turn it off to compare."""
+        allocation stamps (`AllocatedState.pool_stamps`); tests turn it off to compare. A
+        remembered answer carries the step count of the allocator that found it, so allocators
+        sharing a SliceIndex should share `skip_full_nodes` too."""
         self.skip_full_nodes = True
         """Whether `find` answers "does not fit" without the search where the node has too few
         free devices for the claims (`freedevices.py`; with the scheduler's incrementally kept
