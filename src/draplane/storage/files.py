@@ -14,6 +14,7 @@ import logging
 import os
 import sqlite3
 import stat
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -114,13 +115,16 @@ def fsync_dir(path: str | Path) -> None:
 
 
 def write_private(path: str | Path, data: bytes | str) -> None:
-    """Replace `path` atomically with `data` (mode 0600) through `path.tmp`, which never stays
-    behind; DiskFullError when the disk is full, other OSErrors as they are."""
+    """Replace `path` atomically with `data` (mode 0600) through a temporary file of its own
+    beside it (`<name>.<random>.tmp`, so writers racing on one path, such as API server
+    replicas sharing a data dir, never rename each other's), which never stays behind;
+    DiskFullError when the disk is full, other OSErrors as they are."""
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
     payload = data.encode() if isinstance(data, str) else data
+    tmp: Path | None = None
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.", suffix=".tmp")
+        tmp = Path(name)
         try:
             os.fchmod(fd, FILE_MODE)
             view = memoryview(payload)
@@ -131,8 +135,9 @@ def write_private(path: str | Path, data: bytes | str) -> None:
             os.close(fd)
         os.replace(tmp, path)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
         if is_disk_full(exc):
             raise DiskFullError(path, exc) from exc
         raise
