@@ -102,7 +102,7 @@ class Allocator:
         self.fit_memo = True
         """Whether the first-fit path's answers (and the skip's, for such a request) are kept
         per node and request in the SliceIndex and reused while the node's pools keep their
-        allocation stamps (`AllocatedState.pool_stamps`); tests turn it off to compare. A
+        allocated devices (`firstfit.pool_marks`); tests turn it off to compare. A
         remembered answer carries the step count of the allocator that found it, so allocators
         sharing a SliceIndex should share `skip_full_nodes` too."""
         self.skip_full_nodes = True
@@ -158,7 +158,7 @@ class Allocator:
         live = is_cancelled is None or is_cancelled() is None
         rd = prep.simple if live and self.first_fit else None
         # Their answer depends only on the request and the node's allocated devices: kept per
-        # node and request across allocators while the node's pools keep their stamps.
+        # node and request across allocators while the node's pools keep their allocated devices.
         mark = None
         if rd is not None and self.fit_memo and not extra:
             mark = pool_marks(gathered, allocated)

@@ -10,9 +10,9 @@ of the node does not qualify (the general search then runs).
 That answer (and the free-device skip's, for such a request) depends only on the request and
 on which of the node's devices are allocated, so `Allocator.find` keeps it in the node's fit
 memo (`pools.Gathered.fit_memo`, alive as long as the SliceIndex and the node object) under
-`request_signature` and the node's pool stamps (`pool_marks`), and reuses it while no pool of
-the node changes its allocated devices: across pods and scheduling cycles, a node where nothing
-happened costs a tuple compare.
+`request_signature` with the allocated device names of the node's pools (`pool_marks`), and
+reuses it while those names are the same: across pods and scheduling cycles, a node where
+nothing happened costs a tuple compare (of the same frozenset objects).
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 Obj = Mapping[str, Any]
 _MAX_RESULTS = 32
+Marks = tuple[frozenset[str], ...]
+"""The allocated device names of a node's pools, in the node's pool order."""
 # Distinct requests remembered per node (its memo starts over beyond).
 _FIT_MEMO_SIZE = 32
 
@@ -91,21 +93,22 @@ def request_signature(rd: RequestData) -> tuple[Any, ...]:
     return (rd.all_selectors, rd.count, tolerations)
 
 
-def pool_marks(gathered: Gathered, allocated: AllocatedState) -> tuple[int, ...] | None:
-    """The node's pools' allocation stamps (None without stamps: nothing may be remembered)."""
-    stamps = allocated.pool_stamps
-    if stamps is None:
+def pool_marks(gathered: Gathered, allocated: AllocatedState) -> Marks | None:
+    """The allocated device names of the node's pools (`DeviceSet.names`; None for a state the
+    tracker did not keep: nothing is remembered for it)."""
+    if not allocated.tracked:
         return None
+    names = allocated.allocated_devices.names
     keys = gathered.pool_keys
     if len(keys) == 1:
-        return (stamps.get(keys[0], 0),)
-    return tuple([stamps.get(key, 0) for key in keys])
+        return (names(keys[0]),)
+    return tuple([names(key) for key in keys])
 
 
 def recall(
-    gathered: Gathered, signature: Any, marks: tuple[int, ...] | None
+    gathered: Gathered, signature: Any, marks: Marks | None
 ) -> tuple[list[Candidate] | None, int] | None:
-    """The remembered (picks or None, steps) for the request while the stamps are `marks`."""
+    """The remembered (picks or None, steps) for the request while the names are `marks`."""
     if marks is None:
         return None
     hit = gathered.fit_memo.get(signature)
@@ -117,7 +120,7 @@ def recall(
 def remember(
     gathered: Gathered,
     signature: Any,
-    marks: tuple[int, ...] | None,
+    marks: Marks | None,
     chosen: list[Candidate] | None,
     steps: int,
 ) -> None:

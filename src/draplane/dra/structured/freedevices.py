@@ -8,9 +8,9 @@ fails without evaluating anything per device (no CEL selector, counter, taint or
 check), so its answer is the plain "does not fit" (or `invalid resource pools` through
 `_no_fit`), which `cannot_fit` gives without it.
 
-Each gathered `Pool` caches its free-device count per `AllocatedState.pool_stamps` entry (the
-stamp changes whenever the pool's allocated devices do), so a node costs a dict lookup per pool
-while nothing on it changes. The answer is only given where it is exact:
+Each gathered `Pool` caches its free-device count with the pool's allocated names object
+(`DeviceSet.names`, a new object whenever the pool's allocated devices change), so a node costs
+a dict lookup per pool while nothing on it changes. The answer is only given where it is exact:
 - no request has adminAccess (it may use allocated devices);
 - zero free devices: any requests (ExactCount, All, firstAvailable);
 - fewer free devices than needed (each request's count, a firstAvailable request's smallest
@@ -60,19 +60,18 @@ def demand(requests: Mapping[RequestKey, RequestData]) -> tuple[int, bool] | Non
 
 def free_devices(pools: Sequence[Pool], allocated: AllocatedState) -> tuple[int, bool]:
     """(devices of the usable pools not in `allocated_devices`, whether some device allows
-    multiple allocations); `allocated.pool_stamps` must be set."""
-    stamps = allocated.pool_stamps or {}
+    multiple allocations)."""
+    in_use = allocated.allocated_devices
     total = 0
     multi = False
     for p in pools:
         if p.incomplete or p.invalid:
             continue
-        stamp = stamps.get((p.driver, p.name), 0)
+        names = in_use.names((p.driver, p.name))
         hit = p.free
-        if hit is None or hit[0] != stamp:
-            in_use = allocated.allocated_devices
+        if hit is None or hit[0] is not names:
             n = sum(1 for c in pool_candidates(p) if c.id not in in_use)
-            p.free = hit = (stamp, n)
+            p.free = hit = (names, n)
         total += hit[1]
         multi = multi or p.multi_allocatable
     return total, multi
@@ -90,7 +89,7 @@ def cannot_fit(
 ) -> bool:
     """True when the search is certain to find nothing (see the module docstring); `need` is
     `demand(requests)`."""
-    if allocated.pool_stamps is None:
+    if not allocated.tracked:
         return False
     free, multi = free_devices(pools, allocated)
     if free == 0:

@@ -35,8 +35,9 @@ class Pool:
     has_binding_conditions: bool = False
     # Search candidates of this pool, built once: (device ID, device, slice)
     candidates: list[Any] = field(default_factory=list)
-    free: tuple[int, int] | None = None
-    """(pool stamp, devices not allocated at that stamp): `freedevices.free_devices`' cache."""
+    free: tuple[frozenset[str], int] | None = None
+    """(the pool's allocated names, `DeviceSet.names`; its devices outside them):
+    `freedevices.free_devices`' cache, valid while the same names object is current."""
     multi_allocatable: bool = False
     """Some device allows multiple allocations (set with the candidates)."""
 
@@ -178,7 +179,7 @@ class SliceIndex:
 
 class Gathered:
     """One node's gathered pools and candidates, and its fit memo: request signature ->
-    (the pools' allocation stamps, the picked candidates or None for "does not fit", the
+    (the pools' allocated device names, the picked candidates or None for "does not fit", the
     search steps that answer took). The allocator owns the memo's meaning (`Allocator.find`)."""
 
     __slots__ = ("candidates", "features", "fit_memo", "node", "pool_keys", "pools")
@@ -191,7 +192,7 @@ class Gathered:
         self.pools = pools
         self.candidates = candidates
         self.pool_keys = [(p.driver, p.name) for p in pools]
-        self.fit_memo: dict[Any, tuple[tuple[int, ...], list[Any] | None, int]] = {}
+        self.fit_memo: dict[Any, tuple[tuple[frozenset[str], ...], list[Any] | None, int]] = {}
 
 
 def _slice_count(s: Obj) -> int:

@@ -7,12 +7,13 @@ capacity their shares consume. `AllocatedState.from_allocations()` builds it fro
 
 The dedicated devices are a `DeviceSet`: device names grouped by pool in frozensets, so a copy
 (the tracker's snapshot, once per scheduling cycle) shares every pool's set and costs one
-entry per pool, and a change builds only its pool's set anew.
+entry per pool, and a change builds only its pool's set anew. A pool's set (`names`) is then
+also what the allocator's caches key on: the same object while the pool's allocated devices
+stay the same, a new one as soon as they change.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -23,6 +24,7 @@ from draplane.api.quantity import parse_quantity
 # (driver, pool, device)
 DeviceID = tuple[str, str, str]
 PoolKey = tuple[str, str]
+_NO_NAMES: frozenset[str] = frozenset()
 
 
 def device_id_string(d: DeviceID) -> str:
@@ -75,6 +77,10 @@ class DeviceSet(Set[DeviceID]):
     def __repr__(self) -> str:
         return f"DeviceSet({sorted(self)!r})"
 
+    def names(self, pool: PoolKey) -> frozenset[str]:
+        """The pool's allocated device names (one shared empty set for a pool without any)."""
+        return self._pools.get(pool, _NO_NAMES)
+
     def add(self, did: DeviceID) -> None:
         key = (did[0], did[1])
         names = self._pools.get(key)
@@ -114,10 +120,10 @@ class AllocatedState:
     # (driver, pool, device, shareID)
     allocated_shared_device_ids: set[tuple[str, str, str, str]] = field(default_factory=set)
     aggregated_capacity: dict[DeviceID, dict[str, Fraction]] = field(default_factory=dict)
-    pool_stamps: dict[tuple[str, str], int] | None = None
-    """(driver, pool) -> a stamp that changes whenever the pool's dedicated devices in
-    `allocated_devices` do (absent: none ever allocated). Only `AllocatedCounts.snapshot()` sets
-    it; `add()` clears it. The allocator caches a pool's free-device count per stamp."""
+    tracked: bool = False
+    """Whether this is a snapshot of the scheduler's incrementally kept counts
+    (`AllocatedCounts.snapshot()` sets it; `add()` clears it): only there do the allocator's
+    full-node skip and fit memo apply."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.allocated_devices, DeviceSet):
@@ -133,7 +139,7 @@ class AllocatedState:
 
     def add(self, allocation: Mapping[str, Any]) -> None:
         """Record one `status.allocation` (AllocationResult dict)."""
-        self.pool_stamps = None
+        self.tracked = False
         for r in (allocation.get("devices") or {}).get("results") or []:
             if r.get("adminAccess"):
                 continue
@@ -178,7 +184,6 @@ class AllocatedCounts:
         self._shares: dict[tuple[str, str, str, str], int] = {}
         self._shares_per_device: dict[DeviceID, int] = {}
         self._capacity: dict[DeviceID, dict[str, Fraction]] = {}
-        self._stamps: dict[tuple[str, str], int] = {}
 
     def add(self, allocation: Mapping[str, Any]) -> None:
         self._apply(allocation, 1)
@@ -197,7 +202,6 @@ class AllocatedCounts:
                     self._present.add(did)
                 else:
                     self._present.discard(did)
-                self._stamps[(did[0], did[1])] = next(_STAMPS)
                 continue
             _count(self._shares, (*did, share), sign)
             agg = self._capacity.setdefault(did, {})
@@ -211,12 +215,8 @@ class AllocatedCounts:
             self._present.copy(),
             set(self._shares),
             {k: dict(v) for k, v in self._capacity.items()},
-            dict(self._stamps),
+            tracked=True,
         )
-
-
-_STAMPS = itertools.count(1)
-"""Stamps unique across all AllocatedCounts: equal stamps mean the same pool contents."""
 
 
 def _count(counts: dict[Any, int], key: Any, sign: int) -> int:
