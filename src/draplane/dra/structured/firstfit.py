@@ -24,7 +24,7 @@ from draplane.dra.structured.pools import Gathered
 from draplane.dra.structured.requests import Candidate, RequestData, taint_prevents_allocation
 from draplane.dra.structured.results import DeviceResult
 from draplane.dra.structured.search import is_selectable
-from draplane.dra.structured.state import AllocatedState
+from draplane.dra.structured.state import NO_NAMES, AllocatedState
 
 if TYPE_CHECKING:
     from draplane.dra.structured.allocator import Allocator
@@ -98,11 +98,11 @@ def pool_marks(gathered: Gathered, allocated: AllocatedState) -> Marks | None:
     tracker did not keep: nothing is remembered for it)."""
     if not allocated.tracked:
         return None
-    names = allocated.allocated_devices.names
+    names = allocated.allocated_devices.by_pool.get
     keys = gathered.pool_keys
     if len(keys) == 1:
-        return (names(keys[0]),)
-    return tuple([names(key) for key in keys])
+        return (names(keys[0], NO_NAMES),)
+    return tuple([names(key, NO_NAMES) for key in keys])
 
 
 def recall(

@@ -24,7 +24,7 @@ from draplane.api.quantity import parse_quantity
 # (driver, pool, device)
 DeviceID = tuple[str, str, str]
 PoolKey = tuple[str, str]
-_NO_NAMES: frozenset[str] = frozenset()
+NO_NAMES: frozenset[str] = frozenset()
 
 
 def device_id_string(d: DeviceID) -> str:
@@ -54,61 +54,62 @@ class Features:
 class DeviceSet(Set[DeviceID]):
     """A set of device IDs kept per pool (see the module docstring); `copy()` is a dict copy."""
 
-    __slots__ = ("_pools",)
+    __slots__ = ("by_pool",)
 
     def __init__(self, devices: Iterable[DeviceID] = ()) -> None:
-        self._pools: dict[PoolKey, frozenset[str]] = {}
+        self.by_pool: dict[PoolKey, frozenset[str]] = {}
+        """Pool -> its allocated device names (read-only outside this class; `names`)."""
         self.update(devices)
 
     def __contains__(self, did: object) -> bool:
         if type(did) is not tuple or len(did) != 3:
             return False
-        names = self._pools.get((did[0], did[1]))
+        names = self.by_pool.get((did[0], did[1]))
         return names is not None and did[2] in names
 
     def __iter__(self) -> Iterator[DeviceID]:
-        for (driver, pool), names in self._pools.items():
+        for (driver, pool), names in self.by_pool.items():
             for name in names:
                 yield (driver, pool, name)
 
     def __len__(self) -> int:
-        return sum(len(names) for names in self._pools.values())
+        return sum(len(names) for names in self.by_pool.values())
 
     def __repr__(self) -> str:
         return f"DeviceSet({sorted(self)!r})"
 
     def names(self, pool: PoolKey) -> frozenset[str]:
         """The pool's allocated device names (one shared empty set for a pool without any)."""
-        return self._pools.get(pool, _NO_NAMES)
+        return self.by_pool.get(pool, NO_NAMES)
 
     def add(self, did: DeviceID) -> None:
         key = (did[0], did[1])
-        names = self._pools.get(key)
+        names = self.by_pool.get(key)
         if names is None:
-            self._pools[key] = frozenset((did[2],))
+            self.by_pool[key] = frozenset((did[2],))
         elif did[2] not in names:
-            self._pools[key] = names | {did[2]}
+            self.by_pool[key] = names | {did[2]}
 
     def update(self, devices: Iterable[DeviceID]) -> None:
         grouped: dict[PoolKey, set[str]] = {}
         for did in devices:
             grouped.setdefault((did[0], did[1]), set()).add(did[2])
         for key, names in grouped.items():
-            self._pools[key] = self._pools.get(key, frozenset()) | names
+            self.by_pool[key] = self.by_pool.get(key, frozenset()) | names
 
     def discard(self, did: DeviceID) -> None:
         key = (did[0], did[1])
-        names = self._pools.get(key)
+        names = self.by_pool.get(key)
         if names is not None and did[2] in names:
             rest = names - {did[2]}
             if rest:
-                self._pools[key] = rest
+                self.by_pool[key] = rest
             else:
-                del self._pools[key]
+                del self.by_pool[key]
 
     def copy(self) -> DeviceSet:
         out = DeviceSet()
-        out._pools = dict(self._pools)
+        out.by_pool = dict(self.by_pool)
         return out
 
 
