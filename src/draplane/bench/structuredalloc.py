@@ -25,10 +25,10 @@ from draplane.dra.structured import (
     AllocatedCounts,
     AllocatedState,
     Allocator,
+    Answer,
     Features,
     SliceIndex,
 )
-from draplane.dra.structured.search import Search
 
 DRIVER = "gpu.example.com"
 SELECTOR = f'device.attributes["{DRIVER}"].model == "A100"'
@@ -120,7 +120,7 @@ def run(
         )
         alloc.fit_memo = memo
         c = [claim(p)]
-        first: Search | None = None
+        first: Answer | None = None
         for node in node_objs:
             found = alloc.find(node, c)
             if found is not None:

@@ -9,6 +9,7 @@ from draplane.dra.structured.allocator import (
     ERR_CANNOT_ALLOCATE,
     ERR_INVALID_POOLS,
     Allocator,
+    Answer,
     available_counters,
 )
 from draplane.dra.structured.pools import Pool, SliceIndex
@@ -30,6 +31,7 @@ __all__ = [
     "AllocatedState",
     "AllocationError",
     "Allocator",
+    "Answer",
     "DeviceID",
     "FailedAllocationOnNode",
     "Features",

@@ -21,6 +21,7 @@ from draplane.api.quantity import parse_quantity
 from draplane.dra.cel import SelectorCache
 from draplane.dra.structured.constraints import _Constraint
 from draplane.dra.structured.firstfit import (
+    FirstFitAnswer,
     first_fit,
     pool_marks,
     recall,
@@ -32,7 +33,6 @@ from draplane.dra.structured.freedevices import cannot_fit, demand
 from draplane.dra.structured.pools import Pool, SliceIndex
 from draplane.dra.structured.prepare import ConstraintSpec, prepare
 from draplane.dra.structured.requests import RequestData
-from draplane.dra.structured.results import DeviceResult
 from draplane.dra.structured.search import Search
 from draplane.dra.structured.state import (
     AllocatedState,
@@ -43,6 +43,8 @@ from draplane.dra.structured.state import (
 
 Obj = Mapping[str, Any]
 ClassLookup = Mapping[str, Obj] | Callable[[str], Obj | None]
+Answer = Search | FirstFitAnswer
+"""What `find` answers for a node where the claims fit: `results()` builds the AllocationResults."""
 
 ERR_INVALID_POOLS = "invalid resource pools were encountered"
 # The scheduler plugin's Filter reason when allocate() returns None.
@@ -139,9 +141,10 @@ class Allocator:
         *,
         in_flight: Iterable[Obj] = (),
         is_cancelled: Callable[[], str | None] | None = None,
-    ) -> Search | None:
-        """`allocate` without building the AllocationResults: the finished search, whose
-        `results()` builds them (the scheduler builds them only for the node it picks)."""
+    ) -> Answer | None:
+        """`allocate` without building the AllocationResults: the finished search or the
+        first-fit answer, whose `results()` builds them (the scheduler builds them only for the
+        node it picks)."""
         allocated = self.allocated
         extra = list(in_flight) if in_flight else ()
         if extra:
@@ -170,8 +173,7 @@ class Allocator:
                     self.slices.fit_hits += 1
                 if chosen is None:
                     return self._no_fit(pools)
-                picked = [DeviceResult(rd, c, None, None) for c in chosen]
-                return Search.answered(self, node, claims, requests, picked)
+                return FirstFitAnswer(self, node, claims, requests, rd, chosen)
         if (
             live
             and prep.need is not None
@@ -182,15 +184,14 @@ class Allocator:
             remember(gathered, prep.signature, mark, None, 0)
             return self._no_fit(pools)
         fast = None if rd is None else first_fit(self, node, claims[0], rd, candidates, allocated)
-        if fast is not None:
-            picks, steps = fast
+        if fast is not None and rd is not None:
+            chosen, steps = fast
             with self._lock:
                 self.steps += steps
-            chosen = None if picks is None else [p.candidate for p in picks]
             remember(gathered, prep.signature, mark, chosen, steps)
-            if picks is None:
+            if chosen is None:
                 return self._no_fit(pools)
-            return Search.answered(self, node, claims, requests, picks)
+            return FirstFitAnswer(self, node, claims, requests, rd, chosen)
         constraints: list[list[_Constraint]] = [
             [kind(names, attr) for kind, names, attr in specs] for specs in constraint_specs
         ]

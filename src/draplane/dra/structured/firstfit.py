@@ -3,9 +3,11 @@
 One claim with one ExactCount request of at most 32 devices, no constraints, no admin access,
 no capacity request and no subrequests, over devices that consume no counters and allow one
 allocation: every device is accepted or not on its own, so the depth-first search's answer is the
-first `count` acceptable devices in search order. `first_fit` returns those picks (or None when
-fewer exist) with the step count the search would have taken, or None as a whole when a device
-of the node does not qualify (the general search then runs).
+first `count` acceptable devices in search order. `first_fit` returns those devices (or None
+when fewer exist) with the step count the search would have taken, or None as a whole when a
+device of the node does not qualify (the general search then runs). A `FirstFitAnswer` holds
+them for the node; its Search and AllocationResults are built only when `results()` is asked
+(Reserve asks for one node, Filter keeps an answer for every feasible one).
 
 That answer (and the free-device skip's, for such a request) depends only on the request and
 on which of the node's devices are allocated, so `Allocator.find` keeps it in the node's fit
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from draplane.dra.structured.pools import Gathered
 from draplane.dra.structured.requests import Candidate, RequestData, taint_prevents_allocation
 from draplane.dra.structured.results import DeviceResult
-from draplane.dra.structured.search import is_selectable
+from draplane.dra.structured.search import Search, is_selectable
 from draplane.dra.structured.state import NO_NAMES, AllocatedState
 
 if TYPE_CHECKING:
@@ -65,10 +67,10 @@ def first_fit(
     rd: RequestData,
     candidates: list[Candidate],
     allocated: AllocatedState,
-) -> tuple[list[DeviceResult] | None, int] | None:
+) -> tuple[list[Candidate] | None, int] | None:
     in_use = allocated.allocated_devices
     taints = alloc.features.device_taints
-    picked: list[DeviceResult] = []
+    picked: list[Candidate] = []
     for c in candidates:
         if not c.independent:
             return None
@@ -78,12 +80,39 @@ def first_fit(
             taints and taint_prevents_allocation(c.device, rd.tolerations)
         ):
             continue
-        picked.append(DeviceResult(rd, c, None, None))
+        picked.append(c)
         if len(picked) == rd.count:
             # allocateOne: the root, one call per device, the next request, the next claim.
             return picked, rd.count + 3
     # Every subset of the k acceptable devices was tried (k < count), plus the root.
     return None, 2 ** len(picked)
+
+
+class FirstFitAnswer:
+    """The first-fit path's answer on one node: `results()` builds its AllocationResults."""
+
+    __slots__ = ("alloc", "chosen", "claims", "node", "rd", "requests")
+
+    def __init__(
+        self,
+        alloc: Allocator,
+        node: Obj,
+        claims: Sequence[Obj],
+        requests: dict[tuple[int, int, int], RequestData],
+        rd: RequestData,
+        chosen: list[Candidate],
+    ) -> None:
+        self.alloc = alloc
+        self.node = node
+        self.claims = claims
+        self.requests = requests
+        self.rd = rd
+        self.chosen = chosen
+
+    def results(self) -> list[Obj]:
+        picked = [DeviceResult(self.rd, c, None, None) for c in self.chosen]
+        search = Search.answered(self.alloc, self.node, self.claims, self.requests, picked)
+        return search.results()
 
 
 def request_signature(rd: RequestData) -> tuple[Any, ...]:

@@ -32,8 +32,13 @@ from draplane.dra.resourcev1 import (
     RESOURCE_CLAIMS_V1,
     RESOURCE_SLICES,
 )
-from draplane.dra.structured import AllocationError, Allocator, FailedAllocationOnNode, SliceIndex
-from draplane.dra.structured.search import Search
+from draplane.dra.structured import (
+    AllocationError,
+    Allocator,
+    Answer,
+    FailedAllocationOnNode,
+    SliceIndex,
+)
 from draplane.dra.structured.state import Features
 from draplane.scheduler.framework import (
     GVK,
@@ -99,8 +104,8 @@ class StructuredState:
     selectors: dict[int, NodePredicate] = field(default_factory=dict)
     """Allocated claims with a node selector."""
     allocator: Allocator | None = None
-    results: dict[str, Search] = field(default_factory=dict)
-    """Node name -> the allocator's finished search (Filter); Reserve builds the node's
+    results: dict[str, Answer] = field(default_factory=dict)
+    """Node name -> the allocator's answer (Filter); Reserve builds the node's
     AllocationResults, one per `to_allocate` claim, from it."""
     reserved: set[int] = field(default_factory=set)
     """Claims PreBind added this pod to the `reservedFor` of (for Unreserve)."""
