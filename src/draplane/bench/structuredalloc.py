@@ -109,7 +109,7 @@ def run(
     taken = int(devices * allocated_fraction)
     for i in range(nodes):
         counts.add(_allocation(i, range(taken)))
-    fixed = AllocatedState(counts.snapshot().allocated_devices.copy())
+    fixed = AllocatedState(counts.snapshot().allocated_devices)
     per_pod: list[float] = []
     fits = 0
     for p in range(pods):

@@ -32,7 +32,7 @@ from draplane.dra.structured.firstfit import (
 from draplane.dra.structured.freedevices import cannot_fit, demand
 from draplane.dra.structured.pools import Pool, SliceIndex
 from draplane.dra.structured.prepare import ConstraintSpec, prepare
-from draplane.dra.structured.requests import RequestData
+from draplane.dra.structured.requests import Candidate, RequestData
 from draplane.dra.structured.search import Search
 from draplane.dra.structured.state import (
     AllocatedState,
@@ -167,13 +167,7 @@ class Allocator:
             mark = pool_marks(gathered, allocated)
             hit = recall(gathered, prep.signature, mark)
             if hit is not None:
-                chosen, steps = hit
-                with self._lock:
-                    self.steps += steps
-                    self.slices.fit_hits += 1
-                if chosen is None:
-                    return self._no_fit(pools)
-                return FirstFitAnswer(self, node, claims, requests, rd, chosen)
+                return self._first_fit_answer(node, claims, requests, rd, pools, *hit, hits=1)
         if (
             live
             and prep.need is not None
@@ -185,13 +179,8 @@ class Allocator:
             return self._no_fit(pools)
         fast = None if rd is None else first_fit(self, node, claims[0], rd, candidates, allocated)
         if fast is not None and rd is not None:
-            chosen, steps = fast
-            with self._lock:
-                self.steps += steps
-            remember(gathered, prep.signature, mark, chosen, steps)
-            if chosen is None:
-                return self._no_fit(pools)
-            return FirstFitAnswer(self, node, claims, requests, rd, chosen)
+            remember(gathered, prep.signature, mark, *fast)
+            return self._first_fit_answer(node, claims, requests, rd, pools, *fast, hits=0)
         constraints: list[list[_Constraint]] = [
             [kind(names, attr) for kind, names, attr in specs] for specs in constraint_specs
         ]
@@ -212,6 +201,26 @@ class Allocator:
             with self._lock:
                 self.steps += search.steps
         return search if done else self._no_fit(pools)
+
+    def _first_fit_answer(
+        self,
+        node: Obj,
+        claims: Sequence[Obj],
+        requests: dict[tuple[int, int, int], RequestData],
+        rd: RequestData,
+        pools: list[Pool],
+        chosen: list[Candidate] | None,
+        steps: int,
+        *,
+        hits: int,
+    ) -> FirstFitAnswer | None:
+        """A first-fit outcome (found now or remembered, `hits` 1) counted and answered."""
+        with self._lock:
+            self.steps += steps
+            self.slices.fit_hits += hits
+        if chosen is None:
+            return self._no_fit(pools)
+        return FirstFitAnswer(self, node, claims, requests, rd, chosen)
 
     @staticmethod
     def _no_fit(pools: list[Pool]) -> None:

@@ -95,7 +95,7 @@ class DeviceSet(Set[DeviceID]):
         for did in devices:
             grouped.setdefault((did[0], did[1]), set()).add(did[2])
         for key, names in grouped.items():
-            self.by_pool[key] = self.by_pool.get(key, frozenset()) | names
+            self.by_pool[key] = self.by_pool.get(key, NO_NAMES) | names
 
     def discard(self, did: DeviceID) -> None:
         key = (did[0], did[1])
