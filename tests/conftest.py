@@ -8,20 +8,31 @@
   fixture of the same name that takes this one.
 - `http` (admin bearer token) and `anonymous` (no token): aiohttp sessions against `server`.
 - `etcd_cluster`: one real etcd for the session, started by the first test that asks for it.
+- every async test and fixture runs on the event loop the `draplane` commands run on
+  (`draplane.eventloop`: uvloop, or asyncio's with `DRAPLANE_EVENT_LOOP=asyncio`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 
+from draplane import eventloop
 from draplane.storage.etcd_process import EtcdCluster
 from draplane.testing.httpserver import HttpServer, start_http_server
+
+
+def pytest_asyncio_loop_factories(
+    config: pytest.Config, item: pytest.Item
+) -> Mapping[str, Callable[[], asyncio.AbstractEventLoop]]:
+    name = eventloop.chosen()
+    return {name: eventloop.LOOPS[name]}
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,10 @@ server and the nodes process each spent about 300 KiB per connection (docs/bench
 read still takes whole records off the socket; reading a 50 MB response costs the same CPU as
 with 256 KiB. No asyncio API sets the size per connection: it is the class attribute the
 buffer is allocated from, set once per process before connections open.
+
+This is asyncio's own loop (`DRAPLANE_EVENT_LOOP=asyncio`, `draplane.eventloop`). uvloop's TLS
+transport, the default, mallocs its read buffer without filling it, so only the pages a read
+touches become resident (docs/benchmarks.md, "2026-12-04, uvloop under every command").
 """
 
 from __future__ import annotations

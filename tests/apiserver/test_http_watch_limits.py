@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -129,12 +130,22 @@ def _slow_socket(port: int) -> socket.socket:
     return sock
 
 
+async def _read_to_end(reader: asyncio.StreamReader) -> bool:
+    """Reads until the peer closes or resets the connection (True)."""
+    try:
+        while await reader.read(65536):
+            pass
+    except (ConnectionError, ssl.SSLError):
+        pass
+    return True
+
+
 async def test_a_watch_client_that_stops_reading_is_closed_with_bounded_buffers(
     server: HttpServer,
 ) -> None:
     cache = server.registry.watch_cache
     rv = server.storage.revision
-    _reader, writer = await asyncio.open_connection(
+    reader, writer = await asyncio.open_connection(
         sock=_slow_socket(server.server.port),
         ssl=server.ssl_context(),
         server_hostname="127.0.0.1",
@@ -163,12 +174,15 @@ async def test_a_watch_client_that_stops_reading_is_closed_with_bounded_buffers(
         received, _ = await asyncio.wait_for(asyncio.gather(_collect(events, count), write()), 60)
         await client.create(kinds.CONFIGMAPS, _cm("after"), "default")
         after = await asyncio.wait_for(anext(events), 10)
+        # The server dropped the slow client's connection: reading what was left ends.
+        dropped = await asyncio.wait_for(_read_to_end(reader), 10)
     finally:
         await fast.close()
         writer.close()
 
     assert received == names
     assert after.object["metadata"]["name"] == "after"
+    assert dropped
     assert cache.slow_watchers_closed == 1
     assert cache.watcher_count(kinds.CONFIGMAPS.key) == 1
     # Two watchers, each within its bound (plus the one event that crossed it).

@@ -91,6 +91,8 @@ class CacheWatcher:
         self.closed = False
         self.slow = False
         """Closed because its client fell too far behind."""
+        self.on_slow: Callable[[], None] | None = None
+        """Called once the watcher is closed as slow (the HTTP watch drops the connection)."""
         self.buffer: list[Event] | None = None
         """While set, events are held here instead of being delivered (start-up listing)."""
 
@@ -198,6 +200,8 @@ class CacheWatcher:
         self.buffered_bytes = 0
         self.slow = True
         self.close_now()
+        if self.on_slow is not None:
+            self.on_slow()
 
     def bookmark(self, revision: int) -> None:
         idle = not self._initial and not self._live and self._blocked is None

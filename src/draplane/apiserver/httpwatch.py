@@ -8,7 +8,9 @@ writes the same bytes; Tables are built per watcher. Events already queued behin
 received (a stream with `take_ready`, the watch cache's) go out in the same write: one chunk
 and one TLS record for a burst instead of one per event. `timeoutSeconds` ends the stream
 cleanly; a dropped client cancels the handler (the AppRunner runs with handler_cancellation) or
-fails the next write; server shutdown closes every open watch.
+fails the next write; a watcher the watch cache closed as slow has its connection aborted (its
+end would wait behind the bytes the client is not reading); server shutdown closes every open
+watch.
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ class _HasReady(Protocol):
     def take_ready(self, limit: int) -> list[WatchEvent]:
         """Events already queued, without waiting."""
         ...
+
+
+@runtime_checkable
+class _ClosesSlow(Protocol):
+    on_slow: Callable[[], None] | None
 
 
 @dataclass(frozen=True)
@@ -137,6 +144,11 @@ async def serve_watch(
     """Streams `stream`; `transform` is a per-watcher one (Tables) or a `SharedForm`, whose
     events are encoded once for every watcher."""
     active.add(stream)
+    if isinstance(stream, _ClosesSlow) and request.transport is not None:
+        # A watcher closed for not reading: its handler waits in a write behind the bytes the
+        # client is not reading, and the end of the stream would wait behind them too; the
+        # connection is dropped, which ends the write with a ConnectionError.
+        stream.on_slow = request.transport.abort
     try:
         resp = await _start(request)
         try:

@@ -6,11 +6,11 @@ as it would with a real remote client: `python -m draplane.bench.createclient --
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 
 import orjson
 
+from draplane import eventloop
 from draplane.bench.apicreate import create_all, objects
 from draplane.client.rest import RESTClient
 
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--writers", type=int, required=True)
     args = parser.parse_args(argv)
-    result = asyncio.run(_run(args))
+    result = eventloop.run(_run(args))
     sys.stdout.buffer.write(orjson.dumps(result))
     return 0
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from draplane import gcpolicy
+from draplane import eventloop, gcpolicy
 from draplane.api import kinds
 from draplane.api.handler import WatchStream
 from draplane.api.meta import Obj, deep_copy
@@ -241,9 +241,9 @@ def main(argv: list[str] | None = None) -> None:
     # As every draplane command (the components included) sets it at start.
     gcpolicy.configure()
     if args.child:
-        asyncio.run(_child(args.child, args.mode, args.count, args.concurrency))
+        eventloop.run(_child(args.child, args.mode, args.count, args.concurrency))
     else:
-        asyncio.run(_main(args))
+        eventloop.run(_main(args))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from typing import Any
 
 import aiohttp
 
+from draplane import eventloop
 from draplane.bench.stats import percentile
 
 READYZ_INTERVAL = 0.25
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--interval", type=float, default=READYZ_INTERVAL)
     args = parser.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(probe(args.url, args.ca, args.interval))
+        eventloop.run(probe(args.url, args.ca, args.interval))
 
 
 if __name__ == "__main__":

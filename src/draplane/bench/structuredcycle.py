@@ -13,11 +13,11 @@ later pods see fuller nodes. CPU time of the process (time.process_time).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import statistics
 import time
 from typing import Any
 
+from draplane import eventloop
 from draplane.bench.structuredalloc import CLASS, claim, cluster
 from draplane.scheduler.algorithm import num_feasible_nodes_to_find
 from draplane.scheduler.framework import CycleState, NodeInfo, PodInfo
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
 
         profiler = Profiler(interval=0.0005)
         profiler.start()
-    result = asyncio.run(run(args.nodes, args.devices, args.pods, args.all_nodes))
+    result = eventloop.run(run(args.nodes, args.devices, args.pods, args.all_nodes))
     if profiler is not None:
         profiler.stop()
         print(profiler.output_text(unicode=False, color=False, show_all=False))

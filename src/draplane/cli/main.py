@@ -5,18 +5,18 @@ whose `func` default is an `async def main(args) -> int`.
 
 Every command runs with the garbage collector settings of `draplane.gcpolicy` (thresholds for a
 heap of long-lived API objects, and a timer on every collection) and the TLS read buffer of
-`draplane.tlsbuffers` (32 KiB per connection instead of asyncio's 256 KiB).
+`draplane.tlsbuffers` (32 KiB per connection instead of asyncio's 256 KiB), on the event loop
+of `draplane.eventloop` (uvloop unless `DRAPLANE_EVENT_LOOP=asyncio`).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
 import sys
 from collections.abc import Sequence
 
-from draplane import gcpolicy, tlsbuffers
+from draplane import eventloop, gcpolicy, tlsbuffers
 from draplane.cli.process import CommandError
 
 # Module names under draplane.cli that provide subcommands; missing ones are skipped so that
@@ -57,10 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        code: int = asyncio.run(args.func(args))
+        code: int = eventloop.run(args.func(args))
     except KeyboardInterrupt:
         return 130
-    except CommandError as err:
+    except (CommandError, eventloop.UnknownEventLoop) as err:
         print(f"draplane {args.command}: error: {err}", file=sys.stderr)
         return 1
     return code

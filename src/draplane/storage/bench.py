@@ -11,6 +11,7 @@ import asyncio
 import tempfile
 import time
 
+from draplane import eventloop
 from draplane.api.kinds import PODS
 from draplane.api.meta import Obj
 from draplane.storage.factory import open_storage
@@ -52,7 +53,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=2048)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data_dir:
-        rate = asyncio.run(
+        rate = eventloop.run(
             run(
                 spec=args.store,
                 data_dir=data_dir,
