@@ -222,6 +222,38 @@ async def test_watch_the_client_closes_counts_as_a_200(
     assert await wait_for(lambda: _watch_requests(server), what="the watch counted") == {"200": 1.0}
 
 
+def _watch_sent(server: HttpServer) -> dict[str, float]:
+    """apiserver_watch_events_total and draplane_watch_writes_total of configmaps."""
+    return {
+        sample.name: sample.value
+        for metric in server.server.metrics.collect()
+        for sample in metric.samples
+        if sample.name in ("apiserver_watch_events_total", "draplane_watch_writes_total")
+        and sample.labels["resource"] == "configmaps"
+    }
+
+
+async def test_watch_events_and_writes_counted_per_resource(
+    server: HttpServer, client: RESTClient
+) -> None:
+    listing = await client.list(kinds.CONFIGMAPS, "default")
+    stream = await client.watch(
+        kinds.CONFIGMAPS, "default", resource_version=listing["metadata"]["resourceVersion"]
+    )
+    events = aiter(stream)
+    for name in ("a", "b", "c"):
+        await client.create(kinds.CONFIGMAPS, _cm(name))
+    seen = [await _next(events) for _ in range(3)]
+    await client.create(kinds.SECRETS, {"metadata": {"name": "s", "namespace": "default"}})
+    await stream.close()
+
+    sent = _watch_sent(server)
+    assert [e.object["metadata"]["name"] for e in seen] == ["a", "b", "c"]
+    assert sent["apiserver_watch_events_total"] == 3.0
+    # Events already queued behind one go out in its write: 1 to 3 writes for 3 events.
+    assert 1.0 <= sent["draplane_watch_writes_total"] <= 3.0
+
+
 async def test_server_stop_ends_open_watches(tmp_path: Path) -> None:
     srv = await start_http_server(tmp_path)
     stream = await srv.client().watch(kinds.CONFIGMAPS, "default", resource_version="1")

@@ -9,8 +9,14 @@ import subprocess
 import sys
 
 import pytest
+from prometheus_client import CollectorRegistry, Counter
 
-from draplane.bench.processrun import audit_between, requests_per_pod, usage_figures
+from draplane.bench.processrun import (
+    audit_between,
+    requests_per_pod,
+    usage_figures,
+    watch_figures,
+)
 from draplane.controlplane.processes import ComponentExited
 from draplane.controlplane.procstats import ProcessUsage, pid_alive, process_usage
 
@@ -130,3 +136,55 @@ def test_component_exited_names_the_component_and_how(code: int, message: str) -
     err = ComponentExited("scheduler", 42, code)
 
     assert (str(err), err.name, err.code) == (message, "scheduler", code)
+
+
+def _sent_registry(events: dict[str, float], writes: dict[str, float]) -> CollectorRegistry:
+    """An API server's scrape with these watch events and writes by resource."""
+    registry = CollectorRegistry()
+    sent = Counter("apiserver_watch_events", "", ["resource"], registry=registry)
+    written = Counter("draplane_watch_writes", "", ["resource"], registry=registry)
+    for resource, value in events.items():
+        sent.labels(resource).inc(value)
+    for resource, value in writes.items():
+        written.labels(resource).inc(value)
+    return registry
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "pods", "expected"),
+    [
+        pytest.param(
+            ({"pods": 10.0}, {"pods": 5.0}),
+            ({"pods": 40.0, "resourceclaims": 20.0}, {"pods": 15.0, "resourceclaims": 5.0}),
+            10,
+            {"watch_events_per_pod": {"pods": 3.0, "resourceclaims": 2.0},
+             "watch_events_per_pod_all": 5.0, "watch_events_per_write": 3.33},
+            id="window-by-resource",
+        ),
+        pytest.param(
+            ({"pods": 4.0}, {"pods": 4.0}),
+            ({"pods": 4.0}, {"pods": 4.0}),
+            10,
+            {"watch_events_per_pod": {}, "watch_events_per_pod_all": 0.0,
+             "watch_events_per_write": None},
+            id="nothing-sent",
+        ),
+        pytest.param(
+            ({}, {}),
+            ({"nodes": 6.0}, {"nodes": 6.0}),
+            0,
+            {"watch_events_per_pod": {}, "watch_events_per_pod_all": None,
+             "watch_events_per_write": 1.0},
+            id="no-pods",
+        ),
+    ],
+)  # fmt: skip
+def test_watch_figures_from_two_scrapes(
+    before: tuple[dict[str, float], dict[str, float]],
+    after: tuple[dict[str, float], dict[str, float]],
+    pods: int,
+    expected: dict[str, object],
+) -> None:
+    figures = watch_figures(_sent_registry(*before), _sent_registry(*after), pods=pods)
+
+    assert figures == expected

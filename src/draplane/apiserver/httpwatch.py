@@ -10,7 +10,8 @@ and one TLS record for a burst instead of one per event. `timeoutSeconds` ends t
 cleanly; a dropped client cancels the handler (the AppRunner runs with handler_cancellation) or
 fails the next write; a watcher the watch cache closed as slow has its connection aborted (its
 end would wait behind the bytes the client is not reading); server shutdown closes every open
-watch.
+watch. `apiserver_watch_events_total` and `draplane_watch_writes_total` count, per resource,
+the events sent and the writes that carried them.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import orjson
+import prometheus_client
 from aiohttp import web
 
 from draplane.api import errors
 from draplane.api.handler import WatchEvent, WatchStream
 from draplane.api.meta import Obj
+from draplane.apiserver.requestinfo import RESOURCE_KEY
 
 log = logging.getLogger(__name__)
 
@@ -88,13 +91,53 @@ class EventEncoder:
         return data
 
 
-class ActiveWatches:
-    """The open watch streams, so shutdown can end them instead of waiting for clients; and
-    the encoder their events share."""
+class WatchMetrics:
+    """`apiserver_watch_events_total{resource}` (kube-apiserver's counter, labelled by resource
+    instead of group, version and kind) and `draplane_watch_writes_total{resource}`: the
+    events sent on watch streams and the writes (chunks, TLS records) that carried them."""
 
-    def __init__(self) -> None:
+    def __init__(self, registry: prometheus_client.CollectorRegistry | None) -> None:
+        self._events = prometheus_client.Counter(
+            "apiserver_watch_events_total",
+            "Number of events sent in watch clients, by resource.",
+            ["resource"],
+            registry=registry,
+        )
+        self._writes = prometheus_client.Counter(
+            "draplane_watch_writes_total",
+            "Number of writes to watch clients (each carries one or more events), by resource.",
+            ["resource"],
+            registry=registry,
+        )
+        # `labels()` takes a lock and builds its key each call; resources are few.
+        self._children: dict[str, tuple[prometheus_client.Counter, prometheus_client.Counter]] = {}
+
+    def sent(self, resource: str) -> Callable[[int], None]:
+        """What a stream of `resource` calls after each write with the events it carried."""
+        children = self._children.get(resource)
+        if children is None:
+            children = (self._events.labels(resource), self._writes.labels(resource))
+            self._children[resource] = children
+        events, writes = children
+
+        def count(n: int) -> None:
+            events.inc(n)
+            writes.inc()
+
+        return count
+
+
+class ActiveWatches:
+    """The open watch streams, so shutdown can end them instead of waiting for clients; the
+    encoder their events share; the counters of what they sent (`registry` None: counted on
+    a registry of their own)."""
+
+    def __init__(self, registry: prometheus_client.CollectorRegistry | None = None) -> None:
         self._streams: set[WatchStream] = set()
         self.encoder = EventEncoder()
+        self.metrics = WatchMetrics(
+            registry if registry is not None else prometheus_client.CollectorRegistry()
+        )
 
     def __len__(self) -> int:
         return len(self._streams)
@@ -153,7 +196,8 @@ async def serve_watch(
         resp = await _start(request)
         try:
             async with asyncio.timeout(timeout_seconds if timeout_seconds > 0 else None):
-                await _pump(resp, stream, transform, active.encoder)
+                sent = active.metrics.sent(request.get(RESOURCE_KEY) or "")
+                await _pump(resp, stream, transform, active.encoder, sent)
         except TimeoutError:
             pass
         except ConnectionError:
@@ -172,6 +216,7 @@ async def _pump(
     stream: WatchStream,
     transform: Transform | SharedForm,
     encoder: EventEncoder,
+    sent: Callable[[int], None],
 ) -> None:
     take_ready = stream.take_ready if isinstance(stream, _HasReady) else None
     async for first in stream:
@@ -183,9 +228,11 @@ async def _pump(
             if event.type == "ERROR":
                 out.append(encode_event(event.type, event.object))
                 await resp.write(b"".join(out))
+                sent(len(out))
                 return
             if isinstance(transform, SharedForm):
                 out.append(encoder.encode(event, transform))
             else:
                 out.append(encode_event(event.type, transform(event)))
         await resp.write(out[0] if len(out) == 1 else b"".join(out))
+        sent(len(out))

@@ -77,7 +77,7 @@ class ApiServer:
         self.metrics = metrics if metrics is not None else component_registry()
         self._clock = clock
         self._health = HealthChecks()
-        self._watches = ActiveWatches()
+        self._watches = ActiveWatches(self.metrics)
         self._runner: web.AppRunner | None = None
         # kube-apiserver's name for the check of its etcd; "storage" for the embedded stores.
         check_name = str(getattr(storage, "CHECK_NAME", "storage"))

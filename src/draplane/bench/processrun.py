@@ -182,6 +182,32 @@ def requests_per_pod(
     return {k: round(v / pods, 2) for k, v in sorted(totals.items())} if pods else {}
 
 
+WATCH_EVENTS_METRIC = "apiserver_watch_events_total"
+WATCH_WRITES_METRIC = "draplane_watch_writes_total"
+
+
+def watch_figures(
+    before: CollectorRegistry, after: CollectorRegistry, *, pods: int
+) -> dict[str, Any]:
+    """The watch events the API server sent between two scrapes, per measured pod (in all and
+    by resource), and how many one write carried on average."""
+
+    def window(name: str) -> dict[str, float]:
+        start = counter_by_label(before, name=name, label="resource")
+        end = counter_by_label(after, name=name, label="resource")
+        return {k: v - start.get(k, 0.0) for k, v in sorted(end.items()) if v > start.get(k, 0.0)}
+
+    events, writes = window(WATCH_EVENTS_METRIC), window(WATCH_WRITES_METRIC)
+    total_writes = sum(writes.values())
+    return {
+        "watch_events_per_pod": {k: round(v / pods, 2) for k, v in events.items()} if pods else {},
+        "watch_events_per_pod_all": round(sum(events.values()) / pods, 2) if pods else None,
+        "watch_events_per_write": (
+            round(sum(events.values()) / total_writes, 2) if total_writes else None
+        ),
+    }
+
+
 def usage_figures(
     before: dict[str, ProcessUsage], after: dict[str, ProcessUsage], *, pods: int
 ) -> dict[str, Any]:
@@ -325,6 +351,7 @@ async def _phases(
     result.figures["requests_per_pod"] = requests_per_pod(
         requests_before, requests_after, pods=count
     )
+    result.figures.update(watch_figures(apiserver_before, apiserver_after, pods=count))
     return result
 
 

@@ -29,6 +29,8 @@ SUMMARY_ROWS: tuple[tuple[str, str], ...] = (
     ("latency_max_s", "latency max (s)"),
     ("writes_per_pod", "writes per pod"),
     ("server_write_mean_ms", "API server write mean (ms)"),
+    ("watch_events_per_pod_all", "watch events per pod"),
+    ("watch_events_per_write", "watch events per write"),
     ("conflicts", "409 conflicts"),
     ("cpu_s_per_pod", "CPU s per pod"),
     ("peak_rss_mib", "peak RSS (MiB)"),
