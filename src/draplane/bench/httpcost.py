@@ -28,6 +28,7 @@ from draplane.api import kinds
 from draplane.api.handler import WatchStream
 from draplane.api.meta import Obj, deep_copy
 from draplane.bench.apihost import ApiHost, sized_pod
+from draplane.bench.clientprocess import ClientProcess
 from draplane.client.informer import Informer
 from draplane.client.interface import Client
 from draplane.client.rest import RESTClient
@@ -184,16 +185,10 @@ async def _local(host: ApiHost, mode: str, count: int, writers: int) -> dict[str
 
 
 async def _http(host: ApiHost, mode: str, count: int, writers: int) -> dict[str, Any]:
-    child = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "draplane.bench.httpcost", "--child",
-        str(host.apiserver.kubeconfig_path), mode, "--count", str(count),
-        "--concurrency", str(writers),
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+    child = await ClientProcess.start(
+        "draplane.bench.httpcost", "--child", str(host.apiserver.kubeconfig_path), mode,
+        "--count", str(count), "--concurrency", str(writers),
     )  # fmt: skip
-    assert child.stdout is not None and child.stdin is not None
-    line = await child.stdout.readline()
-    if not line.startswith(b"READY"):
-        raise RuntimeError(f"the client process did not start: {line!r}")
     started, wall = time.process_time(), time.perf_counter()
     if mode in ("watch", "informer"):
         admin = host.client("local")
@@ -201,18 +196,13 @@ async def _http(host: ApiHost, mode: str, count: int, writers: int) -> dict[str,
             await admin.create(kinds.PODS, obj, NAMESPACE)
             await asyncio.sleep(0.002)
     else:
-        child.stdin.write(b"go\n")
-        await child.stdin.drain()
-    result = b""
-    while line := await child.stdout.readline():
-        if line.startswith(b"CPU"):
-            result = line
+        await child.go()
+    client_cpu = await child.cpu_seconds()
     server_cpu = time.process_time() - started
-    await child.wait()
     n = count * writers if mode in ("watch", "informer") else count
     return {
         "server_ms_per_op": round(server_cpu / n * 1000, 4),
-        "client_ms_per_op": round(float(result.split()[1]) / n * 1000, 4),
+        "client_ms_per_op": round(client_cpu / n * 1000, 4),
         "wall_s": round(time.perf_counter() - wall, 2),
     }
 

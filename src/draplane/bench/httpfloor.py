@@ -30,6 +30,7 @@ from aiohttp import web
 
 from draplane import eventloop, gcpolicy
 from draplane.apiserver import certs
+from draplane.bench.clientprocess import ClientProcess
 
 WARMUP = 100
 EVENT_SPACING = 0.002
@@ -148,35 +149,25 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         paths = certs.ensure_certs(Path(tmp))
         watchers = _Watchers()
         port, stop = await _serve(args.server, paths.server_ssl_context(), watchers)
-        child = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "draplane.bench.httpfloor", args.mode, "--child",
-            f"https://localhost:{port}", "--ca", str(paths.ca_cert),
-            "--count", str(args.count), "--concurrency", str(args.concurrency),
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        child = await ClientProcess.start(
+            "draplane.bench.httpfloor", args.mode, "--child", f"https://localhost:{port}",
+            "--ca", str(paths.ca_cert), "--count", str(args.count),
+            "--concurrency", str(args.concurrency),
         )  # fmt: skip
-        assert child.stdout is not None and child.stdin is not None
-        line = await child.stdout.readline()
-        if not line.startswith(b"READY"):
-            raise RuntimeError(f"the client process did not start: {line!r}")
         started, wall = time.process_time(), time.perf_counter()
         if args.mode == "get":
-            child.stdin.write(b"go\n")
-            await child.stdin.drain()
+            await child.go()
         else:
             await _broadcast(args.server, watchers, args.count, args.concurrency)
-        result = b""
-        while line := await child.stdout.readline():
-            if line.startswith(b"CPU"):
-                result = line
+        client_cpu = await child.cpu_seconds()
         server_cpu = time.process_time() - started
-        await child.wait()
         res = stop()
         if asyncio.iscoroutine(res):
             await res
     n = args.count * args.concurrency if args.mode == "watch" else args.count
     return {
         "server_ms_per_op": round(server_cpu / n * 1000, 4),
-        "client_ms_per_op": round(float(result.split()[1]) / n * 1000, 4),
+        "client_ms_per_op": round(client_cpu / n * 1000, 4),
         "wall_s": round(time.perf_counter() - wall, 2),
     }
 
