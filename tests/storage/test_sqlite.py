@@ -253,3 +253,54 @@ async def test_cancelled_writer_does_not_cancel_its_write(tmp_path: Path) -> Non
     finally:
         await store.close()
     assert (revision, sorted(o["metadata"]["name"] for o in items)) == (2, ["a", "b"])
+
+
+_WITHOUT_ROWID_OBJECTS = """
+CREATE TABLE objects (
+    resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+    revision INTEGER NOT NULL, value BLOB NOT NULL,
+    PRIMARY KEY (resource, namespace, name)
+) WITHOUT ROWID;
+"""
+
+
+def _objects_without_rowid(db: Path) -> bool:
+    conn = sqlite3.connect(db)
+    try:
+        (sql,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'objects'").fetchone()
+    finally:
+        conn.close()
+    return "WITHOUT ROWID" in str(sql)
+
+
+@pytest.mark.parametrize("earlier_schema", [False, True], ids=["rowid", "without-rowid"])
+async def test_objects_updated_in_place_survive_restart_on_either_schema(
+    tmp_path: Path, earlier_schema: bool
+) -> None:
+    db = tmp_path / "d.db"
+    if earlier_schema:
+        # A store created before `objects` became a rowid table.
+        conn = sqlite3.connect(db)
+        conn.executescript(_WITHOUT_ROWID_OBJECTS)
+        conn.close()
+    store = await _reopen(db)
+    for name in ("b", "a", "c"):
+        await store.create(POD, make_pod(name).obj())
+    a = (await store.list(POD))[0][0]
+    a["metadata"]["labels"] = {"step": "1"}
+    await store.update(POD, a)
+    await store.update(POD, {**a, "metadata": {**a["metadata"], "labels": {"step": "2"}}})
+    await store.delete(POD, "default", "c")
+    await store.close()
+
+    store = await _reopen(db)
+    try:
+        pods, revision = await store.list(POD)
+        assert revision == 6
+        assert [(p["metadata"]["name"], p["metadata"].get("labels")) for p in pods] == [
+            ("a", {"step": "2"}),
+            ("b", None),
+        ]
+        assert _objects_without_rowid(db) is earlier_schema
+    finally:
+        await store.close()

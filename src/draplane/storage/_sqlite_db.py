@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS objects (
     revision INTEGER NOT NULL,
     value BLOB NOT NULL,
     PRIMARY KEY (resource, namespace, name)
-) WITHOUT ROWID;
+);
 CREATE TABLE IF NOT EXISTS events (
     revision INTEGER PRIMARY KEY,
     type TEXT NOT NULL,
@@ -44,7 +44,14 @@ CREATE TABLE IF NOT EXISTS meta (
 );
 """
 
-_UPSERT_OBJECT = "INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?, ?)"
+# Updated in place (a REPLACE deletes the row and inserts it again): a tenth of the commit's
+# time at 10 writes a batch, measured. `objects` is a rowid table: its rows (whole objects)
+# are far above the size SQLite advises for WITHOUT ROWID tables. Stores created with the
+# earlier WITHOUT ROWID `objects` keep it; every statement here serves both.
+_UPSERT_OBJECT = (
+    "INSERT INTO objects VALUES (?, ?, ?, ?, ?) ON CONFLICT (resource, namespace, name)"
+    " DO UPDATE SET revision = excluded.revision, value = excluded.value"
+)
 _DELETE_OBJECT = "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
 _INSERT_EVENT = "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)"
 _SET_REVISION = "INSERT OR REPLACE INTO meta VALUES ('revision', ?)"
@@ -91,7 +98,7 @@ def load(conn: sqlite3.Connection) -> Loaded:
     current: dict[Key, Obj] = {}
     objects: list[tuple[str, Obj]] = []
     for resource, namespace, name, value in conn.execute(
-        "SELECT resource, namespace, name, value FROM objects"
+        "SELECT resource, namespace, name, value FROM objects ORDER BY resource, namespace, name"
     ):
         obj = orjson.loads(value)
         current[resource, namespace, name] = obj
