@@ -1,11 +1,14 @@
 """`draplane.eventloop`: which loop a command runs on, chosen by `DRAPLANE_EVENT_LOOP`; an
 unknown name is an error before anything runs; the suite's own async tests and every
-`draplane` command run on it."""
+`draplane` command run on it; gRPC's fork handlers are off unless the environment says."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -105,3 +108,21 @@ def test_a_command_runs_on_the_chosen_loop(monkeypatch: pytest.MonkeyPatch, env:
 
 
 _LOOP_TYPES: dict[str, type] = {"uvloop": uvloop.Loop, "asyncio": asyncio.SelectorEventLoop}
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [(None, "false"), ("true", "true"), ("false", "false")],
+    ids=["unset", "kept-true", "kept-false"],
+)
+def test_import_turns_grpc_fork_handlers_off_unless_set(env: str | None, expected: str) -> None:
+    environ = {k: v for k, v in os.environ.items() if k != eventloop.GRPC_FORK_SUPPORT_ENV}
+    if env is not None:
+        environ[eventloop.GRPC_FORK_SUPPORT_ENV] = env
+    code = f"import os, draplane.eventloop; print(os.environ[{eventloop.GRPC_FORK_SUPPORT_ENV!r}])"
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=environ, capture_output=True, timeout=60, check=True
+    )
+
+    assert done.stdout.decode().strip() == expected

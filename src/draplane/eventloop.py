@@ -3,13 +3,18 @@
 uvloop (libuv under a Cython loop, with its own TLS transport) runs the same coroutines as
 asyncio's pure-Python selector loop and `sslproto`; a control plane of separate processes over
 HTTPS spends a large share of every process in exactly that code (the event loop's callbacks,
-socket reads and writes, TLS records). docs/benchmarks.md ("2026-12-04, uvloop under every
-command") measures both loops on the same runs.
+socket reads and writes, TLS records). docs/benchmarks.md ("2026-12-06: the process shape
+against its floor on 2 cores") measures both loops on the same runs.
 
 `DRAPLANE_EVENT_LOOP=asyncio` in the environment runs a command, and every process it starts
-(they inherit the environment), on asyncio's loop instead, for comparison or debugging. The
-in-process test suite runs on pytest-asyncio's loop (asyncio's); the tests that start
-`draplane` commands as processes run them on uvloop.
+(they inherit the environment), on asyncio's loop instead, for comparison or debugging; the
+async tests run on the same loop as the commands.
+
+uvloop starts subprocesses with fork() and exec() (libuv's spawn, where asyncio's loop uses
+vfork or posix_spawn): gRPC's fork handlers, which grpcio's core turns on by default, then run
+in every child, and one started while another thread is inside gRPC (the etcd store's client)
+can die of SIGSEGV before its exec. draplane never forks without exec, so importing this module
+turns them off (`GRPC_ENABLE_FORK_SUPPORT=false`, unless the environment says otherwise).
 """
 
 from __future__ import annotations
@@ -29,6 +34,9 @@ LOOPS: dict[str, Callable[[], asyncio.AbstractEventLoop]] = {
     "asyncio": asyncio.new_event_loop,
 }
 DEFAULT_LOOP = "uvloop"
+
+GRPC_FORK_SUPPORT_ENV = "GRPC_ENABLE_FORK_SUPPORT"
+os.environ.setdefault(GRPC_FORK_SUPPORT_ENV, "false")
 
 
 class UnknownEventLoop(ValueError):
