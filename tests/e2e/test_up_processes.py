@@ -156,7 +156,7 @@ async def test_bench_with_processes_reports_cpu_and_rss_per_process(
     out = tmp_path / "bench"
     result = await commands.run(
         "bench", "classic-template", "--scale", "small", "--shrink", "10", "--processes",
-        "--hints", "on", "--store", "memory", "--output", str(out),
+        "--hints", "on", "--store", "memory", "--driver-workers", "3", "--output", str(out),
         timeout=240.0,
     )  # fmt: skip
     assert result.code == 0, result.stderr
@@ -177,5 +177,9 @@ async def test_bench_with_processes_reports_cpu_and_rss_per_process(
     assert 0 < run["server_write_p50_ms"] <= run["server_write_p99_ms"]
     assert set(run["process_loop_lag_p99_ms"]) == set(COMPONENTS)
     assert all(run["process_loop_lag_p99_ms"][name] is not None for name in COMPONENTS)
+    assert run["watch_events_per_pod_all"] > 0 and run["watch_events_per_write"] >= 1
     assert "apiserver" in result.stdout and "CPU ms/pod" in result.stdout
-    assert (out / "processes.log").read_text().startswith("[up] started apiserver")
+    log = (out / "processes.log").read_text()
+    assert log.startswith("[up] started apiserver")
+    assert run["driver_workers"] == 3
+    assert "driver driver.example.com: caches synced, starting 3 workers" in log

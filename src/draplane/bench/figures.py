@@ -163,6 +163,7 @@ def build_result(
         "scale": config.scale,
         "hints": "on" if config.hints else "off",
         "pre_enqueue": "on" if config.pre_enqueue else "off",
+        "driver_workers": config.driver_workers,
         "store": config.store,
         "transport": config.transport,
         "nodes": wl.nodes,

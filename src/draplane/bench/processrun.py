@@ -274,6 +274,7 @@ async def run_once_processes(
             drivers=list(wl.drivers),
             queueing_hints=config.hints,
             pre_enqueue=config.pre_enqueue,
+            driver_workers=config.driver_workers,
         ),
         output=write,
     )

@@ -39,6 +39,7 @@ from draplane.bench.workloads import (
 )
 from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
+from draplane.driver import DRIVER_WORKERS
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,9 @@ class RunConfig:
     scale: str
     hints: bool = True
     pre_enqueue: bool = True
+    driver_workers: int = DRIVER_WORKERS
+    """Workers of the example driver's controller (scheduler_perf runs its test driver's
+    with 5)."""
     store: str = "sqlite"
     transport: Literal["local", "http"] = "local"
     data_dir: str | None = None
@@ -103,6 +107,7 @@ async def run_once(config: RunConfig, *, progress: ProgressSink | None = None) -
             queueing_hints=config.hints,
             pre_enqueue=config.pre_enqueue,
             drivers=list(wl.drivers),
+            driver_workers=config.driver_workers,
             kubernetes_version=versions.STRUCTURED if wl.structured else versions.CLASSIC,
         )
     )

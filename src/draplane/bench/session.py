@@ -19,6 +19,7 @@ from draplane.bench.result import RunResult, median_figures, median_run, ratios,
 from draplane.bench.runner import RunConfig, Timeouts, run_once
 from draplane.bench.scale import sized
 from draplane.bench.workloads import Workload, bench_mode, in_mode, workload
+from draplane.driver import DRIVER_WORKERS
 
 HintsMode = Literal["on", "off", "compare"]
 
@@ -29,6 +30,8 @@ class BenchOptions:
     scale: str = "full"
     hints: HintsMode = "compare"
     pre_enqueue: bool = True
+    driver_workers: int = DRIVER_WORKERS
+    """`--driver-workers`: the example driver controller's workers."""
     store: str = "sqlite"
     transport: Literal["local", "http"] = "local"
     output: Path = Path("bench-out")
@@ -89,6 +92,7 @@ async def run_bench(options: BenchOptions, *, progress: ProgressSink | None = No
         workload=wl,
         scale=options.scale,
         pre_enqueue=options.pre_enqueue,
+        driver_workers=options.driver_workers,
         store=options.store,
         transport=options.transport,
         timeouts=options.timeouts,

@@ -30,6 +30,8 @@ from draplane.bench.suitesession import SUITE, SuiteOptions, print_suite_summary
 from draplane.bench.sweep import SweepOptions, parse_counts, print_sweep_summary, run_sweep
 from draplane.bench.workloads import SCALES, WORKLOADS, workload
 from draplane.cli.logs import add_logging_flags, setup_logging
+from draplane.cli.process import positive
+from draplane.driver import DRIVER_WORKERS
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +58,13 @@ def register(subparsers: Any) -> None:
         "prints on/off ratios; lifecycle: on (default) or off",
     )
     parser.add_argument("--pre-enqueue", choices=("on", "off"), default="on")
+    parser.add_argument(
+        "--driver-workers",
+        type=positive,
+        default=DRIVER_WORKERS,
+        help="workers of the example driver's controller (classic DRA; default "
+        f"{DRIVER_WORKERS}, as scheduler_perf runs its test driver)",
+    )
     parser.add_argument(
         "--store",
         default="sqlite",
@@ -125,6 +134,7 @@ def options_from_args(args: argparse.Namespace) -> BenchOptions:
         scale=args.scale,
         hints=args.hints or "compare",
         pre_enqueue=args.pre_enqueue == "on",
+        driver_workers=args.driver_workers,
         store=args.store,
         transport=args.transport or "local",
         nodes=args.nodes,

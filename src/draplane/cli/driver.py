@@ -23,7 +23,7 @@ from draplane.cli.process import (
     run_until_signal,
     serve_metrics,
 )
-from draplane.driver import RECHECK_DELAY_SECONDS, Delays, DriverController
+from draplane.driver import DRIVER_WORKERS, RECHECK_DELAY_SECONDS, Delays, DriverController
 from draplane.drivers.example import (
     DRIVER_NAME,
     DeviceProfile,
@@ -81,7 +81,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "run several drivers of the same kind in one process",
     )
     add_device_flags(example)
-    example.add_argument("--workers", type=positive, default=5)
+    example.add_argument("--workers", type=positive, default=DRIVER_WORKERS)
     example.add_argument(
         "--recheck-delay",
         type=positive_seconds,

@@ -35,7 +35,7 @@ from draplane.client.rest import RESTClient
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.manager import ControllerManager
 from draplane.dra.kubeletplugin import NodePluginRegistry
-from draplane.driver import Delays
+from draplane.driver import DRIVER_WORKERS, Delays
 from draplane.drivers.example import (
     DEVICE_CLASS_NAME,
     DeviceProfile,
@@ -104,7 +104,7 @@ class ControlPlaneConfig:
     pre_enqueue: bool = True
     drivers: list[DriverSpec] = field(default_factory=lambda: [DriverSpec()])
     audit_log_path: str | None = None
-    driver_workers: int = 5
+    driver_workers: int = DRIVER_WORKERS
     restored_store: bool = False
     """The sqlite store was restored from a backup on purpose (see `SqliteStorage`)."""
     driver_delays: Delays = field(default_factory=Delays)

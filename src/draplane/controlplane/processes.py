@@ -34,6 +34,7 @@ from draplane.client.kubeconfig import load_kubeconfig
 from draplane.client.rest import RESTClient
 from draplane.controlplane.plane import DriverSpec, ensure_driver_classes
 from draplane.controlplane.procstats import ProcessUsage, process_usage
+from draplane.driver import DRIVER_WORKERS
 from draplane.storage.files import private_dir
 
 DRAPLANE: tuple[str, ...] = (sys.executable, "-m", "draplane.cli.main")
@@ -64,6 +65,8 @@ class ProcessPlaneConfig:
     drivers: list[DriverSpec] = field(default_factory=lambda: [DriverSpec()])
     queueing_hints: bool = True
     pre_enqueue: bool = True
+    driver_workers: int = DRIVER_WORKERS
+    """`draplane driver example --workers` of each driver process."""
     run_seconds: float | None = None
     audit_log_path: str | None = None
     restored_store: bool = False
@@ -215,6 +218,7 @@ class ProcessPlane:
                 self._kubeconfig(name, auth.driver_user(spec.name)),
             ]
             args += ["--driver-name", spec.name, *_device_args(spec), *solo, *mode]
+            args += ["--workers", str(cfg.driver_workers)]
             if spec.shareable:
                 args.append("--shareable")
             out.append((name, args))

@@ -5,10 +5,11 @@ Third-party drivers use only the names exported here; see docs/writing-a-driver.
 
 from draplane.dra.kubeletplugin import NodePlugin, NodePluginFactory, NodePluginRegistry
 from draplane.driver._context import RECHECK_DELAY_SECONDS, Delays
-from draplane.driver._controller import DriverController, KeyKind, WorkKey
+from draplane.driver._controller import DRIVER_WORKERS, DriverController, KeyKind, WorkKey
 from draplane.driver._interfaces import ClaimAllocation, Driver
 
 __all__ = [
+    "DRIVER_WORKERS",
     "RECHECK_DELAY_SECONDS",
     "ClaimAllocation",
     "Delays",

@@ -37,6 +37,12 @@ from draplane.klog import V4
 
 log = logging.getLogger(__name__)
 
+DRIVER_WORKERS = 5
+"""Workers a `DriverController` runs by default: as many as scheduler_perf gives its test
+driver's controller. Each allocation is two writes one after the other (finalizer, status), so
+with the API server in another process the allocation rate is about workers / (2 x a write's
+latency)."""
+
 
 class KeyKind(enum.Enum):
     CLAIM = "claim"
@@ -67,7 +73,7 @@ class DriverController:
         *,
         clock: Clock = REAL_CLOCK,
         metrics: CollectorRegistry | None = None,
-        workers: int = 5,
+        workers: int = DRIVER_WORKERS,
         set_reserved_for: bool = True,
         delays: Delays | None = None,
     ) -> None:
