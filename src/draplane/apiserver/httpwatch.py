@@ -96,7 +96,7 @@ class WatchMetrics:
     instead of group, version and kind) and `draplane_watch_writes_total{resource}`: the
     events sent on watch streams and the writes (chunks, TLS records) that carried them."""
 
-    def __init__(self, registry: prometheus_client.CollectorRegistry | None) -> None:
+    def __init__(self, registry: prometheus_client.CollectorRegistry) -> None:
         self._events = prometheus_client.Counter(
             "apiserver_watch_events_total",
             "Number of events sent in watch clients, by resource.",
@@ -109,16 +109,11 @@ class WatchMetrics:
             ["resource"],
             registry=registry,
         )
-        # `labels()` takes a lock and builds its key each call; resources are few.
-        self._children: dict[str, tuple[prometheus_client.Counter, prometheus_client.Counter]] = {}
 
     def sent(self, resource: str) -> Callable[[int], None]:
-        """What a stream of `resource` calls after each write with the events it carried."""
-        children = self._children.get(resource)
-        if children is None:
-            children = (self._events.labels(resource), self._writes.labels(resource))
-            self._children[resource] = children
-        events, writes = children
+        """What a stream of `resource` calls after each write with the events it carried (the
+        labelled counters are looked up once per stream, not per write)."""
+        events, writes = self._events.labels(resource), self._writes.labels(resource)
 
         def count(n: int) -> None:
             events.inc(n)

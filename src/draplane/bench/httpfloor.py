@@ -21,6 +21,7 @@ import ssl
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +43,14 @@ _WATCH_HEAD = _HEAD + b"Transfer-Encoding: chunked\r\n\r\n"
 _CHUNK = b"%x\r\n%s\r\n" % (len(EVENT), EVENT)
 
 
+Stop = Callable[[], Awaitable[None]]
+
+
 class _Watchers:
     """The server side's open watch streams: a write function each."""
 
     def __init__(self) -> None:
-        self.writers: list[Any] = []
+        self.writers: list[Callable[[bytes], object]] = []
         self.connected = asyncio.Event()
 
 
@@ -95,14 +99,18 @@ def _aiohttp_app(watchers: _Watchers) -> web.Application:
     return app
 
 
-async def _serve(server: str, ssl_context: ssl.SSLContext, watchers: _Watchers) -> tuple[int, Any]:
+async def _serve(server: str, ssl_context: ssl.SSLContext, watchers: _Watchers) -> tuple[int, Stop]:
     """Starts the server on a free port; returns the port and what stops it."""
     if server == "protocol":
         loop = asyncio.get_running_loop()
         srv = await loop.create_server(
             lambda: _BareProtocol(watchers), "127.0.0.1", 0, ssl=ssl_context
         )
-        return int(srv.sockets[0].getsockname()[1]), srv.close
+
+        async def stop() -> None:
+            srv.close()
+
+        return int(srv.sockets[0].getsockname()[1]), stop
     runner = web.AppRunner(_aiohttp_app(watchers), access_log=None, handler_cancellation=True)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ssl_context)
@@ -161,9 +169,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
             await _broadcast(args.server, watchers, args.count, args.concurrency)
         client_cpu = await child.cpu_seconds()
         server_cpu = time.process_time() - started
-        res = stop()
-        if asyncio.iscoroutine(res):
-            await res
+        await stop()
     n = args.count * args.concurrency if args.mode == "watch" else args.count
     return {
         "server_ms_per_op": round(server_cpu / n * 1000, 4),

@@ -197,14 +197,12 @@ def watch_figures(
         end = counter_by_label(after, name=name, label="resource")
         return {k: v - start.get(k, 0.0) for k, v in sorted(end.items()) if v > start.get(k, 0.0)}
 
-    events, writes = window(WATCH_EVENTS_METRIC), window(WATCH_WRITES_METRIC)
-    total_writes = sum(writes.values())
+    events = window(WATCH_EVENTS_METRIC)
+    total_events, total_writes = sum(events.values()), sum(window(WATCH_WRITES_METRIC).values())
     return {
         "watch_events_per_pod": {k: round(v / pods, 2) for k, v in events.items()} if pods else {},
-        "watch_events_per_pod_all": round(sum(events.values()) / pods, 2) if pods else None,
-        "watch_events_per_write": (
-            round(sum(events.values()) / total_writes, 2) if total_writes else None
-        ),
+        "watch_events_per_pod_all": round(total_events / pods, 2) if pods else None,
+        "watch_events_per_write": round(total_events / total_writes, 2) if total_writes else None,
     }
 
 
