@@ -12,7 +12,7 @@ PACKAGES = [
     "draplane.client",
     "draplane.controlplane",
     "draplane.dra",
-    "draplane.driver",
+    "draplane.dra.controller",
     "draplane.drivers.example",
     "draplane.node",
     "draplane.scheduler.framework",

@@ -19,7 +19,7 @@ from draplane.api import errors, kinds, meta, versions
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
-from draplane.driver import Delays
+from draplane.dra.controller import Delays
 from draplane.drivers.example import ExampleNodePlugin
 from draplane.testing.apistate import events_for, wait_for
 from draplane.testing.kubectl import Kubectl, kubectl_binary

@@ -14,7 +14,7 @@ from draplane.api import kinds, meta
 from draplane.api.auth import node_user
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
-from draplane.driver import NodePluginRegistry
+from draplane.dra.controller import NodePluginRegistry
 from draplane.drivers.example import DRIVER_NAME, ExampleNodePlugin, node_plugin_factory
 from draplane.node import Nodes
 from draplane.testing.apistate import wait_for

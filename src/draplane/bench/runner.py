@@ -39,7 +39,7 @@ from draplane.bench.workloads import (
 )
 from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
-from draplane.driver import DRIVER_WORKERS
+from draplane.dra.controller import DRIVER_WORKERS
 
 log = logging.getLogger(__name__)
 

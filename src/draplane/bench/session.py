@@ -19,7 +19,7 @@ from draplane.bench.result import RunResult, median_figures, median_run, ratios,
 from draplane.bench.runner import RunConfig, Timeouts, run_once
 from draplane.bench.scale import sized
 from draplane.bench.workloads import Workload, bench_mode, in_mode, workload
-from draplane.driver import DRIVER_WORKERS
+from draplane.dra.controller import DRIVER_WORKERS
 
 HintsMode = Literal["on", "off", "compare"]
 

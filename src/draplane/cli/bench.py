@@ -31,7 +31,7 @@ from draplane.bench.sweep import SweepOptions, parse_counts, print_sweep_summary
 from draplane.bench.workloads import SCALES, WORKLOADS, workload
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import positive
-from draplane.driver import DRIVER_WORKERS
+from draplane.dra.controller import DRIVER_WORKERS
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from draplane.cli.process import (
     run_until_signal,
     serve_metrics,
 )
-from draplane.driver import DRIVER_WORKERS, RECHECK_DELAY_SECONDS, Delays, DriverController
+from draplane.dra.controller import DRIVER_WORKERS, RECHECK_DELAY_SECONDS, Delays, DriverController
 from draplane.drivers.example import (
     DRIVER_NAME,
     DeviceProfile,

@@ -38,7 +38,7 @@ from draplane.client.interface import Client
 from draplane.client.kubeconfig import KubeConfig
 from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
-from draplane.driver import NodePluginRegistry
+from draplane.dra.controller import NodePluginRegistry
 from draplane.drivers.example import (
     DRIVER_NAME,
     DeviceProfile,

@@ -34,7 +34,7 @@ from draplane.client.kubeconfig import load_kubeconfig
 from draplane.client.rest import RESTClient
 from draplane.controlplane.plane import DriverSpec, ensure_driver_classes
 from draplane.controlplane.procstats import ProcessUsage, process_usage
-from draplane.driver import DRIVER_WORKERS
+from draplane.dra.controller import DRIVER_WORKERS
 from draplane.storage.files import private_dir
 
 DRAPLANE: tuple[str, ...] = (sys.executable, "-m", "draplane.cli.main")

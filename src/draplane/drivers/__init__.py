@@ -1,1 +1,1 @@
-"""DRA drivers built on `draplane.driver`'s public API."""
+"""DRA drivers built on `draplane.dra.controller`'s public API."""

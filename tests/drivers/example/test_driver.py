@@ -12,7 +12,7 @@ import pytest
 from draplane.api import kinds, meta
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
-from draplane.driver import ClaimAllocation
+from draplane.dra.controller import ClaimAllocation
 from draplane.drivers.example import DRIVER_NAME, ExampleDriver, ParametersError, Resources
 from draplane.testing.apistate import seed_objects
 from draplane.testing.builders import make_claim, make_class, make_node, make_pod

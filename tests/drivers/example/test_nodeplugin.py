@@ -6,7 +6,7 @@ import orjson
 import pytest
 
 from draplane.api.meta import Obj
-from draplane.driver import NodePluginRegistry
+from draplane.dra.controller import NodePluginRegistry
 from draplane.drivers.example import (
     DRIVER_NAME,
     ExampleNodePlugin,

@@ -12,7 +12,7 @@ from draplane.api import kinds
 from draplane.api.auth import driver_user, node_user
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
-from draplane.driver import NodePluginRegistry
+from draplane.dra.controller import NodePluginRegistry
 from draplane.drivers.example import DRIVER_NAME, Resources, example_controller, node_plugin_factory
 from draplane.node import CLAIMS_PREPARED, Nodes
 from draplane.testing.apistate import events_for, seed_objects, wait_for

@@ -20,7 +20,7 @@ from draplane.api import kinds, meta
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
-from draplane.driver import ClaimAllocation
+from draplane.dra.controller import ClaimAllocation
 from draplane.drivers.example._allocator import AllocationError, Allocator, Grant, Resources
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ class ParametersError(Exception):
 
 
 class ExampleDriver:
-    """Implements `draplane.driver.Driver`; one instance per driver name."""
+    """Implements `draplane.dra.controller.Driver`; one instance per driver name."""
 
     def __init__(
         self,

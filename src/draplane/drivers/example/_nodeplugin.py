@@ -13,7 +13,7 @@ import orjson
 
 from draplane.api import meta
 from draplane.api.meta import Obj
-from draplane.driver import NodePluginFactory
+from draplane.dra.controller import NodePluginFactory
 from draplane.drivers.example._driver import DRIVER_NAME
 
 CDI_KIND = "gpu"
@@ -33,7 +33,7 @@ class PreparedClaim:
 
 @dataclass
 class ExampleNodePlugin:
-    """Implements `draplane.driver.NodePlugin` for one node."""
+    """Implements `draplane.dra.controller.NodePlugin` for one node."""
 
     node_name: str
     driver_name: str = DRIVER_NAME

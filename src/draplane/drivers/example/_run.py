@@ -7,7 +7,7 @@ from prometheus_client import CollectorRegistry
 
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
-from draplane.driver import Delays, DriverController
+from draplane.dra.controller import Delays, DriverController
 from draplane.drivers.example._allocator import Resources
 from draplane.drivers.example._driver import DRIVER_NAME, ExampleDriver
 

@@ -13,7 +13,7 @@ from draplane.api import auth, meta
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
-from draplane.driver import ClaimAllocation, Delays, DriverController
+from draplane.dra.controller import ClaimAllocation, Delays, DriverController
 from draplane.testing.apistate import wait_for
 from draplane.testing.clock import FakeClock
 from draplane.testing.cluster import Cluster, start_cluster

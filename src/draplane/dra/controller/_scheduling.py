@@ -13,9 +13,9 @@ from draplane import dra
 from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
 from draplane.api.validation.objectmeta import semantic_equal
-from draplane.driver._claims import allocate_claims
-from draplane.driver._context import SyncContext, SyncError, SyncResult, get_parameters
-from draplane.driver._interfaces import ClaimAllocation
+from draplane.dra.controller._claims import allocate_claims
+from draplane.dra.controller._context import SyncContext, SyncError, SyncResult, get_parameters
+from draplane.dra.controller._interfaces import ClaimAllocation
 
 WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
 

@@ -15,11 +15,11 @@ import pytest
 from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
-from draplane.driver import DriverController
-from draplane.driver._context import SyncContext, SyncError
-from draplane.driver._controller import _only_status_added
-from draplane.driver._interfaces import ClaimAllocation
-from draplane.driver._scheduling import _update_status
+from draplane.dra.controller import DriverController
+from draplane.dra.controller._context import SyncContext, SyncError
+from draplane.dra.controller._controller import _only_status_added
+from draplane.dra.controller._interfaces import ClaimAllocation
+from draplane.dra.controller._scheduling import _update_status
 from draplane.testing.apistate import seed_objects, wait_for
 from draplane.testing.builders import (
     from_scheduling_context,

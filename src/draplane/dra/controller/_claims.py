@@ -11,8 +11,8 @@ import logging
 
 from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
-from draplane.driver._context import SyncContext, SyncError, SyncResult, get_parameters
-from draplane.driver._interfaces import ClaimAllocation
+from draplane.dra.controller._context import SyncContext, SyncError, SyncResult, get_parameters
+from draplane.dra.controller._interfaces import ClaimAllocation
 from draplane.klog import V2
 
 log = logging.getLogger(__name__)

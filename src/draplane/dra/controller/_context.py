@@ -13,7 +13,7 @@ from typing import Protocol
 from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
-from draplane.driver._interfaces import Driver
+from draplane.dra.controller._interfaces import Driver
 
 RECHECK_DELAY_SECONDS = 30.0
 MUTATION_CACHE_TTL_SECONDS = 60.0

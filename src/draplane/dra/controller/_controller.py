@@ -24,15 +24,15 @@ from draplane.client.mutationcache import MutationCache
 from draplane.client.ratelimit import default_controller_rate_limiter
 from draplane.client.workqueue import RateLimitingQueue, ShutDown
 from draplane.clock import REAL_CLOCK, Clock
-from draplane.driver._claims import sync_claim
-from draplane.driver._context import (
+from draplane.dra.controller._claims import sync_claim
+from draplane.dra.controller._context import (
     Delays,
     SyncContext,
     SyncError,
     SyncResult,
 )
-from draplane.driver._interfaces import Driver
-from draplane.driver._scheduling import sync_pod_scheduling_context
+from draplane.dra.controller._interfaces import Driver
+from draplane.dra.controller._scheduling import sync_pod_scheduling_context
 from draplane.klog import V4
 
 log = logging.getLogger(__name__)
