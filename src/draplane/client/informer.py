@@ -2,8 +2,9 @@
 
 An informer lists, then watches from the list's resourceVersion, keeps an indexed store and
 calls synchronous handlers after the store changed. A 410 re-lists and delivers the differences
-(deletes as `DeletedFinalStateUnknown` tombstones); other failures retry with backoff. No copies
-and no periodic resync: delivered objects are the watch's, read-only.
+(deletes as `DeletedFinalStateUnknown` tombstones; `unwrap` gives a handler the final object of
+either kind of delete); other failures retry with backoff. No copies and no periodic resync:
+delivered objects are the watch's, read-only.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ class DeletedFinalStateUnknown:
 
     key: str
     obj: Obj
+
+
+def unwrap(obj: Obj | DeletedFinalStateUnknown) -> Obj:
+    """The deleted object a delete handler got: the object itself, or a tombstone's last state."""
+    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
 
 
 AddFunc = Callable[[Obj], None]

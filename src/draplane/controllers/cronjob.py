@@ -16,7 +16,7 @@ from draplane.api.errors import StatusError, is_already_exists, is_not_found
 from draplane.api.kinds import CRON_JOBS, JOBS
 from draplane.api.meta import Obj
 from draplane.client.events import NORMAL, WARNING, EventRecorder
-from draplane.client.informer import Informer, InformerFactory
+from draplane.client.informer import Informer, InformerFactory, unwrap
 from draplane.client.interface import Client
 from draplane.client.mutationcache import MutationCache
 from draplane.client.ratelimit import RateLimiter
@@ -24,7 +24,7 @@ from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.cronjob_sync import CronPlan, drop_active, plan_cronjob, record_created
 from draplane.controllers.objectkey import ObjectKey
 from draplane.controllers.queuecontroller import QueueController
-from draplane.controllers.workload import controller_uid_of, is_namespace_terminating, unwrap
+from draplane.controllers.workload import controller_uid_of, is_namespace_terminating
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from draplane.api.kinds import DEPLOYMENTS, PODS, REPLICA_SETS
 from draplane.api.meta import Obj
 from draplane.api.selectors import LabelSelector
 from draplane.client.events import EventRecorder
-from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
+from draplane.client.informer import Informer, InformerFactory, unwrap
 from draplane.client.interface import Client
 from draplane.client.ratelimit import RateLimiter
 from draplane.clock import REAL_CLOCK, Clock
@@ -93,14 +93,14 @@ class DeploymentController(QueueController):
         self._deployments.add_handler(
             on_add=self._enqueue,
             on_update=lambda _, d: self._enqueue(d),
-            on_delete=lambda d: self._enqueue(_unwrap(d)),
+            on_delete=lambda d: self._enqueue(unwrap(d)),
         )
         self._rs.add_handler(
             on_add=self._on_rs,
             on_update=self._on_rs_update,
-            on_delete=lambda rs: self._on_rs(_unwrap(rs)),
+            on_delete=lambda rs: self._on_rs(unwrap(rs)),
         )
-        self.pods.add_handler(on_delete=lambda pod: self._on_pod_delete(_unwrap(pod)))
+        self.pods.add_handler(on_delete=lambda pod: self._on_pod_delete(unwrap(pod)))
 
     def informers(self) -> tuple[Informer, ...]:
         return (self._deployments, self._rs, self.pods)
@@ -378,7 +378,3 @@ class DeploymentController(QueueController):
         except StatusError as err:
             if not (is_not_found(err) or is_conflict(err)):
                 raise
-
-
-def _unwrap(obj: Obj | DeletedFinalStateUnknown) -> Obj:
-    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj

@@ -20,7 +20,7 @@ from draplane.api import crd, kinds, meta
 from draplane.api.errors import StatusError, is_conflict, is_not_found
 from draplane.api.kinds import STORED, ResourceType
 from draplane.api.meta import Obj
-from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
+from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory, unwrap
 from draplane.client.interface import Client
 from draplane.client.ratelimit import RateLimiter
 from draplane.client.workers import run_workers
@@ -160,7 +160,7 @@ class GarbageCollector:
         self.queue.add(ObjectKey.of(kind, new))
 
     def _on_delete(self, kind: str, deleted: Obj | DeletedFinalStateUnknown) -> None:
-        obj = deleted.obj if isinstance(deleted, DeletedFinalStateUnknown) else deleted
+        obj = unwrap(deleted)
         for dependent_kind, dependent in self._dependents(meta.uid(obj)):
             self.queue.add(ObjectKey.of(dependent_kind, dependent))
         # An owner deleted in the foreground may have been waiting for this dependent.

@@ -19,7 +19,7 @@ from draplane.api.errors import StatusError, is_not_found
 from draplane.api.kinds import JOBS, PODS
 from draplane.api.meta import Obj
 from draplane.client.events import NORMAL, WARNING, EventRecorder
-from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
+from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory, unwrap
 from draplane.client.interface import Client
 from draplane.client.mutationcache import MutationCache
 from draplane.client.ratelimit import RateLimiter
@@ -34,7 +34,6 @@ from draplane.controllers.workload import (
     Expectations,
     controller_uid_of,
     is_namespace_terminating,
-    unwrap,
 )
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from draplane.api.kinds import PODS, REPLICA_SETS
 from draplane.api.meta import Obj
 from draplane.api.selectors import LabelSelector
 from draplane.client.events import EventRecorder
-from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
+from draplane.client.informer import Informer, InformerFactory, unwrap
 from draplane.client.interface import Client
 from draplane.client.lister import Lister
 from draplane.client.ratelimit import RateLimiter
@@ -115,12 +115,12 @@ class ReplicaSetController(QueueController):
         self._rs.add_handler(
             on_add=self._enqueue,
             on_update=self._on_rs_update,
-            on_delete=lambda rs: self._on_rs_delete(_unwrap(rs)),
+            on_delete=lambda rs: self._on_rs_delete(unwrap(rs)),
         )
         self._pods.add_handler(
             on_add=self._on_pod_add,
             on_update=self._on_pod_update,
-            on_delete=lambda pod: self._on_pod_delete(_unwrap(pod)),
+            on_delete=lambda pod: self._on_pod_delete(unwrap(pod)),
         )
 
     def informers(self) -> tuple[Informer, ...]:
@@ -340,7 +340,3 @@ class ReplicaSetController(QueueController):
                     raise
                 rs = await self.client.get(REPLICA_SETS, meta.name(rs), meta.namespace(rs))
         return status
-
-
-def _unwrap(obj: Obj | DeletedFinalStateUnknown) -> Obj:
-    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj

@@ -22,7 +22,7 @@ from draplane.api.kinds import (
 )
 from draplane.api.meta import Obj
 from draplane.client.events import EventRecorder
-from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
+from draplane.client.informer import Informer, InformerFactory, unwrap
 from draplane.client.interface import Client
 from draplane.client.mutationcache import MutationCache
 from draplane.client.ratelimit import RateLimiter
@@ -123,12 +123,12 @@ class ResourceClaimController:
         self._pods.add_handler(
             on_add=lambda pod: self._enqueue_pod(pod, deleted=False),
             on_update=lambda _, pod: self._enqueue_pod(pod, deleted=False),
-            on_delete=lambda pod: self._enqueue_pod(_unwrap(pod), deleted=True),
+            on_delete=lambda pod: self._enqueue_pod(unwrap(pod), deleted=True),
         )
         self._claims.add_handler(
             on_add=lambda claim: self._enqueue_claim(claim, deleted=False),
             on_update=lambda _, claim: self._enqueue_claim(claim, deleted=False),
-            on_delete=lambda claim: self._enqueue_claim(_unwrap(claim), deleted=True),
+            on_delete=lambda claim: self._enqueue_claim(unwrap(claim), deleted=True),
         )
         self._templates.add_handler(on_add=self._enqueue_template_pods)
 
@@ -196,10 +196,6 @@ class ResourceClaimController:
         index_key = f"{meta.namespace(template)}/{meta.name(template)}"
         for pod in self.ctx.pods.by_index(POD_TEMPLATE_INDEX, index_key):
             self._enqueue_pod(pod, deleted=False)
-
-
-def _unwrap(obj: Obj | DeletedFinalStateUnknown) -> Obj:
-    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
 
 
 def _log_sync_error(key: ObjectKey, err: Exception) -> None:

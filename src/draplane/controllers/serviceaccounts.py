@@ -12,7 +12,7 @@ from draplane.api import meta
 from draplane.api.errors import StatusError, is_already_exists
 from draplane.api.kinds import NAMESPACES, SERVICE_ACCOUNTS
 from draplane.api.meta import Obj
-from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory
+from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory, unwrap
 from draplane.client.interface import Client
 from draplane.client.workers import run_workers
 from draplane.client.workqueue import RateLimitingQueue
@@ -58,7 +58,7 @@ class ServiceAccountsController:
         self.queue.add(meta.name(namespace))
 
     def _account_deleted(self, obj: Obj | DeletedFinalStateUnknown) -> None:
-        account = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+        account = unwrap(obj)
         if meta.name(account) == DEFAULT_SERVICE_ACCOUNT:
             self.queue.add(meta.namespace(account))
 

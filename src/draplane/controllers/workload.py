@@ -18,7 +18,7 @@ from draplane.api.errors import StatusError, is_conflict, is_not_found
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.selectors import LabelSelector
-from draplane.client.informer import DeletedFinalStateUnknown, Informer
+from draplane.client.informer import DeletedFinalStateUnknown, Informer, unwrap
 from draplane.client.interface import Client
 from draplane.client.lister import Lister
 from draplane.client.workqueue import RateLimitingQueue
@@ -237,10 +237,6 @@ class Expectations:
 
 
 # -- event handlers --------------------------------------------------------------------------
-
-
-def unwrap(obj: Obj | DeletedFinalStateUnknown) -> Obj:
-    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
 
 
 @dataclass
