@@ -1,15 +1,18 @@
 """One step of a Deployment rollout (rolling.go, recreate.go, sync.go, rollback.go): the
 strategies, proportional scaling, history cleanup and the legacy rollback annotation, over
-the `DeploymentController`'s reads and writes.
+the reads and writes of a `DeploymentOps` (the `DeploymentController` is one).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from draplane.api import meta
 from draplane.api.kinds import DEPLOYMENTS
 from draplane.api.meta import Obj
+from draplane.client.events import EventRecorder
+from draplane.client.interface import Client
+from draplane.clock import Clock
 from draplane.controllers.controller_utils import pod_phase
 from draplane.controllers.deployment_scale import (
     active,
@@ -36,8 +39,33 @@ from draplane.controllers.deployment_util import (
     template_without_hash,
 )
 
-if TYPE_CHECKING:
-    from draplane.controllers.deployment import DeploymentController
+
+class DeploymentOps(Protocol):
+    """What a rollout step works through: the controller's client, clock and recorder, and its
+    ReplicaSet and status operations."""
+
+    @property
+    def client(self) -> Client: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def recorder(self) -> EventRecorder: ...
+
+    async def get_all_replica_sets(
+        self, d: Obj, rss: list[Obj], *, create: bool
+    ) -> tuple[Obj | None, list[Obj]]: ...
+
+    def pods_by_replica_set(self, rss: list[Obj]) -> dict[str, list[Obj]]: ...
+
+    async def scale_replica_set(self, d: Obj, rs: Obj, size: int) -> Obj: ...
+
+    async def update_status(self, d: Obj, new_status: Obj) -> Obj: ...
+
+    def requeue_stuck(self, d: Obj, new_status: Obj) -> None: ...
+
+    async def delete_replica_set(self, rs: Obj) -> None: ...
 
 
 def _all(new_rs: Obj | None, old: list[Obj]) -> list[Obj]:
@@ -45,7 +73,7 @@ def _all(new_rs: Obj | None, old: list[Obj]) -> list[Obj]:
 
 
 async def sync_rollout_status(
-    dc: DeploymentController, d: Obj, all_rss: list[Obj], new_rs: Obj | None
+    dc: DeploymentOps, d: Obj, all_rss: list[Obj], new_rs: Obj | None
 ) -> None:
     new_status = rollout_status(d, all_rss, new_rs, dc.clock.now())
     if new_status == status(d):
@@ -54,18 +82,16 @@ async def sync_rollout_status(
     await dc.update_status(d, new_status)
 
 
-async def sync_status_only(dc: DeploymentController, d: Obj, rss: list[Obj]) -> None:
+async def sync_status_only(dc: DeploymentOps, d: Obj, rss: list[Obj]) -> None:
     new_rs, old = await dc.get_all_replica_sets(d, rss, create=False)
     await _sync_status(dc, d, _all(new_rs, old), new_rs)
 
 
-async def _sync_status(
-    dc: DeploymentController, d: Obj, all_rss: list[Obj], new_rs: Obj | None
-) -> None:
+async def _sync_status(dc: DeploymentOps, d: Obj, all_rss: list[Obj], new_rs: Obj | None) -> None:
     await dc.update_status(d, calculate_status(d, all_rss, new_rs, dc.clock.now()))
 
 
-async def sync_scale(dc: DeploymentController, d: Obj, rss: list[Obj]) -> None:
+async def sync_scale(dc: DeploymentOps, d: Obj, rss: list[Obj]) -> None:
     """Proportional scaling for a scaling event or a paused Deployment (sync)."""
     new_rs, old = await dc.get_all_replica_sets(d, rss, create=False)
     by_name = {meta.name(rs): rs for rs in _all(new_rs, old)}
@@ -79,7 +105,7 @@ async def sync_scale(dc: DeploymentController, d: Obj, rss: list[Obj]) -> None:
     await _sync_status(dc, d, _all(new_rs, old), new_rs)
 
 
-async def rollout_rolling(dc: DeploymentController, d: Obj, rss: list[Obj]) -> None:
+async def rollout_rolling(dc: DeploymentOps, d: Obj, rss: list[Obj]) -> None:
     new_rs, old = await dc.get_all_replica_sets(d, rss, create=True)
     all_rss = _all(new_rs, old)
     if new_rs is not None and replicas(new_rs) != replicas(d):
@@ -104,7 +130,7 @@ async def rollout_rolling(dc: DeploymentController, d: Obj, rss: list[Obj]) -> N
     await sync_rollout_status(dc, d, all_rss, new_rs)
 
 
-async def rollout_recreate(dc: DeploymentController, d: Obj, rss: list[Obj]) -> None:
+async def rollout_recreate(dc: DeploymentOps, d: Obj, rss: list[Obj]) -> None:
     new_rs, old = await dc.get_all_replica_sets(d, rss, create=False)
     scaled_down = False
     old_after = []
@@ -130,7 +156,7 @@ async def rollout_recreate(dc: DeploymentController, d: Obj, rss: list[Obj]) -> 
     await sync_rollout_status(dc, d, _all(new_rs, old), new_rs)
 
 
-def _old_pods_running(dc: DeploymentController, new_rs: Obj | None, old: list[Obj]) -> bool:
+def _old_pods_running(dc: DeploymentOps, new_rs: Obj | None, old: list[Obj]) -> bool:
     """Any old ReplicaSet still reports pods, or any pod of one is not Succeeded or Failed."""
     if any(int(status(rs).get("replicas") or 0) > 0 for rs in old):
         return True
@@ -140,7 +166,7 @@ def _old_pods_running(dc: DeploymentController, new_rs: Obj | None, old: list[Ob
     return False
 
 
-async def cleanup(dc: DeploymentController, d: Obj, old: list[Obj]) -> None:
+async def cleanup(dc: DeploymentOps, d: Obj, old: list[Obj]) -> None:
     """Delete the oldest old ReplicaSets beyond `revisionHistoryLimit` that have no replicas."""
     limit = spec(d).get("revisionHistoryLimit")
     if limit is None or int(limit) == MAX_INT32:
@@ -162,7 +188,7 @@ async def cleanup(dc: DeploymentController, d: Obj, old: list[Obj]) -> None:
         await dc.delete_replica_set(rs)
 
 
-async def rollback(dc: DeploymentController, d: Obj, rss: list[Obj]) -> None:
+async def rollback(dc: DeploymentOps, d: Obj, rss: list[Obj]) -> None:
     """The `deprecated.deployment.rollback.to` annotation: copy that revision's template."""
     new_rs, old = await dc.get_all_replica_sets(d, rss, create=True)
     all_rss = _all(new_rs, old)
@@ -211,7 +237,7 @@ async def rollback(dc: DeploymentController, d: Obj, rss: list[Obj]) -> None:
     await _clear_rollback(dc, d)
 
 
-async def _clear_rollback(dc: DeploymentController, d: Obj) -> None:
+async def _clear_rollback(dc: DeploymentOps, d: Obj) -> None:
     body = meta.deep_copy(d)
     body["metadata"].get("annotations", {}).pop(ROLLBACK_TO, None)
     body.pop("status", None)
