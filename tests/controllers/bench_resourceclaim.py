@@ -21,6 +21,7 @@ from draplane.api.auth import CONTROLLER_MANAGER, UserInfo, controller_user
 from draplane.api.kinds import PODS, RESOURCE_CLAIM_TEMPLATES
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.resourceclaim import ResourceClaimController
 from draplane.testing.builders import make_pod, make_template
 from draplane.testing.cluster import start_cluster
@@ -60,7 +61,7 @@ async def run(pods: int, store: str) -> None:
             await admin.create(PODS, make_pod(f"pod-{i}").claim_template("gpu", "t").obj())
         client = WriteCounter(cluster.client(controller_user("resource-claim-controller")))
         factory = InformerFactory(cluster.client(UserInfo(CONTROLLER_MANAGER)))
-        controller = ResourceClaimController(client, informers=factory)  # type: ignore[arg-type]
+        controller = ResourceClaimController(ControllerContext.of(client, factory))  # type: ignore[arg-type]
         await factory.start()
         await factory.wait_synced()
         start = time.perf_counter()

@@ -25,6 +25,7 @@ from draplane.api.meta import Obj
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.client.ratelimit import RateLimiter
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.objectkey import ObjectKey
 from draplane.controllers.resourceclaim import ResourceClaimController
 from draplane.dra.claims import ANNOTATION_POD_CLAIM_NAME
@@ -112,7 +113,7 @@ async def start_controller(cluster: Cluster) -> AsyncIterator[StartController]:
         factories.append(factory)
         metrics = CollectorRegistry()
         controller = ResourceClaimController(
-            client, informers=factory, metrics=metrics, rate_limiter=rate_limiter
+            ControllerContext.of(client, factory, metrics=metrics, rate_limiter=rate_limiter)
         )
         await factory.start()
         await asyncio.wait_for(factory.wait_synced(), 5)

@@ -20,6 +20,7 @@ from draplane.client.interface import Client
 from draplane.client.ratelimit import ItemExponentialFailureRateLimiter
 from draplane.client.workqueue import RateLimitingQueue
 from draplane.controllers import job_util as ju
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.cronjob import CronJobController
 from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.job import JobController
@@ -98,18 +99,21 @@ async def batch() -> AsyncIterator[Batch]:
         return cluster.client(controller_user(name))
 
     jobs = JobController(
-        client("job-controller"), informers=factory, clock=clock, rate_limiter=immediate
+        ControllerContext.of(client("job-controller"), factory, clock=clock, rate_limiter=immediate)
     )
     cronjobs = CronJobController(
-        client("cronjob-controller"), informers=factory, clock=clock, rate_limiter=immediate
+        ControllerContext.of(
+            client("cronjob-controller"), factory, clock=clock, rate_limiter=immediate
+        )
     )
     ttl = TTLAfterFinishedController(
-        client("ttl-after-finished-controller"),
-        informers=factory,
-        clock=clock,
-        rate_limiter=immediate,
+        ControllerContext.of(
+            client("ttl-after-finished-controller"), factory, clock=clock, rate_limiter=immediate
+        )
     )
-    gc = GarbageCollector(client("generic-garbage-collector"), informers=factory, clock=clock)
+    gc = GarbageCollector(
+        ControllerContext.of(client("generic-garbage-collector"), factory, clock=clock)
+    )
     controllers = [jobs, cronjobs, ttl, gc]
     await factory.start()
     tasks = [asyncio.create_task(c.run()) for c in controllers]

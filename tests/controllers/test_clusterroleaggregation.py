@@ -14,6 +14,7 @@ from draplane.api.meta import Obj
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.controllers.clusterroleaggregation import ClusterRoleAggregationController
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.manager import ControllerManager
 from draplane.controllers.objectkey import ObjectKey
 from draplane.testing.apistate import wait_for
@@ -106,7 +107,7 @@ async def test_sync(cluster: Cluster, case: Case) -> None:
     await create(admin, *case.roles)
     before = meta.resource_version(await admin.get(CR, "mine"))
     factory = InformerFactory(admin)
-    controller = ClusterRoleAggregationController(admin, informers=factory)
+    controller = ClusterRoleAggregationController(ControllerContext.of(admin, factory))
     await factory.start()
     try:
         await asyncio.wait_for(factory.wait_synced(), 5)
@@ -130,7 +131,7 @@ async def test_stale_cache_conflicts(cluster: Cluster) -> None:
         .obj(),
     )
     factory = InformerFactory(admin)
-    controller = ClusterRoleAggregationController(admin, informers=factory)
+    controller = ClusterRoleAggregationController(ControllerContext.of(admin, factory))
     await factory.start()
     try:
         await asyncio.wait_for(factory.wait_synced(), 5)
@@ -183,7 +184,7 @@ async def _follows_changes(admin: Client) -> None:
 async def test_running_controller_follows_changes(cluster: Cluster) -> None:
     admin = cluster.client()
     factory = InformerFactory(admin)
-    controller = ClusterRoleAggregationController(admin, informers=factory)
+    controller = ClusterRoleAggregationController(ControllerContext.of(admin, factory))
     await factory.start()
     running = asyncio.create_task(controller.run())
     try:

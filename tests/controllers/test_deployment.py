@@ -19,6 +19,7 @@ from draplane.api.kinds import DEPLOYMENTS, EVENTS, REPLICA_SETS
 from draplane.api.meta import Obj
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.deployment import DeploymentController
 from draplane.controllers.deployment_util import REVISION, ROLLBACK_TO, compute_hash
 from draplane.controllers.objectkey import ObjectKey
@@ -166,7 +167,7 @@ async def start(cluster: Cluster) -> AsyncIterator[Callable[[], Awaitable[Harnes
         factory = InformerFactory(cluster.client(UserInfo(CONTROLLER_MANAGER)))
         factories.append(factory)
         controller = DeploymentController(
-            cluster.client(controller_user("deployment-controller")), informers=factory
+            ControllerContext.of(cluster.client(controller_user("deployment-controller")), factory)
         )
         await factory.start()
         await asyncio.wait_for(factory.wait_synced(), 5)

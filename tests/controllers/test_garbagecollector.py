@@ -21,6 +21,7 @@ from draplane.api.kinds import (
 from draplane.api.meta import Obj
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.objectkey import ObjectKey
 from draplane.testing.apistate import wait_for
@@ -66,7 +67,7 @@ async def start_gc(cluster) -> AsyncIterator[Callable[[], Awaitable[GC]]]:
     async def start() -> GC:
         factory = InformerFactory(cluster.client())
         started.append(factory)
-        collector = GarbageCollector(cluster.client(), informers=factory)
+        collector = GarbageCollector(ControllerContext.of(cluster.client(), factory))
         await factory.start()
         await asyncio.wait_for(factory.wait_synced(), 5)
         return GC(collector, factory)

@@ -13,6 +13,7 @@ from draplane.api import crd, kinds, meta
 from draplane.api.errors import StatusError
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.namespace import NamespaceController
 from draplane.testing.apistate import wait_for
@@ -34,8 +35,8 @@ async def controllers(cluster: Cluster) -> AsyncIterator[Client]:
     client = cluster.client()
     await client.create(kinds.CUSTOM_RESOURCE_DEFINITIONS, make_crd())
     factory = InformerFactory(client)
-    collector = GarbageCollector(client, informers=factory)
-    namespaces = NamespaceController(client, informers=factory)
+    collector = GarbageCollector(ControllerContext.of(client, factory))
+    namespaces = NamespaceController(ControllerContext.of(client, factory))
     await factory.start()
     await asyncio.wait_for(factory.wait_synced(), 5)
     tasks = [asyncio.create_task(collector.run()), asyncio.create_task(namespaces.run())]

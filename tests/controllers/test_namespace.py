@@ -8,6 +8,7 @@ from draplane.api import meta
 from draplane.api.errors import StatusError
 from draplane.api.kinds import CONFIGMAPS, NAMESPACES, PODS, RESOURCE_CLAIMS
 from draplane.client.informer import InformerFactory
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.namespace import NamespaceController
 from draplane.controllers.objectkey import ObjectKey
 from draplane.testing.builders import make_claim, make_pod
@@ -31,7 +32,7 @@ async def test_namespace_is_emptied_then_finalized(cluster, seed) -> None:
     )
     await admin.delete(NAMESPACES, "doomed")
     factory = InformerFactory(admin)
-    controller = NamespaceController(admin, informers=factory)
+    controller = NamespaceController(ControllerContext.of(admin, factory))
     await factory.start()
     try:
         await asyncio.wait_for(factory.wait_synced(), 5)
@@ -63,7 +64,7 @@ async def test_namespace_is_emptied_then_finalized(cluster, seed) -> None:
 async def test_live_namespace_is_left_alone(cluster) -> None:
     admin = cluster.client()
     factory = InformerFactory(admin)
-    controller = NamespaceController(admin, informers=factory)
+    controller = NamespaceController(ControllerContext.of(admin, factory))
     await factory.start()
     try:
         await asyncio.wait_for(factory.wait_synced(), 5)

@@ -20,6 +20,7 @@ from draplane.api.meta import Obj
 from draplane.api.request import Request
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client, Transport
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.objectkey import ObjectKey
 from draplane.controllers.replicaset import ReplicaSetController
 from draplane.testing.apistate import wait_for
@@ -97,7 +98,7 @@ async def start(cluster: Cluster) -> AsyncIterator[Callable[..., Awaitable[Harne
         transport.failing = failing
         factory = InformerFactory(cluster.client(UserInfo(CONTROLLER_MANAGER)))
         factories.append(factory)
-        controller = ReplicaSetController(Client(transport), informers=factory)
+        controller = ReplicaSetController(ControllerContext.of(Client(transport), factory))
         await factory.start()
         await asyncio.wait_for(factory.wait_synced(), 5)
         return Harness(controller, factory, transport)

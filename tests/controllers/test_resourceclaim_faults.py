@@ -21,6 +21,7 @@ from draplane.api.request import Request
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client, Transport
 from draplane.client.ratelimit import ItemExponentialFailureRateLimiter
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.garbagecollector import GarbageCollector
 from draplane.controllers.resourceclaim import ResourceClaimController
 from draplane.dra.claims import ANNOTATION_POD_CLAIM_NAME
@@ -99,10 +100,12 @@ async def _run_for(
     a budget, until every pod claim is recorded."""
     factory = InformerFactory(informers_client)
     controller = ResourceClaimController(
-        Client(flaky),
-        informers=factory,
-        metrics=metrics,
-        rate_limiter=ItemExponentialFailureRateLimiter(base=0.001, cap=0.02),
+        ControllerContext.of(
+            Client(flaky),
+            factory,
+            metrics=metrics,
+            rate_limiter=ItemExponentialFailureRateLimiter(base=0.001, cap=0.02),
+        )
     )
     await factory.start()
     running = asyncio.create_task(controller.run())
@@ -169,7 +172,7 @@ async def test_faults_and_restarts_never_duplicate_or_orphan_claims(cluster) -> 
 
     # Once the pods are gone, the garbage collector leaves nothing behind.
     factory = InformerFactory(admin)
-    collector = GarbageCollector(admin, informers=factory)
+    collector = GarbageCollector(ControllerContext.of(admin, factory))
     await factory.start()
     running = asyncio.create_task(collector.run())
     try:

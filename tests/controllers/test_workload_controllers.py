@@ -18,6 +18,7 @@ from draplane.api.meta import Obj
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.controllers import daemonset_nodes as dn
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.daemonset import DaemonSetController
 from draplane.controllers.history import (
     fnv32,
@@ -75,7 +76,7 @@ async def start(cluster: Cluster) -> AsyncIterator[Start]:
     async def run(cls: type[Any], account: str) -> Harness:
         factory = InformerFactory(cluster.client(UserInfo(CONTROLLER_MANAGER)))
         factories.append(factory)
-        controller = cls(cluster.client(controller_user(account)), informers=factory)
+        controller = cls(ControllerContext.of(cluster.client(controller_user(account)), factory))
         await factory.start()
         await asyncio.wait_for(factory.wait_synced(), 5)
         return Harness(controller, factory, cluster.client())

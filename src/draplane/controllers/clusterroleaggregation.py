@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import logging
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api import meta
 from draplane.api.errors import StatusError, is_not_found
 from draplane.api.kinds import CLUSTER_ROLES
 from draplane.apiserver.authorization.aggregation import aggregated_rules, rules_differ
-from draplane.client.informer import Informer, InformerFactory
-from draplane.client.interface import Client
-from draplane.client.ratelimit import RateLimiter
-from draplane.client.workers import run_workers
-from draplane.client.workqueue import RateLimitingQueue
-from draplane.clock import REAL_CLOCK, Clock
+from draplane.client.informer import Informer
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.queuecontroller import QueueController
 from draplane.klog import V2
 
 log = logging.getLogger(__name__)
@@ -31,33 +26,23 @@ QUEUE_NAME = "ClusterRoleAggregator"
 WORKERS = 2
 
 
-class ClusterRoleAggregationController:
-    def __init__(
-        self,
-        client: Client,
-        *,
-        informers: InformerFactory,
-        clock: Clock = REAL_CLOCK,
-        metrics: CollectorRegistry | None = None,
-        rate_limiter: RateLimiter | None = None,
-    ) -> None:
-        self._client = client
-        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
-            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
-        )
-        self._roles: Informer = informers.informer(CLUSTER_ROLES)
+class ClusterRoleAggregationController(QueueController):
+    NAME = "clusterrole-aggregation-controller"
+    QUEUE_NAME = QUEUE_NAME
+    WORKER_NAME = "clusterrole-aggregation"
+    WORKERS = WORKERS
+
+    def __init__(self, ctx: ControllerContext) -> None:
+        super().__init__(ctx)
+        self._roles: Informer = ctx.informers.informer(CLUSTER_ROLES)
         self._roles.add_handler(
             on_add=lambda _: self._enqueue_all(),
             on_update=lambda _old, _new: self._enqueue_all(),
             on_delete=lambda _: self._enqueue_all(),
         )
 
-    def has_synced(self) -> bool:
-        return self._roles.has_synced()
-
-    async def run(self, workers: int = WORKERS) -> None:
-        await self._roles.wait_synced()
-        await run_workers(self.queue, self.sync, workers=workers, name="clusterrole-aggregation")
+    def informers(self) -> tuple[Informer, ...]:
+        return (self._roles,)
 
     def _enqueue_all(self) -> None:
         for role in self._roles.lister.list():
@@ -74,7 +59,7 @@ class ClusterRoleAggregationController:
         updated = meta.deep_copy(role)
         updated["rules"] = rules
         try:
-            await self._client.update(CLUSTER_ROLES, updated)
+            await self.client.update(CLUSTER_ROLES, updated)
         except StatusError as err:
             if is_not_found(err):
                 return

@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import logging
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api import meta
 from draplane.api.errors import StatusError, is_already_exists, is_not_found
 from draplane.api.kinds import CRON_JOBS, JOBS
 from draplane.api.meta import Obj
-from draplane.client.events import NORMAL, WARNING, EventRecorder
-from draplane.client.informer import Informer, InformerFactory, unwrap
-from draplane.client.interface import Client
+from draplane.client.events import NORMAL, WARNING
+from draplane.client.informer import Informer, unwrap
 from draplane.client.mutationcache import MutationCache
-from draplane.client.ratelimit import RateLimiter
-from draplane.clock import REAL_CLOCK, Clock
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.cronjob_sync import CronPlan, drop_active, plan_cronjob, record_created
 from draplane.controllers.objectkey import ObjectKey
 from draplane.controllers.queuecontroller import QueueController
@@ -39,27 +35,17 @@ cronjob_uid_index = controller_uid_of(CRONJOB, "batch/v1")
 
 
 class CronJobController(QueueController):
+    NAME = "cronjob-controller"
     QUEUE_NAME = QUEUE_NAME
     EVENT_COMPONENT = EVENT_COMPONENT
 
-    def __init__(
-        self,
-        client: Client,
-        *,
-        informers: InformerFactory,
-        recorder: EventRecorder | None = None,
-        clock: Clock = REAL_CLOCK,
-        metrics: CollectorRegistry | None = None,
-        rate_limiter: RateLimiter | None = None,
-    ) -> None:
-        super().__init__(
-            client, recorder=recorder, clock=clock, metrics=metrics, rate_limiter=rate_limiter
-        )
-        self._cronjobs = informers.informer(CRON_JOBS)
+    def __init__(self, ctx: ControllerContext) -> None:
+        super().__init__(ctx)
+        self._cronjobs = ctx.informers.informer(CRON_JOBS)
         # The CronJob as last written, until the informer has it: the Job it just created
         # triggers a sync that must see that Job in `status.active`.
-        self._written = MutationCache(self._cronjobs.lister, max_entries=1000, clock=clock)
-        self._jobs = informers.informer(JOBS, indexers={CRONJOB_UID_INDEX: cronjob_uid_index})
+        self._written = MutationCache(self._cronjobs.lister, max_entries=1000, clock=self.clock)
+        self._jobs = ctx.informers.informer(JOBS, indexers={CRONJOB_UID_INDEX: cronjob_uid_index})
         self._cronjobs.add_handler(on_add=self._enqueue, on_update=lambda _, cj: self._enqueue(cj))
         self._jobs.add_handler(
             on_add=self._enqueue_owner,

@@ -13,18 +13,14 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api import meta
 from draplane.api.errors import StatusError, is_conflict, is_not_found
 from draplane.api.kinds import CONTROLLER_REVISIONS, DAEMON_SETS, NODES, PODS
 from draplane.api.meta import Obj
-from draplane.client.events import NORMAL, WARNING, EventRecorder
-from draplane.client.informer import Informer, InformerFactory
-from draplane.client.interface import Client
-from draplane.client.ratelimit import RateLimiter
-from draplane.clock import REAL_CLOCK, Clock
+from draplane.client.events import NORMAL, WARNING
+from draplane.client.informer import Informer
 from draplane.controllers import daemonset_plan as plans, workload
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.daemonset_nodes import new_pod
 from draplane.controllers.history import History, revision_hash, template_data
 from draplane.controllers.objectkey import ObjectKey
@@ -55,30 +51,20 @@ _STATUS_FIELDS = (
 
 
 class DaemonSetController(QueueController):
+    NAME = "daemon-set-controller"
     QUEUE_NAME = QUEUE_NAME
     EVENT_COMPONENT = EVENT_COMPONENT
-    DISPLAY_NAME = "daemon sets"
+    DISPLAY_NAME = "daemon sets controller"
     WORKERS = WORKERS
 
-    def __init__(
-        self,
-        client: Client,
-        *,
-        informers: InformerFactory,
-        recorder: EventRecorder | None = None,
-        clock: Clock = REAL_CLOCK,
-        metrics: CollectorRegistry | None = None,
-        rate_limiter: RateLimiter | None = None,
-    ) -> None:
-        super().__init__(
-            client, recorder=recorder, clock=clock, metrics=metrics, rate_limiter=rate_limiter
-        )
-        self._sets = informers.informer(DAEMON_SETS)
-        self._pods = informers.informer(PODS)
-        self._revisions = informers.informer(CONTROLLER_REVISIONS)
-        self._nodes = informers.informer(NODES)
-        self.history = History(client)
-        self.expectations = workload.Expectations(clock)
+    def __init__(self, ctx: ControllerContext) -> None:
+        super().__init__(ctx)
+        self._sets = ctx.informers.informer(DAEMON_SETS)
+        self._pods = ctx.informers.informer(PODS)
+        self._revisions = ctx.informers.informer(CONTROLLER_REVISIONS)
+        self._nodes = ctx.informers.informer(NODES)
+        self.history = History(self.client)
+        self.expectations = workload.Expectations(self.clock)
         self._backoff: dict[tuple[str, str], tuple[float, float]] = {}
         pods = workload.OwnerQueue(
             KIND, DAEMON_SETS.api_version, self._sets.lister, self.queue, self.expectations

@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import logging
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api import meta
 from draplane.api.errors import StatusError, is_already_exists, is_conflict, is_not_found
 from draplane.api.kinds import DEPLOYMENTS, PODS, REPLICA_SETS
 from draplane.api.meta import Obj
 from draplane.api.selectors import LabelSelector
-from draplane.client.events import EventRecorder
-from draplane.client.informer import Informer, InformerFactory, unwrap
-from draplane.client.interface import Client
-from draplane.client.ratelimit import RateLimiter
-from draplane.clock import REAL_CLOCK, Clock
+from draplane.client.informer import Informer, unwrap
 from draplane.controllers import deployment_rollout as rollout
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.controllerref import claim_children
 from draplane.controllers.deployment_scale import is_scaling_event, new_rs_new_replicas
 from draplane.controllers.deployment_status import (
@@ -69,27 +64,19 @@ MAX_RETRIES = 15
 
 
 class DeploymentController(QueueController):
+    NAME = "deployment-controller"
     QUEUE_NAME = QUEUE_NAME
     EVENT_COMPONENT = "deployment-controller"
 
-    def __init__(
-        self,
-        client: Client,
-        *,
-        informers: InformerFactory,
-        recorder: EventRecorder | None = None,
-        clock: Clock = REAL_CLOCK,
-        metrics: CollectorRegistry | None = None,
-        rate_limiter: RateLimiter | None = None,
-    ) -> None:
-        super().__init__(
-            client, recorder=recorder, clock=clock, metrics=metrics, rate_limiter=rate_limiter
-        )
-        self._deployments = informers.informer(DEPLOYMENTS)
-        self._rs = informers.informer(
+    def __init__(self, ctx: ControllerContext) -> None:
+        super().__init__(ctx)
+        self._deployments = ctx.informers.informer(DEPLOYMENTS)
+        self._rs = ctx.informers.informer(
             REPLICA_SETS, indexers={CONTROLLER_UID_INDEX: controller_uid_index}
         )
-        self.pods = informers.informer(PODS, indexers={CONTROLLER_UID_INDEX: controller_uid_index})
+        self.pods = ctx.informers.informer(
+            PODS, indexers={CONTROLLER_UID_INDEX: controller_uid_index}
+        )
         self._deployments.add_handler(
             on_add=self._enqueue,
             on_update=lambda _, d: self._enqueue(d),

@@ -12,21 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
-
-from prometheus_client import CollectorRegistry
+from collections.abc import Coroutine, Iterable
+from typing import Any
 
 from draplane.api import crd, kinds, meta
 from draplane.api.errors import StatusError, is_conflict, is_not_found
 from draplane.api.kinds import STORED, ResourceType
 from draplane.api.meta import Obj
-from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory, unwrap
-from draplane.client.interface import Client
-from draplane.client.ratelimit import RateLimiter
-from draplane.client.workers import run_workers
-from draplane.client.workqueue import RateLimitingQueue
-from draplane.clock import REAL_CLOCK, Clock
+from draplane.client.informer import DeletedFinalStateUnknown, Informer, unwrap
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.queuecontroller import QueueController
 from draplane.klog import V2
 
 log = logging.getLogger(__name__)
@@ -54,28 +50,26 @@ def _needs_attention(obj: Obj) -> bool:
     )
 
 
-class GarbageCollector:
+class GarbageCollector(QueueController):
+    NAME = "generic-garbage-collector"
+    QUEUE_NAME = QUEUE_NAME
+    WORKER_NAME = "garbage-collector"
+    DISPLAY_NAME = "garbage collector"
+    WORKERS = WORKERS
+
     def __init__(
         self,
-        client: Client,
+        ctx: ControllerContext,
         *,
-        informers: InformerFactory,
-        clock: Clock = REAL_CLOCK,
-        metrics: CollectorRegistry | None = None,
         resync_period: float = RESYNC_PERIOD,
         resources: Iterable[ResourceType] = STORED,
-        rate_limiter: RateLimiter | None = None,
     ) -> None:
         """Watches every kind in `resources`: namespaced ones as dependents, all as owners."""
-        self._client = client
-        self._clock = clock
+        super().__init__(ctx)
         self._resync_period = resync_period
         self._types = {rt.kind: rt for rt in resources}
         self._informers: dict[str, Informer] = {}
-        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
-            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
-        )
-        self._factory = informers
+        self._factory = ctx.informers
         self._custom: dict[tuple[str, str], str] = {}
         """(apiVersion, kind) of a served custom resource version -> its type key."""
         for rt in list(self._types.values()):
@@ -123,22 +117,15 @@ class GarbageCollector:
 
         informer.add_handler(on_add=on_add, on_update=on_update, on_delete=on_delete)
 
-    def has_synced(self) -> bool:
-        return all(informer.has_synced() for informer in self._informers.values())
+    def informers(self) -> tuple[Informer, ...]:
+        return tuple(self._informers.values())
 
-    async def run(self, workers: int = WORKERS) -> None:
-        await asyncio.gather(*(i.wait_synced() for i in self._informers.values()))
-        log.info("Starting garbage collector with %d workers", workers)
-        resync = asyncio.create_task(self._resync_loop())
-        try:
-            await run_workers(self.queue, self.sync, workers=workers, name="garbage-collector")
-        finally:
-            resync.cancel()
-            await asyncio.gather(resync, return_exceptions=True)
+    def background(self) -> tuple[Coroutine[Any, Any, None], ...]:
+        return (self._resync_loop(),)
 
     async def _resync_loop(self) -> None:
         while True:
-            await self._clock.sleep(self._resync_period)
+            await self.clock.sleep(self._resync_period)
             self.resync()
 
     def resync(self) -> None:
@@ -222,7 +209,7 @@ class GarbageCollector:
                 return False
         # The owner's informer may lag behind the dependent's: only the API server is sure.
         try:
-            live = await self._client.get(owner_rt, str(ref.get("name")), owner_namespace)
+            live = await self.client.get(owner_rt, str(ref.get("name")), owner_namespace)
         except StatusError as err:
             if is_not_found(err):
                 return True
@@ -266,7 +253,7 @@ class GarbageCollector:
 
     async def _update(self, rt: ResourceType, obj: Obj) -> None:
         try:
-            await self._client.update(rt, obj)
+            await self.client.update(rt, obj)
         except StatusError as err:
             if not is_not_found(err):
                 raise
@@ -274,7 +261,7 @@ class GarbageCollector:
     async def _delete(self, rt: ResourceType, obj: Obj, *, propagation_policy: str) -> bool:
         """True when the object still exists afterwards (being deleted)."""
         try:
-            result = await self._client.delete(
+            result = await self.client.delete(
                 rt,
                 meta.name(obj),
                 meta.namespace(obj),

@@ -12,19 +12,15 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api import meta
 from draplane.api.errors import StatusError, is_not_found
 from draplane.api.kinds import JOBS, PODS
 from draplane.api.meta import Obj
-from draplane.client.events import NORMAL, WARNING, EventRecorder
-from draplane.client.informer import DeletedFinalStateUnknown, Informer, InformerFactory, unwrap
-from draplane.client.interface import Client
+from draplane.client.events import NORMAL, WARNING
+from draplane.client.informer import DeletedFinalStateUnknown, Informer, unwrap
 from draplane.client.mutationcache import MutationCache
-from draplane.client.ratelimit import RateLimiter
-from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers import job_util as ju
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.job_backoff import BackoffRecord
 from draplane.controllers.job_flush import flush_status
 from draplane.controllers.job_sync import JobPlan, plan_sync
@@ -60,31 +56,21 @@ job_uid_index = controller_uid_of(JOB, "batch/v1")
 
 
 class JobController(QueueController):
+    NAME = "job-controller"
     QUEUE_NAME = QUEUE_NAME
     EVENT_COMPONENT = EVENT_COMPONENT
 
-    def __init__(
-        self,
-        client: Client,
-        *,
-        informers: InformerFactory,
-        recorder: EventRecorder | None = None,
-        clock: Clock = REAL_CLOCK,
-        metrics: CollectorRegistry | None = None,
-        rate_limiter: RateLimiter | None = None,
-    ) -> None:
-        super().__init__(
-            client, recorder=recorder, clock=clock, metrics=metrics, rate_limiter=rate_limiter
-        )
-        self.expectations = Expectations(clock)
+    def __init__(self, ctx: ControllerContext) -> None:
+        super().__init__(ctx)
+        self.expectations = Expectations(self.clock)
         self._removing: set[str] = set()
         """Pod UIDs whose finalizer removal was sent and not yet seen in the informer."""
         self._backoff: dict[str, BackoffRecord] = {}
-        self._jobs = informers.informer(JOBS)
+        self._jobs = ctx.informers.informer(JOBS)
         # The Job as this controller last wrote it, until the informer has that version: a
         # sync right after a status write (its pods' events) must not start from a stale Job.
-        self._written = MutationCache(self._jobs.lister, max_entries=1000, clock=clock)
-        self._pods = informers.informer(PODS, indexers={JOB_UID_INDEX: job_uid_index})
+        self._written = MutationCache(self._jobs.lister, max_entries=1000, clock=self.clock)
+        self._pods = ctx.informers.informer(PODS, indexers={JOB_UID_INDEX: job_uid_index})
         self._jobs.add_handler(
             on_add=self._enqueue_job,
             on_update=lambda _, job: self._enqueue_job(job),

@@ -7,24 +7,25 @@ TTL-after-finished controllers in one asyncio loop, like kube-controller-manager
 The shared informers read as the manager's own user (`system:kube-controller-manager`, which may
 list and watch everything); each controller writes through its own client, as its service
 account `system:serviceaccount:kube-system:<controller>`, so each holds only its
-`system:controller:<controller>` role.
+`system:controller:<controller>` role. The manager builds one `ControllerContext` (the shared
+informers, each controller's client by name, the clock, the metrics registry) and hands it to
+every controller.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry
 
 from draplane.api import kinds
-from draplane.client.events import EventRecorder
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.clusterroleaggregation import ClusterRoleAggregationController
+from draplane.controllers.context import ClientFor, ControllerContext
 from draplane.controllers.cronjob import CronJobController
 from draplane.controllers.daemonset import DaemonSetController
 from draplane.controllers.deployment import DeploymentController
@@ -33,12 +34,9 @@ from draplane.controllers.job import JobController
 from draplane.controllers.namespace import NamespaceController
 from draplane.controllers.replicaset import ReplicaSetController
 from draplane.controllers.resourceclaim import ResourceClaimController
-from draplane.controllers.resourceclaim_context import EVENT_COMPONENT
 from draplane.controllers.serviceaccounts import ServiceAccountsController
 from draplane.controllers.statefulset import StatefulSetController
 from draplane.controllers.ttlafterfinished import TTLAfterFinishedController
-
-_W = TypeVar("_W")
 
 
 class _Runnable(Protocol):
@@ -47,18 +45,18 @@ class _Runnable(Protocol):
 
 log = logging.getLogger(__name__)
 
-RESOURCE_CLAIM_CONTROLLER = "resource-claim-controller"
-GARBAGE_COLLECTOR = "generic-garbage-collector"
-NAMESPACE_CONTROLLER = "namespace-controller"
-SERVICE_ACCOUNT_CONTROLLER = "service-account-controller"
-CLUSTERROLE_AGGREGATION_CONTROLLER = "clusterrole-aggregation-controller"
-STATEFULSET_CONTROLLER = "statefulset-controller"
-DAEMONSET_CONTROLLER = "daemon-set-controller"
-JOB_CONTROLLER = "job-controller"
-CRONJOB_CONTROLLER = "cronjob-controller"
-TTL_AFTER_FINISHED_CONTROLLER = "ttl-after-finished-controller"
-DEPLOYMENT_CONTROLLER = "deployment-controller"
-REPLICASET_CONTROLLER = "replicaset-controller"
+RESOURCE_CLAIM_CONTROLLER = ResourceClaimController.NAME
+GARBAGE_COLLECTOR = GarbageCollector.NAME
+NAMESPACE_CONTROLLER = NamespaceController.NAME
+SERVICE_ACCOUNT_CONTROLLER = ServiceAccountsController.NAME
+CLUSTERROLE_AGGREGATION_CONTROLLER = ClusterRoleAggregationController.NAME
+STATEFULSET_CONTROLLER = StatefulSetController.NAME
+DAEMONSET_CONTROLLER = DaemonSetController.NAME
+JOB_CONTROLLER = JobController.NAME
+CRONJOB_CONTROLLER = CronJobController.NAME
+TTL_AFTER_FINISHED_CONTROLLER = TTLAfterFinishedController.NAME
+DEPLOYMENT_CONTROLLER = DeploymentController.NAME
+REPLICASET_CONTROLLER = ReplicaSetController.NAME
 CONTROLLERS = (
     RESOURCE_CLAIM_CONTROLLER,
     GARBAGE_COLLECTOR,
@@ -75,9 +73,6 @@ CONTROLLERS = (
 )
 """The controllers' names, which are also their service accounts in kube-system."""
 
-ClientFor = Callable[[str], Client]
-"""The client a controller writes through, by controller name."""
-
 
 class ControllerManager:
     def __init__(
@@ -91,70 +86,25 @@ class ControllerManager:
     ) -> None:
         """`structured`: the 1.36 mode (the resource claim controller on resource.k8s.io/v1)."""
         self._informers = InformerFactory(client, clock=clock)
-
-        def writer(name: str) -> Client:
-            return client if client_for is None else client_for(name)
-
-        claim_client = writer(RESOURCE_CLAIM_CONTROLLER)
-        self.resource_claim_controller = ResourceClaimController(
-            claim_client,
-            informers=self._informers,
-            recorder=EventRecorder(claim_client, EVENT_COMPONENT, clock=clock),
+        ctx = ControllerContext(
+            self._informers,
+            client_for or (lambda _name: client),
             clock=clock,
             metrics=metrics,
-            structured=structured,
         )
+        self.resource_claim_controller = ResourceClaimController(ctx, structured=structured)
         stored = _structured_stored() if structured else kinds.STORED
-        self.garbage_collector = GarbageCollector(
-            writer(GARBAGE_COLLECTOR),
-            informers=self._informers,
-            clock=clock,
-            metrics=metrics,
-            resources=stored,
-        )
-        self.namespace_controller = NamespaceController(
-            writer(NAMESPACE_CONTROLLER),
-            informers=self._informers,
-            clock=clock,
-            metrics=metrics,
-            resources=stored,
-        )
-        self.service_account_controller = ServiceAccountsController(
-            writer(SERVICE_ACCOUNT_CONTROLLER),
-            informers=self._informers,
-            clock=clock,
-            metrics=metrics,
-        )
-        self.clusterrole_aggregation_controller = ClusterRoleAggregationController(
-            writer(CLUSTERROLE_AGGREGATION_CONTROLLER),
-            informers=self._informers,
-            clock=clock,
-            metrics=metrics,
-        )
-
-        def workload(cls: Callable[..., _W], name: str, component: str = "") -> _W:
-            """A workload controller writing and recording events as its service account."""
-            client = writer(name)
-            recorder = EventRecorder(client, component or name, clock=clock)
-            return cls(
-                client, informers=self._informers, recorder=recorder, clock=clock, metrics=metrics
-            )
-
-        self.statefulset_controller = workload(StatefulSetController, STATEFULSET_CONTROLLER)
-        # kube-controller-manager's DaemonSet events say "daemonset-controller".
-        self.daemonset_controller = workload(
-            DaemonSetController, DAEMONSET_CONTROLLER, "daemonset-controller"
-        )
-        self.job_controller = workload(JobController, JOB_CONTROLLER)
-        self.cronjob_controller = workload(CronJobController, CRONJOB_CONTROLLER)
-        self.ttl_after_finished_controller = TTLAfterFinishedController(
-            writer(TTL_AFTER_FINISHED_CONTROLLER),
-            informers=self._informers,
-            clock=clock,
-            metrics=metrics,
-        )
-        self.deployment_controller = workload(DeploymentController, DEPLOYMENT_CONTROLLER)
-        self.replicaset_controller = workload(ReplicaSetController, REPLICASET_CONTROLLER)
+        self.garbage_collector = GarbageCollector(ctx, resources=stored)
+        self.namespace_controller = NamespaceController(ctx, resources=stored)
+        self.service_account_controller = ServiceAccountsController(ctx)
+        self.clusterrole_aggregation_controller = ClusterRoleAggregationController(ctx)
+        self.statefulset_controller = StatefulSetController(ctx)
+        self.daemonset_controller = DaemonSetController(ctx)
+        self.job_controller = JobController(ctx)
+        self.cronjob_controller = CronJobController(ctx)
+        self.ttl_after_finished_controller = TTLAfterFinishedController(ctx)
+        self.deployment_controller = DeploymentController(ctx)
+        self.replicaset_controller = ReplicaSetController(ctx)
         self._controllers: tuple[_Runnable, ...] = (
             self.resource_claim_controller,
             self.garbage_collector,

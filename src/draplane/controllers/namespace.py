@@ -11,19 +11,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api import crd, meta
 from draplane.api.errors import StatusError, is_not_found
 from draplane.api.kinds import CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES, STORED, ResourceType
 from draplane.api.meta import Obj
-from draplane.client.informer import Informer, InformerFactory
-from draplane.client.interface import Client
-from draplane.client.ratelimit import RateLimiter
-from draplane.client.workers import run_workers
-from draplane.client.workqueue import RateLimitingQueue
-from draplane.clock import REAL_CLOCK, Clock
+from draplane.client.informer import Informer
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.queuecontroller import QueueController
 from draplane.klog import V2, V4
 
 log = logging.getLogger(__name__)
@@ -36,35 +31,25 @@ CONTENT_RECHECK_DELAY = 1.0
 NAMESPACED: tuple[ResourceType, ...] = tuple(rt for rt in STORED if rt.namespaced)
 
 
-class NamespaceController:
+class NamespaceController(QueueController):
+    NAME = "namespace-controller"
+    QUEUE_NAME = QUEUE_NAME
+    WORKERS = WORKERS
+
     def __init__(
-        self,
-        client: Client,
-        *,
-        informers: InformerFactory,
-        clock: Clock = REAL_CLOCK,
-        metrics: CollectorRegistry | None = None,
-        resources: Iterable[ResourceType] = NAMESPACED,
-        rate_limiter: RateLimiter | None = None,
+        self, ctx: ControllerContext, *, resources: Iterable[ResourceType] = NAMESPACED
     ) -> None:
-        self._client = client
+        super().__init__(ctx)
         self._resources = tuple(rt for rt in resources if rt.namespaced)
-        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
-            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
-        )
-        self._namespaces: Informer = informers.informer(NAMESPACES)
+        self._namespaces: Informer = ctx.informers.informer(NAMESPACES)
         self._namespaces.add_handler(
             on_add=self._enqueue, on_update=lambda _, namespace: self._enqueue(namespace)
         )
 
-    def has_synced(self) -> bool:
-        return self._namespaces.has_synced()
+    def informers(self) -> tuple[Informer, ...]:
+        return (self._namespaces,)
 
-    async def run(self, workers: int = WORKERS) -> None:
-        await self._namespaces.wait_synced()
-        await run_workers(self.queue, self._process, workers=workers, name="namespace")
-
-    async def _process(self, key: ObjectKey) -> None:
+    async def process(self, key: ObjectKey) -> None:
         if not await self.sync(key):
             self.queue.add_after(key, CONTENT_RECHECK_DELAY)
 
@@ -91,7 +76,7 @@ class NamespaceController:
 
     async def _custom_resources(self) -> list[ResourceType]:
         """The namespaced custom resources the API server serves (upstream asks discovery)."""
-        listed = await self._client.list(CUSTOM_RESOURCE_DEFINITIONS)
+        listed = await self.client.list(CUSTOM_RESOURCE_DEFINITIONS)
         out = []
         for obj in listed.get("items") or []:
             rt = crd.resource_type(obj) if crd.is_established(obj) else None
@@ -101,7 +86,7 @@ class NamespaceController:
 
     async def _delete_content(self, rt: ResourceType, namespace: str) -> int:
         """Delete every `rt` object in the namespace; returns how many are still there."""
-        listed = await self._client.list(rt, namespace)
+        listed = await self.client.list(rt, namespace)
         items: list[Obj] = listed.get("items") or []
         remaining = 0
         for item in items:
@@ -111,7 +96,7 @@ class NamespaceController:
             try:
                 # Background, as upstream's namespaced-resources deleter: kinds whose default
                 # is Orphan (Jobs, ReplicationControllers) still take their dependents along.
-                result = await self._client.delete(
+                result = await self.client.delete(
                     rt, meta.name(item), namespace, propagation_policy="Background"
                 )
             except StatusError as err:
@@ -126,7 +111,7 @@ class NamespaceController:
         spec = updated.setdefault("spec", {})
         spec["finalizers"] = [f for f in spec.get("finalizers") or [] if f != KUBERNETES_FINALIZER]
         try:
-            await self._client.update(NAMESPACES, updated, subresource="finalize")
+            await self.client.update(NAMESPACES, updated, subresource="finalize")
         except StatusError as err:
             if not is_not_found(err):
                 raise

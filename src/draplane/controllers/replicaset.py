@@ -11,19 +11,14 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api import meta
 from draplane.api.errors import StatusError, is_conflict, is_not_found
 from draplane.api.kinds import PODS, REPLICA_SETS
 from draplane.api.meta import Obj
 from draplane.api.selectors import LabelSelector
-from draplane.client.events import EventRecorder
-from draplane.client.informer import Informer, InformerFactory, unwrap
-from draplane.client.interface import Client
+from draplane.client.informer import Informer, unwrap
 from draplane.client.lister import Lister
-from draplane.client.ratelimit import RateLimiter
-from draplane.clock import REAL_CLOCK, Clock
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.controller_utils import (
     Expectations,
     is_pod_active,
@@ -91,27 +86,23 @@ class ManageError(Exception):
 
 
 class ReplicaSetController(QueueController):
+    NAME = "replicaset-controller"
     QUEUE_NAME = QUEUE_NAME
     EVENT_COMPONENT = "replicaset-controller"
 
     def __init__(
         self,
-        client: Client,
+        ctx: ControllerContext,
         *,
-        informers: InformerFactory,
-        recorder: EventRecorder | None = None,
-        clock: Clock = REAL_CLOCK,
-        metrics: CollectorRegistry | None = None,
-        rate_limiter: RateLimiter | None = None,
         burst_replicas: int = BURST_REPLICAS,
     ) -> None:
-        super().__init__(
-            client, recorder=recorder, clock=clock, metrics=metrics, rate_limiter=rate_limiter
-        )
+        super().__init__(ctx)
         self._burst = burst_replicas
-        self._rs = informers.informer(REPLICA_SETS)
-        self._pods = informers.informer(PODS, indexers={CONTROLLER_UID_INDEX: controller_uid_index})
-        self.expectations = Expectations(clock.monotonic)
+        self._rs = ctx.informers.informer(REPLICA_SETS)
+        self._pods = ctx.informers.informer(
+            PODS, indexers={CONTROLLER_UID_INDEX: controller_uid_index}
+        )
+        self.expectations = Expectations(self.clock.monotonic)
         self._rs.add_handler(
             on_add=self._enqueue,
             on_update=self._on_rs_update,

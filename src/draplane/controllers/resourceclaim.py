@@ -8,10 +8,7 @@ the informer has them, so a retried pod finds its claim instead of creating a se
 
 from __future__ import annotations
 
-import asyncio
 import logging
-
-from prometheus_client import CollectorRegistry
 
 from draplane.api import meta
 from draplane.api.kinds import (
@@ -21,16 +18,13 @@ from draplane.api.kinds import (
     RESOURCE_CLAIMS,
 )
 from draplane.api.meta import Obj
-from draplane.client.events import EventRecorder
-from draplane.client.informer import Informer, InformerFactory, unwrap
-from draplane.client.interface import Client
+from draplane.client.informer import Informer, unwrap
 from draplane.client.mutationcache import MutationCache
-from draplane.client.ratelimit import RateLimiter
-from draplane.client.workers import run_workers
-from draplane.client.workqueue import RateLimitingQueue
-from draplane.clock import REAL_CLOCK, Clock
+from draplane.client.workers import ErrorLogger
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.metrics import ResourceClaimMetrics
 from draplane.controllers.objectkey import ObjectKey
+from draplane.controllers.queuecontroller import QueueController
 from draplane.controllers.resourceclaim_claim import sync_claim
 from draplane.controllers.resourceclaim_context import (
     CLAIM_POD_OWNER_INDEX,
@@ -63,21 +57,20 @@ MUTATION_CACHE_ENTRIES = 20_000
 MUTATION_CACHE_TTL = 3600.0
 
 
-class ResourceClaimController:
-    def __init__(
-        self,
-        client: Client,
-        *,
-        informers: InformerFactory,
-        recorder: EventRecorder | None = None,
-        clock: Clock = REAL_CLOCK,
-        metrics: CollectorRegistry | None = None,
-        rate_limiter: RateLimiter | None = None,
-        structured: bool = False,
-    ) -> None:
-        """`informers` must be built on a client acting as this controller (or an admin);
-        the caller starts it. `rate_limiter` None means client-go's default. `structured`:
-        the 1.36 mode (resource.k8s.io/v1 claims and templates, no PodSchedulingContexts)."""
+class ResourceClaimController(QueueController):
+    NAME = "resource-claim-controller"
+    QUEUE_NAME = QUEUE_NAME
+    WORKER_NAME = "resource-claim"
+    EVENT_COMPONENT = EVENT_COMPONENT
+    DISPLAY_NAME = "resource claim controller"
+    WORKERS = WORKERS
+
+    def __init__(self, ctx: ControllerContext, *, structured: bool = False) -> None:
+        """`ctx.informers` must be built on a client acting as this controller (or an admin);
+        the caller starts them. `structured`: the 1.36 mode (resource.k8s.io/v1 claims and
+        templates, no PodSchedulingContexts)."""
+        super().__init__(ctx)
+        informers = ctx.informers
         claim_type = RESOURCE_CLAIMS_V1 if structured else RESOURCE_CLAIMS
         template_type = RESOURCE_CLAIM_TEMPLATES_V1 if structured else RESOURCE_CLAIM_TEMPLATES
         self._pods = informers.informer(
@@ -94,13 +87,9 @@ class ResourceClaimController:
         self._scheduling_contexts = (
             None if structured else informers.informer(POD_SCHEDULING_CONTEXTS)
         )
-        self.recorder = recorder or EventRecorder(client, EVENT_COMPONENT, clock=clock)
-        self.metrics = ResourceClaimMetrics(metrics)
-        self.queue: RateLimitingQueue[ObjectKey] = RateLimitingQueue(
-            name=QUEUE_NAME, rate_limiter=rate_limiter, clock=clock, metrics=metrics
-        )
+        self.metrics = ResourceClaimMetrics(ctx.metrics)
         self.ctx = ClaimControllerContext(
-            client=client,
+            client=self.client,
             pods=self._pods.lister,
             claims=self._claims.lister,
             templates=self._templates.lister,
@@ -112,7 +101,7 @@ class ResourceClaimController:
                 indexers={CLAIM_POD_OWNER_INDEX: claim_pod_owner_index},
                 ttl=MUTATION_CACHE_TTL,
                 max_entries=MUTATION_CACHE_ENTRIES,
-                clock=clock,
+                clock=self.clock,
             ),
             deleted_pods=UIDCache(DELETED_POD_MEMORY),
             recorder=self.recorder,
@@ -132,28 +121,13 @@ class ResourceClaimController:
         )
         self._templates.add_handler(on_add=self._enqueue_template_pods)
 
-    def _informers(self) -> tuple[Informer, ...]:
+    def informers(self) -> tuple[Informer, ...]:
+        """All four, as upstream waits for since 1.31."""
         contexts = () if self._scheduling_contexts is None else (self._scheduling_contexts,)
         return (self._pods, self._claims, self._templates, *contexts)
 
-    def has_synced(self) -> bool:
-        return all(informer.has_synced() for informer in self._informers())
-
-    async def run(self, workers: int = WORKERS) -> None:
-        """Wait for the informers (all four, as upstream does since 1.31), then run `workers`
-        workers until cancelled."""
-        await asyncio.gather(*(informer.wait_synced() for informer in self._informers()))
-        log.info("Starting resource claim controller with %d workers", workers)
-        try:
-            await run_workers(
-                self.queue,
-                self.sync,
-                workers=workers,
-                name="resource-claim",
-                log_error=_log_sync_error,
-            )
-        finally:
-            await self.recorder.flush()
+    def log_error(self) -> ErrorLogger[ObjectKey]:
+        return _log_sync_error
 
     async def sync(self, key: ObjectKey) -> None:
         """Level-triggered: bring the pod or claim named by `key` to what the API says."""

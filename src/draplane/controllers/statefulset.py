@@ -12,18 +12,14 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api import meta
 from draplane.api.errors import StatusError, is_conflict, is_not_found
 from draplane.api.kinds import CONTROLLER_REVISIONS, PODS, STATEFUL_SETS
 from draplane.api.meta import Obj
-from draplane.client.events import NORMAL, WARNING, EventRecorder
-from draplane.client.informer import Informer, InformerFactory
-from draplane.client.interface import Client
-from draplane.client.ratelimit import RateLimiter
-from draplane.clock import REAL_CLOCK, Clock
+from draplane.client.events import NORMAL, WARNING
+from draplane.client.informer import Informer
 from draplane.controllers import workload
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.history import History, template_data
 from draplane.controllers.objectkey import ObjectKey
 from draplane.controllers.queuecontroller import QueueController
@@ -59,26 +55,16 @@ _STATUS_FIELDS = (
 
 
 class StatefulSetController(QueueController):
+    NAME = "statefulset-controller"
     QUEUE_NAME = QUEUE_NAME
     EVENT_COMPONENT = EVENT_COMPONENT
 
-    def __init__(
-        self,
-        client: Client,
-        *,
-        informers: InformerFactory,
-        recorder: EventRecorder | None = None,
-        clock: Clock = REAL_CLOCK,
-        metrics: CollectorRegistry | None = None,
-        rate_limiter: RateLimiter | None = None,
-    ) -> None:
-        super().__init__(
-            client, recorder=recorder, clock=clock, metrics=metrics, rate_limiter=rate_limiter
-        )
-        self._sets = informers.informer(STATEFUL_SETS)
-        self._pods = informers.informer(PODS)
-        self._revisions = informers.informer(CONTROLLER_REVISIONS)
-        self.history = History(client)
+    def __init__(self, ctx: ControllerContext) -> None:
+        super().__init__(ctx)
+        self._sets = ctx.informers.informer(STATEFUL_SETS)
+        self._pods = ctx.informers.informer(PODS)
+        self._revisions = ctx.informers.informer(CONTROLLER_REVISIONS)
+        self.history = History(self.client)
         owners = workload.OwnerQueue(KIND, STATEFUL_SETS.api_version, self._sets.lister, self.queue)
         owners.watch(self._pods)
         owners.watch(self._revisions)

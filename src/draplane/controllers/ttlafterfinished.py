@@ -11,17 +11,14 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
-from prometheus_client import CollectorRegistry
-
 from draplane.api import meta
 from draplane.api.errors import StatusError, is_conflict, is_not_found
 from draplane.api.kinds import JOBS
 from draplane.api.meta import Obj
-from draplane.client.informer import Informer, InformerFactory
-from draplane.client.interface import Client
-from draplane.client.ratelimit import RateLimiter
-from draplane.clock import REAL_CLOCK, Clock, parse_time
+from draplane.client.informer import Informer
+from draplane.clock import parse_time
 from draplane.controllers import job_util as ju
+from draplane.controllers.context import ControllerContext
 from draplane.controllers.objectkey import ObjectKey
 from draplane.controllers.queuecontroller import QueueController
 
@@ -46,20 +43,13 @@ def expires_at(job: Obj) -> datetime | None:
 
 
 class TTLAfterFinishedController(QueueController):
+    NAME = "ttl-after-finished-controller"
     QUEUE_NAME = QUEUE_NAME
     EVENT_COMPONENT = "ttl-after-finished-controller"
 
-    def __init__(
-        self,
-        client: Client,
-        *,
-        informers: InformerFactory,
-        clock: Clock = REAL_CLOCK,
-        metrics: CollectorRegistry | None = None,
-        rate_limiter: RateLimiter | None = None,
-    ) -> None:
-        super().__init__(client, clock=clock, metrics=metrics, rate_limiter=rate_limiter)
-        self._jobs = informers.informer(JOBS)
+    def __init__(self, ctx: ControllerContext) -> None:
+        super().__init__(ctx)
+        self._jobs = ctx.informers.informer(JOBS)
         self._jobs.add_handler(on_add=self._enqueue, on_update=lambda _, job: self._enqueue(job))
 
     def informers(self) -> tuple[Informer, ...]:
