@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from draplane.api import versions
 from draplane.api.auth import CONTROLLER_MANAGER, UserInfo, controller_user
 from draplane.api.kinds import PODS, RESOURCE_CLAIM_TEMPLATES
 from draplane.client.informer import InformerFactory
@@ -61,7 +62,8 @@ async def run(pods: int, store: str) -> None:
             await admin.create(PODS, make_pod(f"pod-{i}").claim_template("gpu", "t").obj())
         client = WriteCounter(cluster.client(controller_user("resource-claim-controller")))
         factory = InformerFactory(cluster.client(UserInfo(CONTROLLER_MANAGER)))
-        controller = ResourceClaimController(ControllerContext.of(client, factory))  # type: ignore[arg-type]
+        context = ControllerContext.of(client, factory)  # type: ignore[arg-type]
+        controller = ResourceClaimController(context, mode=versions.CLASSIC)
         await factory.start()
         await factory.wait_synced()
         start = time.perf_counter()

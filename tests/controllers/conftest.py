@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from prometheus_client import CollectorRegistry
 
-from draplane.api import kinds, meta
+from draplane.api import kinds, meta, versions
 from draplane.api.auth import CONTROLLER_MANAGER, UserInfo, controller_user
 from draplane.api.kinds import EVENTS, POD_SCHEDULING_CONTEXTS, PODS, RESOURCE_CLAIMS
 from draplane.api.meta import Obj
@@ -113,7 +113,8 @@ async def start_controller(cluster: Cluster) -> AsyncIterator[StartController]:
         factories.append(factory)
         metrics = CollectorRegistry()
         controller = ResourceClaimController(
-            ControllerContext.of(client, factory, metrics=metrics, rate_limiter=rate_limiter)
+            ControllerContext.of(client, factory, metrics=metrics, rate_limiter=rate_limiter),
+            mode=versions.CLASSIC,
         )
         await factory.start()
         await asyncio.wait_for(factory.wait_synced(), 5)

@@ -12,7 +12,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from draplane.api import meta
+from draplane.api import meta, versions
 from draplane.api.auth import CONTROLLER_MANAGER, UserInfo, controller_user
 from draplane.api.errors import internal
 from draplane.api.kinds import PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
@@ -105,7 +105,8 @@ async def _run_for(
             factory,
             metrics=metrics,
             rate_limiter=ItemExponentialFailureRateLimiter(base=0.001, cap=0.02),
-        )
+        ),
+        mode=versions.CLASSIC,
     )
     await factory.start()
     running = asyncio.create_task(controller.run())

@@ -18,10 +18,10 @@ from draplane.controllers.metrics import ResourceClaimMetrics
 from draplane.controllers.resourceclaim_claim import sync_claim
 from draplane.controllers.resourceclaim_context import ClaimControllerContext
 from draplane.controllers.resourceclaim_pod import build_claim
+from draplane.controllers.resourceclaim_structured import StructuredClaims
 from draplane.controllers.uid_cache import UIDCache
 from draplane.dra.resourcev1 import (
     DELETE_PROTECTION_FINALIZER,
-    RESOURCE_CLAIM_TEMPLATES_V1,
     RESOURCE_CLAIMS_V1,
 )
 from draplane.testing.apiobjects import StaticLister
@@ -67,13 +67,11 @@ def _ctx(store: ClaimStore, pods: list[Obj]) -> ClaimControllerContext:
         pods=cast(Lister, StaticLister(pods)),
         claims=cast(Lister, store),
         templates=cast(Lister, StaticLister([])),
-        scheduling_contexts=None,
         claim_cache=MutationCache(cast(Lister, store)),
         deleted_pods=UIDCache(10),
         recorder=EventRecorder(client, "resource-claim-controller"),
         metrics=ResourceClaimMetrics(),
-        claim_type=RESOURCE_CLAIMS_V1,
-        template_type=RESOURCE_CLAIM_TEMPLATES_V1,
+        policy=StructuredClaims(),
     )
 
 

@@ -124,7 +124,7 @@ async def _measure(host: ApiHost, transport: Transport, *, pods: int, run: Suite
         host.client(transport, UserInfo(auth.CONTROLLER_MANAGER)),
         client_for=lambda name: host.client(transport, auth.controller_user(name)),
         metrics=CollectorRegistry(),
-        structured=host.registry.kinds.mode.structured,
+        mode=host.registry.kinds.mode,
     )
     done: set[str] = set()
     ready = asyncio.Event()

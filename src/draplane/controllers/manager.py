@@ -20,7 +20,7 @@ from typing import Protocol
 
 from prometheus_client import CollectorRegistry
 
-from draplane.api import kinds
+from draplane.api import kinds, versions
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
@@ -82,9 +82,10 @@ class ControllerManager:
         client_for: ClientFor | None = None,
         clock: Clock = REAL_CLOCK,
         metrics: CollectorRegistry | None = None,
-        structured: bool = False,
+        mode: versions.Mode,
     ) -> None:
-        """`structured`: the 1.36 mode (the resource claim controller on resource.k8s.io/v1)."""
+        """`mode`: the Kubernetes version served (1.36: the resource claim controller on
+        resource.k8s.io/v1)."""
         self._informers = InformerFactory(client, clock=clock)
         ctx = ControllerContext(
             self._informers,
@@ -92,8 +93,8 @@ class ControllerManager:
             clock=clock,
             metrics=metrics,
         )
-        self.resource_claim_controller = ResourceClaimController(ctx, structured=structured)
-        stored = _structured_stored() if structured else kinds.STORED
+        self.resource_claim_controller = ResourceClaimController(ctx, mode=mode)
+        stored = _stored(mode)
         self.garbage_collector = GarbageCollector(ctx, resources=stored)
         self.namespace_controller = NamespaceController(ctx, resources=stored)
         self.service_account_controller = ServiceAccountsController(ctx)
@@ -134,7 +135,7 @@ class ControllerManager:
             await self._informers.stop()
 
 
-def _structured_stored() -> tuple[kinds.ResourceType, ...]:
-    """The 1.36 mode's stored kinds, each resource once (v1, not its converted beta versions)."""
+def _stored(mode: versions.Mode) -> tuple[kinds.ResourceType, ...]:
+    """The mode's stored kinds, each resource once (v1, not its converted beta versions)."""
     betas = {*kinds.STRUCTURED_V1BETA1, *kinds.STRUCTURED_V1BETA2}
-    return tuple(r for r in kinds.STRUCTURED_SERVED if "list" in r.verbs and r not in betas)
+    return tuple(r for r in mode.served if "list" in r.verbs and r not in betas)

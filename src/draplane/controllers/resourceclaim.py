@@ -1,24 +1,22 @@
 """The resource claim controller: one ResourceClaim per template pod claim, recorded in the pod.
 
 Handlers (enqueuePod and enqueueResourceClaim of pkg/controller/resourceclaim) only decide which
-`ObjectKey`s to enqueue; workers run `sync(key)`: `sync_pod` (resourceclaim_pod.py) or `sync_claim`
-(resourceclaim_claim.py). Claims the controller just created are remembered in a MutationCache until
-the informer has them, so a retried pod finds its claim instead of creating a second one.
+`ObjectKey`s to enqueue; workers run `sync(key)`: `sync_pod` (resourceclaim_pod.py) or
+`sync_claim` (resourceclaim_claim.py), each following the mode's `ClaimPolicy`
+(resourceclaim_classic.py, resourceclaim_structured.py), picked once when the controller is
+built. Claims the controller just created are remembered in a MutationCache until the informer
+has them, so a retried pod finds its claim instead of creating a second one.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
-from draplane.api import meta
-from draplane.api.kinds import (
-    POD_SCHEDULING_CONTEXTS,
-    PODS,
-    RESOURCE_CLAIM_TEMPLATES,
-    RESOURCE_CLAIMS,
-)
+from draplane.api import meta, versions
+from draplane.api.kinds import PODS
 from draplane.api.meta import Obj
-from draplane.client.informer import Informer, unwrap
+from draplane.client.informer import Informer, InformerFactory, unwrap
 from draplane.client.mutationcache import MutationCache
 from draplane.client.workers import ErrorLogger
 from draplane.controllers.context import ControllerContext
@@ -26,6 +24,7 @@ from draplane.controllers.metrics import ResourceClaimMetrics
 from draplane.controllers.objectkey import ObjectKey
 from draplane.controllers.queuecontroller import QueueController
 from draplane.controllers.resourceclaim_claim import sync_claim
+from draplane.controllers.resourceclaim_classic import ClassicClaims
 from draplane.controllers.resourceclaim_context import (
     CLAIM_POD_OWNER_INDEX,
     DELETED_POD_MEMORY,
@@ -35,6 +34,7 @@ from draplane.controllers.resourceclaim_context import (
     POD_TEMPLATE_INDEX,
     RESOURCE_CLAIM,
     ClaimControllerContext,
+    ClaimPolicy,
     SyncError,
     claim_pod_owner_index,
     pod_claims,
@@ -43,11 +43,17 @@ from draplane.controllers.resourceclaim_context import (
 )
 from draplane.controllers.resourceclaim_needs import pod_needs_claims, pod_needs_work
 from draplane.controllers.resourceclaim_pod import sync_pod
+from draplane.controllers.resourceclaim_structured import StructuredClaims
 from draplane.controllers.uid_cache import UIDCache
 from draplane.dra import claims as dra, extended
-from draplane.dra.resourcev1 import RESOURCE_CLAIM_TEMPLATES_V1, RESOURCE_CLAIMS_V1
 
 log = logging.getLogger(__name__)
+
+_POLICIES: dict[versions.Mode, Callable[[InformerFactory], ClaimPolicy]] = {
+    versions.CLASSIC: ClassicClaims,
+    versions.STRUCTURED: lambda _informers: StructuredClaims(),
+}
+"""Each mode's policy, built from the shared informers."""
 
 QUEUE_NAME = "resource_claim"
 WORKERS = 10
@@ -65,14 +71,13 @@ class ResourceClaimController(QueueController):
     DISPLAY_NAME = "resource claim controller"
     WORKERS = WORKERS
 
-    def __init__(self, ctx: ControllerContext, *, structured: bool = False) -> None:
+    def __init__(self, ctx: ControllerContext, *, mode: versions.Mode) -> None:
         """`ctx.informers` must be built on a client acting as this controller (or an admin);
-        the caller starts them. `structured`: the 1.36 mode (resource.k8s.io/v1 claims and
-        templates, no PodSchedulingContexts)."""
+        the caller starts them. `mode`: the Kubernetes version served, whose `ClaimPolicy` the
+        controller follows (1.36: resource.k8s.io/v1 claims and templates, no
+        PodSchedulingContexts)."""
         super().__init__(ctx)
         informers = ctx.informers
-        claim_type = RESOURCE_CLAIMS_V1 if structured else RESOURCE_CLAIMS
-        template_type = RESOURCE_CLAIM_TEMPLATES_V1 if structured else RESOURCE_CLAIM_TEMPLATES
         self._pods = informers.informer(
             PODS,
             indexers={
@@ -80,22 +85,17 @@ class ResourceClaimController(QueueController):
                 POD_TEMPLATE_INDEX: pod_template_index,
             },
         )
+        self.policy = _POLICIES[mode](informers)
         self._claims = informers.informer(
-            claim_type, indexers={CLAIM_POD_OWNER_INDEX: claim_pod_owner_index}
+            self.policy.claim_type, indexers={CLAIM_POD_OWNER_INDEX: claim_pod_owner_index}
         )
-        self._templates = informers.informer(template_type)
-        self._scheduling_contexts = (
-            None if structured else informers.informer(POD_SCHEDULING_CONTEXTS)
-        )
+        self._templates = informers.informer(self.policy.template_type)
         self.metrics = ResourceClaimMetrics(ctx.metrics)
         self.ctx = ClaimControllerContext(
             client=self.client,
             pods=self._pods.lister,
             claims=self._claims.lister,
             templates=self._templates.lister,
-            scheduling_contexts=(
-                self._scheduling_contexts.lister if self._scheduling_contexts else None
-            ),
             claim_cache=MutationCache(
                 self._claims.lister,
                 indexers={CLAIM_POD_OWNER_INDEX: claim_pod_owner_index},
@@ -106,8 +106,7 @@ class ResourceClaimController(QueueController):
             deleted_pods=UIDCache(DELETED_POD_MEMORY),
             recorder=self.recorder,
             metrics=self.metrics,
-            claim_type=claim_type,
-            template_type=template_type,
+            policy=self.policy,
         )
         self._pods.add_handler(
             on_add=lambda pod: self._enqueue_pod(pod, deleted=False),
@@ -122,9 +121,8 @@ class ResourceClaimController(QueueController):
         self._templates.add_handler(on_add=self._enqueue_template_pods)
 
     def informers(self) -> tuple[Informer, ...]:
-        """All four, as upstream waits for since 1.31."""
-        contexts = () if self._scheduling_contexts is None else (self._scheduling_contexts,)
-        return (self._pods, self._claims, self._templates, *contexts)
+        """All of them (four in classic DRA), as upstream waits for since 1.31."""
+        return (self._pods, self._claims, self._templates, *self.policy.informers())
 
     def log_error(self) -> ErrorLogger[ObjectKey]:
         return _log_sync_error

@@ -1,9 +1,8 @@
 """`sync_claim`: drop reservations of pods that are gone or done, then delete generated claims
 whose pod is done (syncClaim of kubernetes/kubernetes pkg/controller/resourceclaim).
 
-In the structured mode a claim nobody uses any more is deallocated here (1.36): its
-`status.allocation` and `status.devices` are cleared and then the delete-protection finalizer
-is removed, where 1.28 asked the driver with `deallocationRequested`.
+How the reservations are written, and what is released with the last one, is the mode's
+`ClaimPolicy.sync_reservations` (resourceclaim_classic.py, resourceclaim_structured.py).
 """
 
 from __future__ import annotations
@@ -12,17 +11,14 @@ import logging
 
 from draplane.api import meta
 from draplane.api.errors import StatusError, is_not_found
-from draplane.api.kinds import PODS, RESOURCE_CLAIMS
+from draplane.api.kinds import PODS
 from draplane.api.meta import Obj
 from draplane.controllers.resourceclaim_context import (
-    WAIT_FOR_FIRST_CONSUMER,
     ClaimControllerContext,
     SyncError,
     is_pod_done,
     owning_pod,
 )
-from draplane.controllers.resourceclaim_scheduled import allocation_mode
-from draplane.dra.resourcev1 import DELETE_PROTECTION_FINALIZER
 from draplane.klog import V2
 
 log = logging.getLogger(__name__)
@@ -39,48 +35,9 @@ async def sync_claim(ctx: ClaimControllerContext, namespace: str, name: str) -> 
             raise SyncError(f"unsupported ReservedFor entry: {entry}")
         if await _still_reserved(ctx, namespace=namespace, entry=entry):
             valid.append(entry)
-    if ctx.structured:
-        if len(valid) < len(reserved_for) or (not valid and _deallocatable(claim)):
-            claim = await _write_structured(ctx, claim, valid)
-    elif len(valid) < len(reserved_for):
-        await _write_reserved_for(ctx, claim, valid)
+    claim = await ctx.policy.sync_reservations(ctx, claim, valid)
     if not valid:
         await _delete_if_pod_done(ctx, claim)
-
-
-def _deallocatable(claim: Obj) -> bool:
-    status = claim.get("status") or {}
-    finalizers = (claim.get("metadata") or {}).get("finalizers") or ()
-    return DELETE_PROTECTION_FINALIZER in finalizers and (
-        bool(status.get("allocation")) or bool(meta.deletion_timestamp(claim))
-    )
-
-
-async def _write_structured(ctx: ClaimControllerContext, claim: Obj, valid: list[Obj]) -> Obj:
-    """Keep the `valid` reservations; with none left, deallocate (clear `allocation` and
-    `devices`) and then drop the delete-protection finalizer."""
-    updated = meta.deep_copy(claim)
-    status = updated.setdefault("status", {})
-    if valid:
-        status["reservedFor"] = valid
-    else:
-        for field in ("reservedFor", "allocation", "devices"):
-            status.pop(field, None)
-    if status != (claim.get("status") or {}):
-        claim = await ctx.client.update(ctx.claim_type, updated, subresource="status")
-    if valid or not _deallocatable_finalizer(claim):
-        return claim
-    without = meta.deep_copy(claim)
-    without["metadata"]["finalizers"] = [
-        f for f in without["metadata"].get("finalizers") or () if f != DELETE_PROTECTION_FINALIZER
-    ]
-    claim = await ctx.client.update(ctx.claim_type, without)
-    log.log(V2, "Deallocated ResourceClaim %s/%s", meta.namespace(claim), meta.name(claim))
-    return claim
-
-
-def _deallocatable_finalizer(claim: Obj) -> bool:
-    return DELETE_PROTECTION_FINALIZER in ((claim.get("metadata") or {}).get("finalizers") or ())
 
 
 async def _still_reserved(ctx: ClaimControllerContext, *, namespace: str, entry: Obj) -> bool:
@@ -100,26 +57,6 @@ async def _still_reserved(ctx: ClaimControllerContext, *, namespace: str, entry:
     return meta.uid(pod) == uid and not is_pod_done(pod)
 
 
-async def _write_reserved_for(ctx: ClaimControllerContext, claim: Obj, valid: list[Obj]) -> None:
-    updated = meta.deep_copy(claim)
-    status = updated.setdefault("status", {})
-    if valid:
-        status["reservedFor"] = valid
-    else:
-        status.pop("reservedFor", None)
-        # The transition from used to unused is what releases a delayed allocation.
-        if allocation_mode(claim) == WAIT_FOR_FIRST_CONSUMER:
-            status["deallocationRequested"] = True
-    await ctx.client.update(RESOURCE_CLAIMS, updated, subresource="status")
-    log.log(
-        V2,
-        "Removed stale reservations of ResourceClaim %s/%s: %d left",
-        meta.namespace(claim),
-        meta.name(claim),
-        len(valid),
-    )
-
-
 async def _delete_if_pod_done(ctx: ClaimControllerContext, claim: Obj) -> None:
     owner = owning_pod(claim)
     if owner is None:
@@ -131,7 +68,7 @@ async def _delete_if_pod_done(ctx: ClaimControllerContext, claim: Obj) -> None:
     if meta.deletion_timestamp(claim):
         return  # already going; another DELETE would change nothing
     try:
-        await ctx.client.delete(ctx.claim_type, meta.name(claim), meta.namespace(claim))
+        await ctx.client.delete(ctx.policy.claim_type, meta.name(claim), meta.namespace(claim))
     except StatusError as err:
         if is_not_found(err):
             return

@@ -2,25 +2,26 @@
 
 `ClaimControllerContext` bundles the listers, the claim mutation cache (claims this controller
 created, before the informer has them; deleted claims are forgotten), the API client, the event
-recorder, the deleted-pod memory and the metrics, so sync functions take one argument.
+recorder, the deleted-pod memory, the metrics and the mode's `ClaimPolicy`, so sync functions
+take one argument.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from draplane.api import meta
-from draplane.api.kinds import RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS, ResourceType
+from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.client.events import EventRecorder
+from draplane.client.informer import Informer
 from draplane.client.interface import Client
 from draplane.client.lister import Lister
 from draplane.client.mutationcache import MutationCache
 from draplane.controllers.metrics import ResourceClaimMetrics
 from draplane.controllers.uid_cache import UIDCache
 from draplane.dra import claims as dra
-from draplane.dra.resourcev1 import RESOURCE_CLAIMS_V1
 
 POD_RESOURCE_CLAIM_INDEX = "pod-resource-claim-index"
 CLAIM_POD_OWNER_INDEX = "claim-pod-owner-index"
@@ -48,28 +49,52 @@ class SyncError(Exception):
         self.claim = claim
 
 
+class ClaimPolicy(Protocol):
+    """What the controller does its mode's way: classic DRA (1.28, `ClassicClaims`) or DRA
+    with structured parameters (1.36, `StructuredClaims`), picked once from the mode."""
+
+    @property
+    def claim_type(self) -> ResourceType:
+        """resource.k8s.io/v1alpha2 ResourceClaims (1.28), or v1 (1.36)."""
+        ...
+
+    @property
+    def template_type(self) -> ResourceType: ...
+
+    def informers(self) -> tuple[Informer, ...]:
+        """The mode's own informers, which the controller also waits for."""
+        ...
+
+    def scheduled_pod_needs_help(self, pod: Obj, claim: Obj) -> bool:
+        """Whether a pod bound to a node needs the controller for this claim of its."""
+        ...
+
+    async def help_scheduled_pod(self, ctx: ClaimControllerContext, pod: Obj, claim: Obj) -> bool:
+        """Help a bound pod with one of its claims; False stops at this claim."""
+        ...
+
+    async def sync_reservations(
+        self, ctx: ClaimControllerContext, claim: Obj, valid: list[Obj]
+    ) -> Obj:
+        """Keep only the `valid` reservations (and release what nobody uses); the claim as it is
+        now."""
+        ...
+
+
 @dataclass(frozen=True)
 class ClaimControllerContext:
     client: Client
     pods: Lister
     claims: Lister
     templates: Lister
-    scheduling_contexts: Lister | None
-    """None in the structured mode (no PodSchedulingContexts)."""
     claim_cache: MutationCache
     deleted_pods: UIDCache
     recorder: EventRecorder
     metrics: ResourceClaimMetrics
+    policy: ClaimPolicy
     # UIDs of pods whose last claim create failed without a clear answer (a 5xx, a timeout):
     # the claim may exist anyway, so the next attempt asks the API server, not the informer.
     uncertain_creates: set[str] = field(default_factory=set)
-    claim_type: ResourceType = RESOURCE_CLAIMS
-    """resource.k8s.io/v1alpha2 ResourceClaims (1.28), or v1 in the structured mode."""
-    template_type: ResourceType = RESOURCE_CLAIM_TEMPLATES
-
-    @property
-    def structured(self) -> bool:
-        return self.claim_type == RESOURCE_CLAIMS_V1
 
 
 class PodOwner(NamedTuple):

@@ -12,14 +12,11 @@ from __future__ import annotations
 from draplane.api import meta
 from draplane.api.meta import Obj
 from draplane.controllers.resourceclaim_context import (
-    WAIT_FOR_FIRST_CONSUMER,
     ClaimControllerContext,
     is_pod_done,
     pod_claims,
 )
-from draplane.controllers.resourceclaim_scheduled import allocation_mode
 from draplane.dra import claims as dra
-from draplane.dra.resourcev1 import can_be_reserved
 
 
 def pod_needs_claims(pod: Obj, *, deleted: bool) -> bool:
@@ -46,26 +43,6 @@ def pod_needs_work(ctx: ClaimControllerContext, pod: Obj) -> bool:
             continue  # must be created by the user
         if must_check_owner and dra.is_for_pod(pod, claim) is not None:
             return True
-        if node_name and _scheduled_pod_needs_help(ctx, pod=pod, claim=claim):
+        if node_name and ctx.policy.scheduled_pod_needs_help(pod, claim):
             return True
     return False
-
-
-def _scheduled_pod_needs_help(ctx: ClaimControllerContext, *, pod: Obj, claim: Obj) -> bool:
-    if ctx.structured:
-        return (
-            dra.is_allocated(claim)
-            and not dra.is_reserved_for_pod(pod, claim)
-            and can_be_reserved(claim)
-        )
-    assert ctx.scheduling_contexts is not None
-    if allocation_mode(claim) == WAIT_FOR_FIRST_CONSUMER and not dra.is_allocated(claim):
-        scheduling_context = ctx.scheduling_contexts.get(meta.name(pod), meta.namespace(pod))
-        return scheduling_context is None or (scheduling_context.get("spec") or {}).get(
-            "selectedNode"
-        ) != (pod.get("spec") or {}).get("nodeName")
-    return (
-        dra.is_allocated(claim)
-        and not dra.is_reserved_for_pod(pod, claim)
-        and dra.can_be_reserved(claim)
-    )

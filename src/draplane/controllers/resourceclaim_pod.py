@@ -138,7 +138,7 @@ def find_pod_resource_claim(ctx: ClaimControllerContext, pod: Obj, pod_claim: Ob
 async def _learn_uncertain_creates(ctx: ClaimControllerContext, pod: Obj) -> None:
     """After a create whose outcome is unknown, find the pod's claims on the API server (the
     informer may not have them yet) so that the retry does not create a second claim."""
-    listed = await ctx.client.list(ctx.claim_type, meta.namespace(pod))
+    listed = await ctx.client.list(ctx.policy.claim_type, meta.namespace(pod))
     pod_uid = meta.uid(pod)
     for claim in listed.get("items") or []:
         if pod_uid in claim_pod_owner_index(claim):
@@ -152,12 +152,12 @@ async def _create_claim(
     namespace = meta.namespace(pod)
     template = ctx.templates.get(template_name, namespace)
     if template is None:
-        missing = not_found(ctx.template_type, template_name)
+        missing = not_found(ctx.policy.template_type, template_name)
         raise SyncError(f'resource claim template "{template_name}": {missing}')
-    claim = build_claim(pod=pod, pod_claim=pod_claim, template=template, rt=ctx.claim_type)
+    claim = build_claim(pod=pod, pod_claim=pod_claim, template=template, rt=ctx.policy.claim_type)
     ctx.metrics.create_attempts.inc()
     try:
-        created = await ctx.client.create(ctx.claim_type, claim, namespace)
+        created = await ctx.client.create(ctx.policy.claim_type, claim, namespace)
     except Exception as err:
         ctx.metrics.create_failures.inc()
         if not isinstance(err, StatusError) or err.code >= 500:

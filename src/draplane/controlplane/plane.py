@@ -196,7 +196,7 @@ class ControlPlane:
             client_for=lambda name: self.client(auth.controller_user(name)),
             clock=clock,
             metrics=metrics,
-            structured=cfg.kubernetes_version.structured,
+            mode=cfg.kubernetes_version,
         )
         scheduler_client = self.client(UserInfo(auth.SCHEDULER, "", (auth.SYSTEM_AUTHENTICATED,)))
         self.components["scheduler"] = Scheduler(
