@@ -26,7 +26,6 @@ log = logging.getLogger(__name__)
 
 QUEUE_NAME = "cronjob"
 WORKERS = 5
-EVENT_COMPONENT = "cronjob-controller"
 CRONJOB_UID_INDEX = "cronjob-controller-uid"
 CRONJOB = "CronJob"
 
@@ -37,7 +36,6 @@ cronjob_uid_index = controller_uid_of(CRONJOB, "batch/v1")
 class CronJobController(QueueController):
     NAME = "cronjob-controller"
     QUEUE_NAME = QUEUE_NAME
-    EVENT_COMPONENT = EVENT_COMPONENT
 
     def __init__(self, ctx: ControllerContext) -> None:
         super().__init__(ctx)

@@ -66,7 +66,6 @@ MAX_RETRIES = 15
 class DeploymentController(QueueController):
     NAME = "deployment-controller"
     QUEUE_NAME = QUEUE_NAME
-    EVENT_COMPONENT = "deployment-controller"
 
     def __init__(self, ctx: ControllerContext) -> None:
         super().__init__(ctx)

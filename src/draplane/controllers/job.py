@@ -36,7 +36,6 @@ log = logging.getLogger(__name__)
 
 QUEUE_NAME = "job"
 WORKERS = 5
-EVENT_COMPONENT = "job-controller"
 JOB_UID_INDEX = "job-controller-uid"
 JOB = "Job"
 POD = "Pod"
@@ -58,7 +57,6 @@ job_uid_index = controller_uid_of(JOB, "batch/v1")
 class JobController(QueueController):
     NAME = "job-controller"
     QUEUE_NAME = QUEUE_NAME
-    EVENT_COMPONENT = EVENT_COMPONENT
 
     def __init__(self, ctx: ControllerContext) -> None:
         super().__init__(ctx)

@@ -45,32 +45,21 @@ class _Runnable(Protocol):
 
 log = logging.getLogger(__name__)
 
-RESOURCE_CLAIM_CONTROLLER = ResourceClaimController.NAME
-GARBAGE_COLLECTOR = GarbageCollector.NAME
-NAMESPACE_CONTROLLER = NamespaceController.NAME
-SERVICE_ACCOUNT_CONTROLLER = ServiceAccountsController.NAME
-CLUSTERROLE_AGGREGATION_CONTROLLER = ClusterRoleAggregationController.NAME
-STATEFULSET_CONTROLLER = StatefulSetController.NAME
-DAEMONSET_CONTROLLER = DaemonSetController.NAME
-JOB_CONTROLLER = JobController.NAME
-CRONJOB_CONTROLLER = CronJobController.NAME
-TTL_AFTER_FINISHED_CONTROLLER = TTLAfterFinishedController.NAME
-DEPLOYMENT_CONTROLLER = DeploymentController.NAME
-REPLICASET_CONTROLLER = ReplicaSetController.NAME
-CONTROLLERS = (
-    RESOURCE_CLAIM_CONTROLLER,
-    GARBAGE_COLLECTOR,
-    NAMESPACE_CONTROLLER,
-    SERVICE_ACCOUNT_CONTROLLER,
-    CLUSTERROLE_AGGREGATION_CONTROLLER,
-    STATEFULSET_CONTROLLER,
-    DAEMONSET_CONTROLLER,
-    JOB_CONTROLLER,
-    CRONJOB_CONTROLLER,
-    TTL_AFTER_FINISHED_CONTROLLER,
-    DEPLOYMENT_CONTROLLER,
-    REPLICASET_CONTROLLER,
+_CLASSES = (
+    ResourceClaimController,
+    GarbageCollector,
+    NamespaceController,
+    ServiceAccountsController,
+    ClusterRoleAggregationController,
+    StatefulSetController,
+    DaemonSetController,
+    JobController,
+    CronJobController,
+    TTLAfterFinishedController,
+    DeploymentController,
+    ReplicaSetController,
 )
+CONTROLLERS = tuple(cls.NAME for cls in _CLASSES)
 """The controllers' names, which are also their service accounts in kube-system."""
 
 

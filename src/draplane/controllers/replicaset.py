@@ -88,7 +88,6 @@ class ManageError(Exception):
 class ReplicaSetController(QueueController):
     NAME = "replicaset-controller"
     QUEUE_NAME = QUEUE_NAME
-    EVENT_COMPONENT = "replicaset-controller"
 
     def __init__(
         self,

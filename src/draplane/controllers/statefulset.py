@@ -39,7 +39,6 @@ log = logging.getLogger(__name__)
 KIND = "StatefulSet"
 QUEUE_NAME = "statefulset"
 WORKERS = 5
-EVENT_COMPONENT = "statefulset-controller"
 DEFAULT_HISTORY_LIMIT = 10
 _STATUS_FIELDS = (
     "observedGeneration",
@@ -57,7 +56,6 @@ _STATUS_FIELDS = (
 class StatefulSetController(QueueController):
     NAME = "statefulset-controller"
     QUEUE_NAME = QUEUE_NAME
-    EVENT_COMPONENT = EVENT_COMPONENT
 
     def __init__(self, ctx: ControllerContext) -> None:
         super().__init__(ctx)

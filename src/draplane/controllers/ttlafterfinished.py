@@ -45,7 +45,6 @@ def expires_at(job: Obj) -> datetime | None:
 class TTLAfterFinishedController(QueueController):
     NAME = "ttl-after-finished-controller"
     QUEUE_NAME = QUEUE_NAME
-    EVENT_COMPONENT = "ttl-after-finished-controller"
 
     def __init__(self, ctx: ControllerContext) -> None:
         super().__init__(ctx)
