@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from draplane.api import kinds, meta, validation
+from draplane.api import kinds, meta
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj, deep_copy
 from draplane.apiserver.authorization import Attributes, Decision
@@ -21,6 +21,7 @@ from draplane.apiserver.authorization.bootstrap import (
 from draplane.apiserver.authorization.rbac import RBACAuthorizer
 from draplane.apiserver.authorization.reconcile import must_recreate, reconcile
 from draplane.storage.memory import MemoryStorage
+from draplane.testing import kindrules as validation
 from draplane.testing.cluster import start_cluster
 from draplane.testing.rbacbuilders import make_cluster_role, make_role_binding, rule
 

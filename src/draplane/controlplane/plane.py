@@ -34,8 +34,8 @@ from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.manager import ControllerManager
-from draplane.dra.kubeletplugin import NodePluginRegistry
 from draplane.dra.controller import DRIVER_WORKERS, Delays
+from draplane.dra.kubeletplugin import NodePluginRegistry
 from draplane.drivers.example import (
     DEVICE_CLASS_NAME,
     DeviceProfile,
