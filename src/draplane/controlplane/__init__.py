@@ -4,7 +4,14 @@ from draplane.controlplane.plane import (
     ControlPlane,
     ControlPlaneConfig,
     DriverSpec,
+    driver_class,
     ensure_driver_classes,
 )
 
-__all__ = ["ControlPlane", "ControlPlaneConfig", "DriverSpec", "ensure_driver_classes"]
+__all__ = [
+    "ControlPlane",
+    "ControlPlaneConfig",
+    "DriverSpec",
+    "driver_class",
+    "ensure_driver_classes",
+]

@@ -34,8 +34,8 @@ from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.manager import ControllerManager
-from draplane.dra.kubeletplugin import NodePluginRegistry
 from draplane.dra.controller import DRIVER_WORKERS, Delays
+from draplane.dra.kubeletplugin import NodePluginRegistry
 from draplane.drivers.example import (
     DEVICE_CLASS_NAME,
     DeviceProfile,
@@ -74,6 +74,12 @@ class DriverSpec:
     device_memory: str = "80Gi"
     partitions: int = 0
     """Structured mode: partitions per device (0: not partitionable)."""
+
+    def has_controller(self, mode: versions.Mode) -> bool:
+        """Whether a controller side runs for the driver: classic DRA's allocates; with
+        structured parameters the nodes publish their own pools, so only a network-attached
+        pool has one."""
+        return mode.dra is versions.Dra.CLASSIC or self.network_attached > 0
 
     def profile(self, *, network: bool = False) -> DeviceProfile:
         """Structured mode: the devices of each node's pool, or of the network-attached pool
@@ -196,7 +202,7 @@ class ControlPlane:
             client_for=lambda name: self.client(auth.controller_user(name)),
             clock=clock,
             metrics=metrics,
-            structured=cfg.kubernetes_version.structured,
+            mode=cfg.kubernetes_version,
         )
         scheduler_client = self.client(UserInfo(auth.SCHEDULER, "", (auth.SYSTEM_AUTHENTICATED,)))
         self.components["scheduler"] = Scheduler(
@@ -206,12 +212,18 @@ class ControlPlane:
             metrics=metrics,
             queueing_hints=cfg.queueing_hints,
             pre_enqueue=cfg.pre_enqueue,
-            structured=cfg.kubernetes_version.structured,
+            mode=cfg.kubernetes_version,
         )
-        if cfg.kubernetes_version.structured:
-            self._build_structured_drivers()
-            self.components["nodes"] = self._build_nodes()
-            return
+        drivers = {
+            versions.Dra.CLASSIC: self._build_classic_drivers,
+            versions.Dra.STRUCTURED: self._build_structured_drivers,
+        }
+        drivers[cfg.kubernetes_version.dra]()
+        self.components["nodes"] = self._build_nodes()
+
+    def _build_classic_drivers(self) -> None:
+        """Each driver's allocating controller, and its node plugin on every node."""
+        cfg = self.config
         for spec in cfg.drivers:
             resources = Resources(
                 devices_per_node=spec.devices_per_node,
@@ -222,13 +234,12 @@ class ControlPlane:
                 self.client(auth.driver_user(spec.name)),
                 driver_name=spec.name,
                 resources=resources,
-                clock=clock,
-                metrics=metrics,
+                clock=self.clock,
+                metrics=self.metrics,
                 workers=cfg.driver_workers,
                 delays=cfg.driver_delays,
             )
             self.node_plugins.register(spec.name, node_plugin_factory(spec.name))
-        self.components["nodes"] = self._build_nodes()
 
     def _build_structured_drivers(self) -> None:
         """No allocating controller: each node's plugin publishes the node's slices, the
@@ -269,11 +280,7 @@ class ControlPlane:
             plugins=self.node_plugins,
             clock=self.clock,
             run_seconds=self.config.run_seconds,
-            claims=(
-                kinds.RESOURCE_CLAIMS_V1
-                if self.config.kubernetes_version.structured
-                else kinds.RESOURCE_CLAIMS
-            ),
+            claims=self.config.kubernetes_version.resource_claims,
             kubelet_version=self.config.kubernetes_version.git_version,
         )
 
@@ -291,7 +298,7 @@ class ControlPlane:
 
     async def _ensure_resource_classes(self) -> None:
         await ensure_driver_classes(
-            self.client(), self.config.drivers, structured=self.config.kubernetes_version.structured
+            self.client(), self.config.drivers, mode=self.config.kubernetes_version
         )
 
     async def _run(self, name: str, run: Callable[[], Coroutine[Any, Any, None]]) -> None:
@@ -347,11 +354,11 @@ class ControlPlane:
 
 
 async def ensure_driver_classes(
-    admin: Client, drivers: list[DriverSpec], *, structured: bool
+    admin: Client, drivers: list[DriverSpec], *, mode: versions.Mode
 ) -> None:
-    """Each driver's ResourceClass (DeviceClass in structured mode), and the binding that
-    grants its controller's service account the driver controller role (what a driver's
-    deployment manifests hold)."""
+    """Each driver's class in `mode` (`driver_class`), and the binding that grants its
+    controller's service account the driver controller role (what a driver's deployment
+    manifests hold)."""
     for spec in drivers:
         binding = {
             "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -372,15 +379,25 @@ async def ensure_driver_classes(
         }
         with contextlib.suppress(errors.StatusError):
             await admin.create(kinds.CLUSTER_ROLE_BINDINGS, binding)
-        if structured:
-            with contextlib.suppress(errors.StatusError):
-                await admin.create(kinds.DEVICE_CLASSES, device_class(spec.name, spec.device_class))
-            continue
-        obj = {
-            "apiVersion": "resource.k8s.io/v1alpha2",
-            "kind": "ResourceClass",
-            "metadata": {"name": spec.resource_class},
-            "driverName": spec.name,
-        }
         with contextlib.suppress(errors.StatusError):
-            await admin.create(kinds.RESOURCE_CLASSES, obj)
+            await admin.create(mode.classes, driver_class(spec, mode))
+
+
+def driver_class(spec: DriverSpec, mode: versions.Mode) -> Obj:
+    """The class selecting `spec`'s devices: its ResourceClass (1.28), or its DeviceClass."""
+    return _DRIVER_CLASSES[mode.dra](spec)
+
+
+def _resource_class(spec: DriverSpec) -> Obj:
+    return {
+        "apiVersion": "resource.k8s.io/v1alpha2",
+        "kind": "ResourceClass",
+        "metadata": {"name": spec.resource_class},
+        "driverName": spec.name,
+    }
+
+
+_DRIVER_CLASSES: dict[versions.Dra, Callable[[DriverSpec], Obj]] = {
+    versions.Dra.CLASSIC: _resource_class,
+    versions.Dra.STRUCTURED: lambda spec: device_class(spec.name, spec.device_class),
+}
