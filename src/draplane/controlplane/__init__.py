@@ -1,12 +1,7 @@
 """The whole control plane in one process, as `draplane up` and `draplane bench` run it."""
 
-from draplane.controlplane.plane import (
-    ControlPlane,
-    ControlPlaneConfig,
-    DriverSpec,
-    driver_class,
-    ensure_driver_classes,
-)
+from draplane.controlplane.drivers import DriverSpec, driver_class, ensure_driver_classes
+from draplane.controlplane.plane import ControlPlane, ControlPlaneConfig
 
 __all__ = [
     "ControlPlane",

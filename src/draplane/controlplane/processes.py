@@ -32,7 +32,7 @@ from draplane.api import auth, versions
 from draplane.apiserver.kubeconfig import kubeconfig_for_user, write_kubeconfig
 from draplane.client.kubeconfig import load_kubeconfig
 from draplane.client.rest import RESTClient
-from draplane.controlplane.plane import DriverSpec, ensure_driver_classes
+from draplane.controlplane.drivers import DriverSpec, ensure_driver_classes
 from draplane.controlplane.procstats import ProcessUsage, process_usage
 from draplane.dra.controller import DRIVER_WORKERS
 from draplane.storage.files import private_dir
