@@ -12,7 +12,7 @@ import aiohttp
 import orjson
 import pytest
 
-from draplane.api import errors, kinds
+from draplane.api import errors, kinds, versions
 from draplane.api.meta import Obj
 from draplane.api.request import resource_path
 from draplane.client.rest import RESTClient
@@ -136,7 +136,7 @@ async def _owned_claims(client: RESTClient, pod: Obj, count: int) -> None:
 
 @pytest.fixture
 async def controllers(server: HttpServer) -> AsyncIterator[ControllerManager]:
-    manager = ControllerManager(server.client())
+    manager = ControllerManager(server.client(), mode=versions.CLASSIC)
     task = asyncio.create_task(manager.run())
     yield manager
     task.cancel()

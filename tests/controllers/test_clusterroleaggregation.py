@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from draplane.api import errors, kinds, meta
+from draplane.api import errors, kinds, meta, versions
 from draplane.api.meta import Obj
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
@@ -197,7 +197,7 @@ async def test_running_controller_follows_changes(cluster: Cluster) -> None:
 
 async def test_manager_runs_the_controller(cluster: Cluster) -> None:
     admin = cluster.client()
-    manager = ControllerManager(admin)
+    manager = ControllerManager(admin, mode=versions.CLASSIC)
     running = asyncio.create_task(manager.run())
     try:
         await _follows_changes(admin)

@@ -6,7 +6,7 @@ import asyncio
 
 from prometheus_client import CollectorRegistry
 
-from draplane.api import meta
+from draplane.api import meta, versions
 from draplane.api.auth import controller_user
 from draplane.api.errors import StatusError
 from draplane.api.kinds import NAMESPACES, PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
@@ -22,6 +22,7 @@ async def test_manager_creates_claims_and_collects_them(cluster) -> None:
         admin,
         client_for=lambda name: cluster.client(controller_user(name)),
         metrics=metrics,
+        mode=versions.CLASSIC,
     )
     running = asyncio.create_task(manager.run())
     try:

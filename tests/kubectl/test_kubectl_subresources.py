@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from draplane.api import errors, kinds
+from draplane.api import errors, kinds, versions
 from draplane.controllers.manager import ControllerManager
 from draplane.testing.apistate import seed_objects
 from draplane.testing.builders import make_claim, make_pod
@@ -83,7 +83,7 @@ async def test_delete_namespace_removes_its_content_then_the_namespace(
     await client.create(kinds.CONFIGMAPS, {"metadata": {"name": "cfg"}}, "team")
     await client.create(kinds.RESOURCE_CLAIMS, make_claim("gpu", "team").obj())
     await client.create(kinds.PODS, make_pod("job", "team").obj())
-    manager = ControllerManager(server.client())
+    manager = ControllerManager(server.client(), mode=versions.CLASSIC)
     running = asyncio.create_task(manager.run())
     try:
         deleted = await kubectl.run("delete", "namespace", "team")

@@ -151,7 +151,7 @@ class Registry:
                     self._policy_get,
                     self._policy_write,
                     self._policy_delete,
-                    structured=self.kinds.mode.structured,
+                    mode=self.kinds.mode,
                 )
             except (StorageError, errors.StatusError) as err:
                 code = to_status(err).code if isinstance(err, StorageError) else err.code

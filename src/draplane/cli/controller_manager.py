@@ -82,7 +82,7 @@ async def async_main(args: argparse.Namespace) -> int:
             logged(client),
             client_for=(lambda name: logged(writers[name])) if writers else None,
             metrics=metrics,
-            structured=mode.structured,
+            mode=mode,
         )
         managers.append(manager)
         await manager.run()

@@ -19,7 +19,7 @@ from typing import Protocol, TypeVar
 
 from prometheus_client import CollectorRegistry
 
-from draplane.api import kinds
+from draplane.api import versions
 from draplane.client.events import EventRecorder
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
@@ -87,9 +87,10 @@ class ControllerManager:
         client_for: ClientFor | None = None,
         clock: Clock = REAL_CLOCK,
         metrics: CollectorRegistry | None = None,
-        structured: bool = False,
+        mode: versions.Mode,
     ) -> None:
-        """`structured`: the 1.36 mode (the resource claim controller on resource.k8s.io/v1)."""
+        """`mode`: the Kubernetes version served (1.36: the resource claim controller on
+        resource.k8s.io/v1)."""
         self._informers = InformerFactory(client, clock=clock)
 
         def writer(name: str) -> Client:
@@ -102,9 +103,9 @@ class ControllerManager:
             recorder=EventRecorder(claim_client, EVENT_COMPONENT, clock=clock),
             clock=clock,
             metrics=metrics,
-            structured=structured,
+            structured=mode.structured,
         )
-        stored = _structured_stored() if structured else kinds.STORED
+        stored = mode.stored
         self.garbage_collector = GarbageCollector(
             writer(GARBAGE_COLLECTOR),
             informers=self._informers,
@@ -182,9 +183,3 @@ class ControllerManager:
                     group.create_task(controller.run())
         finally:
             await self._informers.stop()
-
-
-def _structured_stored() -> tuple[kinds.ResourceType, ...]:
-    """The 1.36 mode's stored kinds, each resource once (v1, not its converted beta versions)."""
-    betas = {*kinds.STRUCTURED_V1BETA1, *kinds.STRUCTURED_V1BETA2}
-    return tuple(r for r in kinds.STRUCTURED_SERVED if "list" in r.verbs and r not in betas)
