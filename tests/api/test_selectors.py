@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from draplane.api import errors, kinds
+from draplane.api.fieldselector import FieldGetter
 from draplane.api.selectors import (
     DOES_NOT_EXIST,
     EQUALS,
@@ -18,7 +19,13 @@ from draplane.api.selectors import (
     LabelSelector,
     Requirement,
 )
+from draplane.apiserver.strategies.table import strategy_for
 from draplane.testing.builders import make_node, make_pod
+
+
+def _fields(rt: kinds.ResourceType) -> dict[str, FieldGetter]:
+    """The kind's selectable fields, as its declaration names them."""
+    return strategy_for(rt).selectable_fields
 
 
 @pytest.mark.parametrize(
@@ -249,7 +256,7 @@ def test_label_selector_empty_and_str() -> None:
     ],
 )
 def test_field_selector_parse(text: str, field: str, value: str) -> None:
-    sel = FieldSelector.parse(text, kinds.PODS)
+    sel = FieldSelector.parse(text, _fields(kinds.PODS))
     assert sel.exact(field) == value
     assert len(sel.requirements) == 1
 
@@ -306,7 +313,7 @@ def test_field_selector_parse(text: str, field: str, value: str) -> None:
 )
 def test_field_selector_errors(text: str, rt: kinds.ResourceType, message: str) -> None:
     with pytest.raises(errors.StatusError) as info:
-        FieldSelector.parse(text, rt)
+        FieldSelector.parse(text, _fields(rt))
     assert info.value.code == 400
     assert info.value.message == message
 
@@ -340,7 +347,7 @@ _POD = (
     ],
 )
 def test_field_selector_matches_pods(text: str, match: bool) -> None:
-    assert FieldSelector.parse(text, kinds.PODS).matches(_POD) is match
+    assert FieldSelector.parse(text, _fields(kinds.PODS)).matches(_POD) is match
 
 
 def test_field_selector_events() -> None:
@@ -356,25 +363,30 @@ def test_field_selector_events() -> None:
         "involvedObject.kind=Pod,involvedObject.name=web,involvedObject.uid=u1,"
         "involvedObject.namespace=default,reason=Scheduled,type=Normal,"
         "source=default-scheduler,reportingComponent=default-scheduler",
-        kinds.EVENTS,
+        _fields(kinds.EVENTS),
     )
     assert sel.matches(event)
-    assert not FieldSelector.parse("involvedObject.name=other", kinds.EVENTS).matches(event)
+    assert not FieldSelector.parse("involvedObject.name=other", _fields(kinds.EVENTS)).matches(
+        event
+    )
 
 
 def test_field_selector_nodes_and_namespaces() -> None:
     node = make_node("n1").unschedulable().obj()
-    assert FieldSelector.parse("spec.unschedulable=true", kinds.NODES).matches(node)
-    assert not FieldSelector.parse("spec.unschedulable=false", kinds.NODES).matches(node)
-    assert FieldSelector.parse("metadata.name=n1", kinds.NODES).matches(node)
+    assert FieldSelector.parse("spec.unschedulable=true", _fields(kinds.NODES)).matches(node)
+    assert not FieldSelector.parse("spec.unschedulable=false", _fields(kinds.NODES)).matches(node)
+    assert FieldSelector.parse("metadata.name=n1", _fields(kinds.NODES)).matches(node)
     namespace = {"metadata": {"name": "ns"}, "status": {"phase": "Active"}}
-    assert FieldSelector.parse("status.phase=Active", kinds.NAMESPACES).matches(namespace)
+    assert FieldSelector.parse("status.phase=Active", _fields(kinds.NAMESPACES)).matches(namespace)
 
 
 def test_field_selector_exact_and_empty() -> None:
-    sel = FieldSelector.parse("metadata.name!=a,spec.nodeName=n", kinds.PODS)
+    sel = FieldSelector.parse("metadata.name!=a,spec.nodeName=n", _fields(kinds.PODS))
     assert sel.exact("spec.nodeName") == "n"
     assert sel.exact("metadata.name") is None
     assert not sel.empty()
-    assert FieldSelector.parse("", kinds.PODS).empty()
-    assert str(FieldSelector.parse(r"metadata.name=a\,b", kinds.PODS)) == r"metadata.name=a\,b"
+    assert FieldSelector.parse("", _fields(kinds.PODS)).empty()
+    assert (
+        str(FieldSelector.parse(r"metadata.name=a\,b", _fields(kinds.PODS)))
+        == r"metadata.name=a\,b"
+    )

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from draplane.api import kinds, validation
+from draplane.api import kinds
 from draplane.api.errors import FieldError
 from draplane.api.meta import Obj
+from draplane.testing import kindrules as validation
 from draplane.testing.builders import make_node
 
 REQ, INV, DUP, FORB = (

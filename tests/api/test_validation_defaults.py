@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from draplane.api import kinds, validation
+from draplane.api import kinds
 from draplane.api.meta import Obj
+from draplane.testing import kindrules as validation
 from draplane.testing.builders import make_claim, make_node, make_pod, make_template
 
 

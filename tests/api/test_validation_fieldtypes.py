@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from draplane.api import kinds, validation
+from draplane.api import kinds
 from draplane.api.kinds import ResourceType
+from draplane.testing import kindrules as validation
 from draplane.testing.builders import make_claim, make_node, make_pod
 from draplane.testing.workloadbuilders import make_cron_job, make_deployment, make_job
 

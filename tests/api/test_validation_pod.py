@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from draplane.api import errors, kinds, validation
+from draplane.api import errors, kinds
 from draplane.api.errors import FieldError
 from draplane.api.meta import Obj
+from draplane.testing import kindrules as validation
 from draplane.testing.builders import PodBuilder, from_pod, make_pod
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from draplane.api import kinds, validation
+from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj, deep_copy
+from draplane.testing import kindrules as validation
 from draplane.testing.rbacbuilders import (
     make_cluster_role,
     make_cluster_role_binding,

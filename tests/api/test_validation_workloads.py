@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from draplane.api import kinds, validation
+from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.apiserver.strategies.workloads import generate_job_selector
+from draplane.testing import kindrules as validation
 from draplane.testing.workloadbuilders import (
     WorkloadBuilder,
     make_controller_revision,

@@ -72,6 +72,7 @@ async def test_api_and_apis_answer_legacy_json_even_for_aggregated_accept(
         "apps",
         "batch",
         "discovery.k8s.io",
+        "scheduling.k8s.io",
         "apiextensions.k8s.io",
     }
     assert by_name["resource.k8s.io"]["preferredVersion"] == {

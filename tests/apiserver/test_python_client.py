@@ -228,6 +228,7 @@ _TYPED_LISTS = {
     kinds.CONFIGMAPS: ("CoreV1Api", "list_config_map_for_all_namespaces"),
     kinds.SERVICE_ACCOUNTS: ("CoreV1Api", "list_service_account_for_all_namespaces"),
     kinds.LEASES: ("CoordinationV1Api", "list_lease_for_all_namespaces"),
+    kinds.PRIORITY_CLASSES: ("SchedulingV1Api", "list_priority_class"),
     kinds.RESOURCE_CLASSES: ("ResourceV1alpha2Api", "list_resource_class"),
     kinds.RESOURCE_CLAIMS: ("ResourceV1alpha2Api", "list_resource_claim_for_all_namespaces"),
     kinds.RESOURCE_CLAIM_TEMPLATES: (

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from draplane.api import kinds, meta, validation
+from draplane.api import kinds, meta, versions
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj, deep_copy
 from draplane.apiserver.authorization import Attributes, Decision
@@ -21,6 +21,7 @@ from draplane.apiserver.authorization.bootstrap import (
 from draplane.apiserver.authorization.rbac import RBACAuthorizer
 from draplane.apiserver.authorization.reconcile import must_recreate, reconcile
 from draplane.storage.memory import MemoryStorage
+from draplane.testing import kindrules as validation
 from draplane.testing.cluster import start_cluster
 from draplane.testing.rbacbuilders import make_cluster_role, make_role_binding, rule
 
@@ -28,7 +29,7 @@ RBAC = "rbac.authorization.k8s.io"
 
 
 def test_every_object_is_labelled_annotated_and_valid() -> None:
-    objects = [*cluster_roles(), *cluster_role_bindings()]
+    objects = [*cluster_roles(versions.CLASSIC), *cluster_role_bindings()]
     names = [(o["kind"], meta.name(o)) for o in objects]
     assert len(names) == len(set(names))
     for obj in objects:
@@ -39,7 +40,7 @@ def test_every_object_is_labelled_annotated_and_valid() -> None:
         validation.default(rt, defaulted)
         assert defaulted == obj, meta.name(obj)
         assert validation.validate_create(rt, obj) == [], meta.name(obj)
-    role_names = {meta.name(o) for o in cluster_roles()}
+    role_names = {meta.name(o) for o in cluster_roles(versions.CLASSIC)}
     for binding in cluster_role_bindings():
         assert binding["roleRef"]["name"] in role_names
 
@@ -112,7 +113,7 @@ def test_bindings() -> None:
 def _aggregated_policy() -> list[Obj]:
     """The bootstrap roles after one pass of the aggregation controller (admin after edit after
     view, so that nested aggregation settles)."""
-    roles = {meta.name(r): r for r in cluster_roles()}
+    roles = {meta.name(r): r for r in cluster_roles(versions.CLASSIC)}
     for name in ("view", "edit", "admin"):
         roles[name] = {**roles[name], "rules": aggregated_rules(roles[name], roles.values())}
     return list(roles.values())
@@ -417,7 +418,7 @@ def test_must_recreate() -> None:
 
 
 def test_reconciling_the_policy_twice_writes_nothing() -> None:
-    for desired in [*cluster_roles(), *cluster_role_bindings()]:
+    for desired in [*cluster_roles(versions.CLASSIC), *cluster_role_bindings()]:
         written = reconcile(None, desired)
         assert written is not None
         assert reconcile(_stored(written), desired) is None
@@ -438,7 +439,7 @@ async def test_registry_start_writes_the_policy_and_follows_it_from_the_store() 
             *(await admin.list(kinds.CLUSTER_ROLE_BINDINGS))["items"],
         ]
         by_name = {(o["kind"], meta.name(o)): o for o in stored}
-        for desired in [*cluster_roles(), *cluster_role_bindings()]:
+        for desired in [*cluster_roles(versions.CLASSIC), *cluster_role_bindings()]:
             existing = by_name[desired["kind"], meta.name(desired)]
             if "aggregationRule" in desired:
                 desired = {**desired, "rules": []}  # filled by aggregation, kept additively
@@ -472,7 +473,11 @@ async def test_restart_restores_removed_rules_and_keeps_added_ones() -> None:
         assert (
             reconcile(
                 restored,
-                next(r for r in cluster_roles() if meta.name(r) == "system:kube-scheduler"),
+                next(
+                    r
+                    for r in cluster_roles(versions.CLASSIC)
+                    if meta.name(r) == "system:kube-scheduler"
+                ),
             )
             is None
         )

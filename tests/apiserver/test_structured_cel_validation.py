@@ -172,7 +172,7 @@ def without_compiler() -> Iterator[None]:
     """Writes as a server that did not compile selectors did (objects stored before)."""
     devicecommon.use_selector_compiler(None)
     yield
-    from draplane.apiserver.strategies import resource
+    from draplane.apiserver.strategies import resourcev1 as resource
 
     devicecommon.use_selector_compiler(resource._compile_selector)
 
@@ -187,7 +187,7 @@ async def test_stored_expressions_are_not_rejected_again_on_update(
     stored_claim = await client.create(
         crt, {"apiVersion": crt.api_version, "kind": crt.kind, **cobj}, "default"
     )
-    from draplane.apiserver.strategies import resource
+    from draplane.apiserver.strategies import resourcev1 as resource
 
     devicecommon.use_selector_compiler(resource._compile_selector)
 

@@ -137,7 +137,7 @@ def test_a_classic_shape_in_1_36_requests_the_example_device_class() -> None:
 
     built = pod(shape, name="p", phase="measured")
 
-    assert shape.structured
+    assert shape.mode is versions.STRUCTURED
     assert shape.attempts_floor == 1.0
     assert [t.resource_class for t in shape.templates] == [DEVICE_CLASS_NAME]
     assert [c["name"] for c in built["spec"]["resourceClaims"]] == ["resource"]

@@ -15,6 +15,7 @@ import time
 
 from prometheus_client import CollectorRegistry
 
+from draplane.api import versions
 from draplane.api.auth import SCHEDULER, UserInfo
 from draplane.api.kinds import NODES, PODS
 from draplane.client.informer import InformerFactory
@@ -29,7 +30,12 @@ from draplane.testing.cluster import start_cluster
 async def cycle_only(nodes: int, pods: int) -> None:
     cluster = await start_cluster()
     client = cluster.client()
-    scheduler = Scheduler(client, informers=InformerFactory(client), metrics=CollectorRegistry())
+    scheduler = Scheduler(
+        client,
+        informers=InformerFactory(client),
+        metrics=CollectorRegistry(),
+        mode=versions.CLASSIC,
+    )
     cache = SchedulerCache()
     for i in range(nodes):
         cache.add_node(make_node(f"node-{i}").obj())
@@ -56,7 +62,9 @@ async def end_to_end(nodes: int, pods: int) -> None:
         await admin.create(PODS, make_pod(f"p-{i}").obj(), "default")
     metrics = CollectorRegistry()
     client = cluster.client(UserInfo(SCHEDULER))
-    scheduler = Scheduler(client, informers=InformerFactory(client), metrics=metrics)
+    scheduler = Scheduler(
+        client, informers=InformerFactory(client), metrics=metrics, mode=versions.CLASSIC
+    )
     # Timed from the start, informer sync included: polling for the sync instead let the
     # clock start after most pods were already bound (the scheduler does not wait for us).
     start = time.perf_counter()

@@ -43,7 +43,10 @@ async def main(nodes: int) -> None:
     cluster = await start_cluster(mode=versions.STRUCTURED)
     client = cluster.client()
     scheduler = Scheduler(
-        client, informers=InformerFactory(client), metrics=CollectorRegistry(), structured=True
+        client,
+        informers=InformerFactory(client),
+        metrics=CollectorRegistry(),
+        mode=versions.STRUCTURED,
     )
     fw = scheduler.framework
     cache = SchedulerCache()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pytest
 from prometheus_client import CollectorRegistry
 
+from draplane.api import versions
 from draplane.api.auth import SCHEDULER, UserInfo
 from draplane.api.kinds import (
     EVENTS,
@@ -62,6 +63,7 @@ async def start_env(*, hints: bool = True, pre_enqueue: bool = True) -> AsyncIte
         metrics=metrics,
         queueing_hints=hints,
         pre_enqueue=pre_enqueue,
+        mode=versions.CLASSIC,
     )
     task = asyncio.create_task(scheduler.run())
     try:

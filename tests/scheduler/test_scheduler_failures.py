@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import pytest
 from prometheus_client import CollectorRegistry
 
+from draplane.api import versions
 from draplane.api.auth import SCHEDULER, UserInfo
 from draplane.api.kinds import EVENTS, NODES, PODS
 from draplane.api.meta import Obj
@@ -89,6 +90,7 @@ async def env() -> AsyncIterator[Env]:
         metrics=metrics,
         config=SchedulerConfig(profile=PROFILE),
         out_of_tree_registry=registry_of(fakes),
+        mode=versions.CLASSIC,
     )
     await informers.start()
     try:

@@ -9,6 +9,7 @@ import asyncio
 import pytest
 from prometheus_client import CollectorRegistry
 
+from draplane.api import versions
 from draplane.api.auth import SCHEDULER, UserInfo
 from draplane.client.informer import InformerFactory
 from draplane.scheduler.scheduler import Scheduler
@@ -34,7 +35,12 @@ def informer_tasks() -> list[str]:
 async def test_run_stops_its_informers_when_cancelled(synced: bool) -> None:
     cluster = await start_cluster()
     client = cluster.client(UserInfo(SCHEDULER))
-    scheduler = Scheduler(client, informers=InformerFactory(client), metrics=CollectorRegistry())
+    scheduler = Scheduler(
+        client,
+        informers=InformerFactory(client),
+        metrics=CollectorRegistry(),
+        mode=versions.CLASSIC,
+    )
     task = asyncio.create_task(scheduler.run())
     try:
         await asyncio.sleep(0)

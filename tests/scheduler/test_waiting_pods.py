@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from draplane.api import versions
 from draplane.api.auth import SCHEDULER, UserInfo
 from draplane.api.kinds import NODES, PODS
 from draplane.api.meta import Obj
@@ -102,6 +103,7 @@ async def env() -> AsyncIterator[Env]:
             p.name: keeping_handle(p)  # type: ignore[misc]
             for p in (reserve, permit, other, bind)
         },
+        mode=versions.CLASSIC,
     )
     await informers.start()
     try:

@@ -1,17 +1,17 @@
 """Field selectors (apimachinery pkg/fields): `f=v`, `f==v`, `f!=v`, comma = AND, `\\` escapes.
 
-Each kind supports `metadata.name` and `metadata.namespace` plus its own selectable fields; an
-unknown field is a 400 BadRequest `field label not supported: <f>`.
+Each kind supports `metadata.name` and `metadata.namespace` plus the selectable fields its
+declaration names (`POD_FIELDS`, ...: upstream's GetAttrs of each strategy); an unknown field is a
+400 BadRequest `field label not supported: <f>`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from draplane.api import errors, kinds
-from draplane.api.kinds import ResourceType
+from draplane.api import errors
 from draplane.api.meta import Obj
 
 FieldGetter = Callable[[Obj], str]
@@ -43,11 +43,11 @@ def _pod_ip(obj: Obj) -> str:
     return str(status.get("podIP") or "")
 
 
-_COMMON_FIELDS: dict[str, FieldGetter] = {
+COMMON_FIELDS: dict[str, FieldGetter] = {
     "metadata.name": _path("metadata", "name"),
     "metadata.namespace": _path("metadata", "namespace"),
 }
-_POD_FIELDS: dict[str, FieldGetter] = {
+POD_FIELDS: dict[str, FieldGetter] = {
     "spec.nodeName": _path("spec", "nodeName"),
     "spec.restartPolicy": _path("spec", "restartPolicy"),
     "spec.schedulerName": _path("spec", "schedulerName"),
@@ -57,7 +57,7 @@ _POD_FIELDS: dict[str, FieldGetter] = {
     "status.podIP": _pod_ip,
     "status.nominatedNodeName": _path("status", "nominatedNodeName"),
 }
-_EVENT_FIELDS: dict[str, FieldGetter] = {
+EVENT_FIELDS: dict[str, FieldGetter] = {
     **{
         f"involvedObject.{f}": _path("involvedObject", f)
         for f in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
@@ -67,25 +67,20 @@ _EVENT_FIELDS: dict[str, FieldGetter] = {
     "source": _path("source", "component"),
     "type": _path("type"),
 }
-_NODE_FIELDS: dict[str, FieldGetter] = {
+NODE_FIELDS: dict[str, FieldGetter] = {
     "spec.unschedulable": lambda o: _path("spec", "unschedulable")(o) or "false",
 }
-_NAMESPACE_FIELDS: dict[str, FieldGetter] = {"status.phase": _path("status", "phase")}
-_KIND_FIELDS: dict[str, dict[str, FieldGetter]] = {
-    kinds.PODS.key: _POD_FIELDS,
-    kinds.EVENTS.key: _EVENT_FIELDS,
-    kinds.NODES.key: _NODE_FIELDS,
-    kinds.NAMESPACES.key: _NAMESPACE_FIELDS,
-    kinds.RESOURCE_SLICES.key: {
-        "spec.nodeName": _path("spec", "nodeName"),
-        "spec.driver": _path("spec", "driver"),
-    },
+NAMESPACE_FIELDS: dict[str, FieldGetter] = {"status.phase": _path("status", "phase")}
+RESOURCE_SLICE_FIELDS: dict[str, FieldGetter] = {
+    "spec.nodeName": _path("spec", "nodeName"),
+    "spec.driver": _path("spec", "driver"),
 }
 
 
-def selectable_fields(rt: ResourceType) -> dict[str, FieldGetter]:
-    """Field name -> getter for every field a field selector may name on this kind."""
-    return {**_COMMON_FIELDS, **_KIND_FIELDS.get(rt.key, {})}
+def selectable(kind_fields: Mapping[str, FieldGetter]) -> dict[str, FieldGetter]:
+    """Field name -> getter for every field a field selector may name on a kind with these
+    fields of its own (its declaration's, `draplane.apiserver.strategies`)."""
+    return {**COMMON_FIELDS, **kind_fields}
 
 
 @dataclass(frozen=True)
@@ -112,8 +107,8 @@ class FieldSelector:
         return cls()
 
     @classmethod
-    def parse(cls, text: str, rt: ResourceType) -> FieldSelector:
-        fields = selectable_fields(rt)
+    def parse(cls, text: str, fields: Mapping[str, FieldGetter]) -> FieldSelector:
+        """`text` over a kind's selectable `fields` (`selectable(...)`)."""
         reqs: list[FieldRequirement] = []
         for part in sorted(_split_terms(text)):
             if not part:

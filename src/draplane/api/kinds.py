@@ -70,6 +70,7 @@ BATCH_GROUP = "batch"
 AUTOSCALING_GROUP = "autoscaling"
 DISCOVERY_GROUP = "discovery.k8s.io"
 APIEXTENSIONS_GROUP = "apiextensions.k8s.io"
+SCHEDULING_GROUP = "scheduling.k8s.io"
 CREATE_ONLY = ("create",)
 
 NAMESPACES = ResourceType(
@@ -263,6 +264,10 @@ ENDPOINT_SLICES = ResourceType(
     DISCOVERY_GROUP, "v1", "endpointslices", "EndpointSlice", True, "endpointslice"
 )
 
+PRIORITY_CLASSES = ResourceType(
+    SCHEDULING_GROUP, "v1", "priorityclasses", "PriorityClass", False, "priorityclass", ("pc",)
+)
+
 SERVED: tuple[ResourceType, ...] = (
     NAMESPACES,
     PODS,
@@ -297,6 +302,7 @@ SERVED: tuple[ResourceType, ...] = (
     SERVICES,
     ENDPOINTS,
     ENDPOINT_SLICES,
+    PRIORITY_CLASSES,
     CUSTOM_RESOURCE_DEFINITIONS,
 )
 

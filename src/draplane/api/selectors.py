@@ -1,7 +1,7 @@
 """Label and field selectors: apimachinery's grammar (`pkg/labels`, `pkg/fields`) and matching.
 Field selectors live in `fieldselector` and are re-exported here.
 
-`LabelSelector.parse("env in (a,b),!canary")`, `FieldSelector.parse("spec.nodeName=n", PODS)`.
+`LabelSelector.parse("env in (a,b),!canary")`, `FieldSelector.parse("spec.nodeName=n", fields)`.
 Bad syntax raises a 400 BadRequest StatusError carrying apimachinery's message.
 """
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from draplane.api import errors, names
-from draplane.api.fieldselector import FieldRequirement, FieldSelector, selectable_fields
+from draplane.api.fieldselector import FieldRequirement, FieldSelector, selectable
 from draplane.api.meta import Obj
 
 __all__ = [
@@ -22,7 +22,7 @@ __all__ = [
     "Requirement",
     "new_requirement",
     "requirement_problems",
-    "selectable_fields",
+    "selectable",
 ]
 
 IN, NOT_IN, EQUALS, DOUBLE_EQUALS, NOT_EQUALS = "in", "notin", "=", "==", "!="

@@ -5,17 +5,25 @@ allocationMode, ResourceClaimTemplate, PodSchedulingContext); `1.36` is DRA with
 parameters (resource.k8s.io/v1 DeviceClass, ResourceClaim, ResourceClaimTemplate,
 ResourceSlice, with v1beta1/v1beta2 converted, and v1beta2 DeviceTaintRule). Every command
 takes `--kubernetes-version`; the API server serves its mode's kinds, `/version` and discovery;
-other components ask the API server (`from_version_info`) when the flag is not given.
+other components ask the API server's `/version` (`from_version_info`,
+`draplane.client.servermode`) when the flag is not given.
+
+A `Mode` is data: its names, the kinds it serves and stores, the kinds of its claims,
+templates and classes, and `dra`, the kind of DRA it does. Components pass the mode itself and
+keep their per-mode policy keyed by `mode.dra` (a small table picked from once, when they are
+built); nothing here knows a component.
 
 Commands default to `1.36` (`DEFAULT`), on a new data dir; a data dir keeps the mode it was
-written in (`draplane.storage.mode_marker.mode_for`). The in-process building blocks (Catalog,
-Registry, ApiServer, `draplane.testing`) take a `mode` that defaults to `IN_PROCESS_DEFAULT`,
-classic: their callers name the mode they build.
+written in (`draplane.storage.mode_marker.mode_for`). The in-process building blocks of the API
+server (Catalog, Registry, ApiServer, `draplane.testing`) take a `mode` that defaults to
+`IN_PROCESS_DEFAULT`, classic; the components (scheduler, controller-manager, RBAC bootstrap
+policy) take one without a default.
 """
 
 from __future__ import annotations
 
 import argparse
+import enum
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -24,19 +32,36 @@ from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 
 
+class Dra(enum.Enum):
+    """How a mode allocates devices: the key of the components' per-mode policy."""
+
+    CLASSIC = "classic DRA"
+    """resource.k8s.io/v1alpha2: drivers' controllers allocate, over PodSchedulingContexts."""
+    STRUCTURED = "DRA with structured parameters"
+    """resource.k8s.io/v1: the scheduler allocates from the ResourceSlices drivers publish."""
+
+
 @dataclass(frozen=True)
 class Mode:
     name: str
     """`1.28` or `1.36`: the value of `--kubernetes-version`."""
     git_version: str
     """What `/version` reports as gitVersion."""
+    dra: Dra
     served: tuple[ResourceType, ...]
     """The built-in kinds, in discovery order."""
+    stored: tuple[ResourceType, ...]
+    """The built-in kinds that are stored, each resource once (not the versions converted to
+    its storage version)."""
+    resource_claims: ResourceType
+    claim_templates: ResourceType
+    classes: ResourceType
+    """ResourceClass (1.28) or DeviceClass (1.36): what a claim's request names."""
 
     @property
     def structured(self) -> bool:
         """True for DRA with structured parameters (resource.k8s.io/v1)."""
-        return kinds.RESOURCE_SLICES in self.served
+        return self.dra is Dra.STRUCTURED
 
     @property
     def minor(self) -> int:
@@ -46,8 +71,29 @@ class Mode:
         return self.name
 
 
-CLASSIC = Mode("1.28", "v1.28.0", kinds.SERVED)
-STRUCTURED = Mode("1.36", "v1.36.0", kinds.STRUCTURED_SERVED)
+_CONVERTED = {*kinds.STRUCTURED_V1BETA1, *kinds.STRUCTURED_V1BETA2}
+"""The beta versions of the 1.36 kinds, served from their v1 objects' storage."""
+
+CLASSIC = Mode(
+    "1.28",
+    "v1.28.0",
+    Dra.CLASSIC,
+    kinds.SERVED,
+    kinds.STORED,
+    resource_claims=kinds.RESOURCE_CLAIMS,
+    claim_templates=kinds.RESOURCE_CLAIM_TEMPLATES,
+    classes=kinds.RESOURCE_CLASSES,
+)
+STRUCTURED = Mode(
+    "1.36",
+    "v1.36.0",
+    Dra.STRUCTURED,
+    kinds.STRUCTURED_SERVED,
+    tuple(r for r in kinds.STRUCTURED_SERVED if "list" in r.verbs and r not in _CONVERTED),
+    resource_claims=kinds.RESOURCE_CLAIMS_V1,
+    claim_templates=kinds.RESOURCE_CLAIM_TEMPLATES_V1,
+    classes=kinds.DEVICE_CLASSES,
+)
 MODES: dict[str, Mode] = {m.name: m for m in (CLASSIC, STRUCTURED)}
 
 DEFAULT = STRUCTURED
@@ -56,7 +102,7 @@ DEFAULT = STRUCTURED
 
 IN_PROCESS_DEFAULT = CLASSIC
 """The `mode` of Catalog, Registry, ApiServer and the `draplane.testing` helpers when the caller
-does not pass one."""
+does not pass one (most of the tests build a classic cluster)."""
 
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?$")
 

@@ -12,8 +12,8 @@ import orjson
 
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
+from draplane.apiserver.printing import Column
 
-Column = tuple[str, str, int, str]
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 

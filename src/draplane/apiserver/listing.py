@@ -20,6 +20,7 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.selectors import FieldSelector, LabelSelector
 from draplane.apiserver import listoptions
+from draplane.apiserver.strategies.table import strategy_for
 from draplane.apiserver.watchcache import WatchCache
 from draplane.storage.errors import RevisionTooOld
 from draplane.storage.interface import Storage
@@ -29,7 +30,11 @@ FilterFn = Callable[[Obj], bool]
 
 def make_filter(rt: ResourceType, label_selector: str, field_selector: str) -> FilterFn:
     labels = LabelSelector.parse(label_selector) if label_selector else None
-    fields = FieldSelector.parse(field_selector, rt) if field_selector else None
+    fields = (
+        FieldSelector.parse(field_selector, strategy_for(rt).selectable_fields)
+        if field_selector
+        else None
+    )
     if labels is None and fields is None:
         return _match_all
     if fields is None and labels is not None:

@@ -19,6 +19,7 @@ from draplane.api import errors, limits
 from draplane.api.limits import MAX_JSON_PATCH_OPERATIONS
 from draplane.api.strategic_merge import json_kind
 from draplane.apiserver import protobuf, yamldecode
+from draplane.apiserver.strategies.table import protobuf_schema
 
 MAX_BODY = limits.MAX_OBJECT_BYTES
 
@@ -90,7 +91,7 @@ def decode_object(body: bytes, content_type: str) -> dict[str, Any]:
     elif mt in YAML_TYPES:
         value = _parse_yaml(body)
     elif mt == protobuf.CONTENT_TYPE:
-        value = protobuf.decode(body)
+        value = protobuf.decode(body, protobuf_schema)
         limits.check_object(value, "the decoded body")
     else:
         raise errors.unsupported_media_type(content_type)

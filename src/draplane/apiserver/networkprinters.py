@@ -9,11 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from draplane.api.meta import Obj
+from draplane.apiserver.printing import AGE, NAME, AgeFn, Column, Printer, aged
 from draplane.apiserver.workloadprinters import (
-    AGE,
-    NAME,
-    AgeFn,
-    Column,
     _at,
     _labels_text,
     _name,
@@ -168,3 +165,9 @@ def endpoint_slice_cells(obj: Obj, age: AgeFn) -> list[Any]:
         _first_three(addresses),
         age(_at(obj, "metadata", "creationTimestamp")),
     ]
+
+
+SECRET = Printer(SECRET_COLUMNS, aged(secret_cells))
+SERVICE = Printer(SERVICE_COLUMNS, aged(service_cells))
+ENDPOINTS = Printer(ENDPOINTS_COLUMNS, aged(endpoints_cells))
+ENDPOINT_SLICE = Printer(ENDPOINT_SLICE_COLUMNS, aged(endpoint_slice_cells))

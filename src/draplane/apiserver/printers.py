@@ -13,13 +13,15 @@ from collections.abc import Callable
 from typing import Any
 
 from draplane.api.meta import Obj
-
-_NAME = ("Name", "string", 0, "Name must be unique within a namespace.")
-_AGE = (
-    "Age",
-    "string",
-    0,
-    "CreationTimestamp is a timestamp representing the server time when this object was created.",
+from draplane.apiserver.printing import (
+    AGE as _AGE,
+    NAME as _NAME,
+    Column,
+    Printer,
+    aged,
+    field,
+    name,
+    with_age,
 )
 
 POD_COLUMNS = [
@@ -256,14 +258,94 @@ def claim_state(claim: Obj) -> str:
     return ",".join(states)
 
 
-def field(obj: Obj, *path: str) -> str:
-    """The string at `path` (nested object keys), or "" when anything on the way is not."""
-    value: Any = obj
-    for key in path:
-        value = _obj(value).get(key)
-    return _text(value)
-
-
 def entries(value: Any) -> int:
     """How many entries an object has (0 for anything else)."""
     return len(value) if isinstance(value, dict) else 0
+
+
+# The printers of the core, coordination, resource.k8s.io and apiextensions kinds, as their
+# declarations name them (`draplane.apiserver.strategies`).
+POD = Printer(POD_COLUMNS, with_age(pod_cells, age_at=4))
+NODE = Printer(NODE_COLUMNS, with_age(node_cells, age_at=3))
+NAMESPACE = Printer(
+    [_NAME, ("Status", "string", 0, "The status of the namespace"), _AGE],
+    with_age(lambda o: [name(o), field(o, "status", "phase")]),
+)
+EVENT = Printer(EVENT_COLUMNS, aged(event_cells))
+CONFIG_MAP = Printer(
+    [_NAME, ("Data", "integer", 0, "Number of data entries"), _AGE],
+    with_age(lambda o: [name(o), entries(o.get("data")) + entries(o.get("binaryData"))]),
+)
+LEASE = Printer(
+    [_NAME, ("Holder", "string", 0, "The holder of the lease"), _AGE],
+    with_age(lambda o: [name(o), field(o, "spec", "holderIdentity")]),
+)
+RESOURCE_CLASS = Printer(
+    [_NAME, ("DriverName", "string", 0, "The driver handling this class"), _AGE],
+    with_age(lambda o: [name(o), field(o, "driverName")]),
+)
+_STATE: Column = (
+    "State",
+    "string",
+    0,
+    "A summary of the current state (allocated, pending, reserved, etc.).",
+)
+RESOURCE_CLAIM_V1ALPHA2 = Printer(
+    [
+        _NAME,
+        ("ResourceClassName", "string", 0, "The resource class of the claim"),
+        ("AllocationMode", "string", 0, "When the claim gets allocated"),
+        _STATE,
+        _AGE,
+    ],
+    with_age(
+        lambda o: [
+            name(o),
+            field(o, "spec", "resourceClassName"),
+            field(o, "spec", "allocationMode"),
+            claim_state(o),
+        ]
+    ),
+)
+RESOURCE_CLAIM_TEMPLATE_V1ALPHA2 = Printer(
+    [
+        _NAME,
+        ("ResourceClassName", "string", 0, "The resource class of the claims"),
+        ("AllocationMode", "string", 0, "When the claims get allocated"),
+        _AGE,
+    ],
+    with_age(
+        lambda o: [
+            name(o),
+            field(o, "spec", "spec", "resourceClassName"),
+            field(o, "spec", "spec", "allocationMode"),
+        ]
+    ),
+)
+POD_SCHEDULING_CONTEXT = Printer(
+    [_NAME, ("SelectedNode", "string", 0, "The node selected by the scheduler"), _AGE],
+    with_age(lambda o: [name(o), field(o, "spec", "selectedNode")]),
+)
+CUSTOM_RESOURCE_DEFINITION = Printer(
+    [_NAME, ("Created At", "date", 0, _AGE[3])],
+    lambda o, _now: [name(o), field(o, "metadata", "creationTimestamp")],
+)
+# resource.k8s.io/v1 and its beta versions (the 1.36 mode; pkg/printers/internalversion).
+RESOURCE_CLAIM = Printer([_NAME, _STATE, _AGE], with_age(lambda o: [name(o), claim_state(o)]))
+RESOURCE_SLICE = Printer(
+    [
+        _NAME,
+        ("Node", "string", 0, "The node providing the devices of the slice"),
+        ("Driver", "string", 0, "The driver providing the devices of the slice"),
+        ("Pool", "string", 0, "The pool of the slice"),
+        _AGE,
+    ],
+    with_age(
+        lambda o: [
+            name(o),
+            field(o, "spec", "nodeName"),
+            field(o, "spec", "driver"),
+            field(o, "spec", "pool", "name"),
+        ]
+    ),
+)

@@ -1,4 +1,4 @@
-"""Decoding the Kubernetes protobuf envelope for the few kinds kubectl sends that way.
+"""Decoding the Kubernetes protobuf envelope for the kinds whose declaration names a schema.
 
 kubectl 1.32 posts core/v1 Namespace and ConfigMap, and the review and TokenRequest bodies of
 `auth whoami`, `auth can-i`, `create token`, `create serviceaccount` and `create
@@ -10,6 +10,7 @@ into the JSON dict they stand for; zero values are dropped, as Go's `omitempty` 
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -34,7 +35,7 @@ Schema = dict[int, F]
 # google.protobuf.Timestamp's range: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
 _MIN_SECONDS, _MAX_SECONDS = -62135596800, 253402300799
 
-_TIME: Schema = {1: F("seconds", "int"), 2: F("nanos", "int")}
+TIME: Schema = {1: F("seconds", "int"), 2: F("nanos", "int")}
 _OWNER_REF: Schema = {
     1: F("kind", "string"),
     3: F("name", "string"),
@@ -43,7 +44,7 @@ _OWNER_REF: Schema = {
     6: F("controller", "bool"),
     7: F("blockOwnerDeletion", "bool"),
 }
-_OBJECT_META: Schema = {
+OBJECT_META: Schema = {
     1: F("name", "string"),
     2: F("generateName", "string"),
     3: F("namespace", "string"),
@@ -57,110 +58,6 @@ _OBJECT_META: Schema = {
     12: F("annotations", "map"),
     13: F("ownerReferences", _OWNER_REF, repeated=True),
     14: F("finalizers", "string", repeated=True),
-}
-_NAMESPACE_CONDITION: Schema = {
-    1: F("type", "string"),
-    2: F("status", "string"),
-    4: F("lastTransitionTime", "time"),
-    5: F("reason", "string"),
-    6: F("message", "string"),
-}
-_NAMESPACE: Schema = {
-    1: F("metadata", _OBJECT_META),
-    2: F("spec", {1: F("finalizers", "string", repeated=True)}),
-    3: F(
-        "status",
-        {1: F("phase", "string"), 2: F("conditions", _NAMESPACE_CONDITION, repeated=True)},
-    ),
-}
-_CONFIG_MAP: Schema = {
-    1: F("metadata", _OBJECT_META),
-    2: F("data", "map"),
-    3: F("binaryData", "map_bytes"),
-    4: F("immutable", "bool"),
-}
-_SELF_SUBJECT_REVIEW: Schema = {1: F("metadata", _OBJECT_META)}
-_RESOURCE_ATTRIBUTES: Schema = {
-    1: F("namespace", "string"),
-    2: F("verb", "string"),
-    3: F("group", "string"),
-    4: F("version", "string"),
-    5: F("resource", "string"),
-    6: F("subresource", "string"),
-    7: F("name", "string"),
-}
-_SELF_SUBJECT_ACCESS_REVIEW: Schema = {
-    1: F("metadata", _OBJECT_META),
-    2: F(
-        "spec",
-        {
-            1: F("resourceAttributes", _RESOURCE_ATTRIBUTES),
-            2: F("nonResourceAttributes", {1: F("path", "string"), 2: F("verb", "string")}),
-        },
-    ),
-}
-_SELF_SUBJECT_RULES_REVIEW: Schema = {
-    1: F("metadata", _OBJECT_META),
-    2: F("spec", {1: F("namespace", "string")}),
-}
-_TOKEN_REQUEST: Schema = {
-    1: F("metadata", _OBJECT_META),
-    2: F(
-        "spec",
-        {
-            1: F("audiences", "string", repeated=True),
-            3: F(
-                "boundObjectRef",
-                {
-                    1: F("kind", "string"),
-                    2: F("apiVersion", "string"),
-                    3: F("name", "string"),
-                    4: F("uid", "string"),
-                },
-            ),
-            4: F("expirationSeconds", "int"),
-        },
-    ),
-}
-_POLICY_RULE: Schema = {
-    1: F("verbs", "string", repeated=True),
-    2: F("apiGroups", "string", repeated=True),
-    3: F("resources", "string", repeated=True),
-    4: F("resourceNames", "string", repeated=True),
-    5: F("nonResourceURLs", "string", repeated=True),
-}
-_ROLE: Schema = {1: F("metadata", _OBJECT_META), 2: F("rules", _POLICY_RULE, repeated=True)}
-_BINDING: Schema = {
-    1: F("metadata", _OBJECT_META),
-    2: F(
-        "subjects",
-        {
-            1: F("kind", "string"),
-            2: F("apiGroup", "string"),
-            3: F("name", "string"),
-            4: F("namespace", "string"),
-        },
-        repeated=True,
-    ),
-    3: F("roleRef", {1: F("apiGroup", "string"), 2: F("kind", "string"), 3: F("name", "string")}),
-}
-_SERVICE_ACCOUNT: Schema = {
-    1: F("metadata", _OBJECT_META),
-    4: F("automountServiceAccountToken", "bool"),
-}
-SCHEMAS: dict[tuple[str, str], Schema] = {
-    ("v1", "ServiceAccount"): _SERVICE_ACCOUNT,
-    ("rbac.authorization.k8s.io/v1", "Role"): _ROLE,
-    ("rbac.authorization.k8s.io/v1", "ClusterRole"): _ROLE,
-    ("rbac.authorization.k8s.io/v1", "RoleBinding"): _BINDING,
-    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): _BINDING,
-    ("v1", "Namespace"): _NAMESPACE,
-    ("v1", "ConfigMap"): _CONFIG_MAP,
-    ("authentication.k8s.io/v1", "SelfSubjectReview"): _SELF_SUBJECT_REVIEW,
-    ("authentication.k8s.io/v1beta1", "SelfSubjectReview"): _SELF_SUBJECT_REVIEW,
-    ("authentication.k8s.io/v1", "TokenRequest"): _TOKEN_REQUEST,
-    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): _SELF_SUBJECT_ACCESS_REVIEW,
-    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): _SELF_SUBJECT_RULES_REVIEW,
 }
 
 
@@ -210,7 +107,7 @@ def _signed(value: int) -> int:
 
 
 def _format_time(raw: bytes) -> str | None:
-    t = _message(raw, _TIME)
+    t = _message(raw, TIME)
     if not t.get("seconds") and not t.get("nanos"):
         return None
     seconds = t.get("seconds", 0)
@@ -290,26 +187,20 @@ def _message(buf: bytes, schema: Schema) -> dict[str, Any]:
     return out
 
 
-def decode(body: bytes) -> dict[str, Any]:
-    """The JSON form of a protobuf-encoded Namespace or ConfigMap; 415 for other kinds,
-    400 for malformed data."""
+def decode(body: bytes, schema_for: Callable[[str, str], Schema | None]) -> dict[str, Any]:
+    """The JSON form of a protobuf-encoded object whose kind has a schema (`schema_for(apiVersion,
+    kind)`, the kinds' declarations); 415 for other kinds, 400 for malformed data."""
     if not body.startswith(MAGIC):
         raise errors.bad_request("protobuf body does not start with the Kubernetes magic number")
     try:
         type_meta, raw = _envelope(body[len(MAGIC) :])
         api_version, kind = type_meta.get("apiVersion", ""), type_meta.get("kind", "")
-        schema = SCHEMAS.get((api_version, kind)) or _more_schemas().get((api_version, kind))
+        schema = schema_for(api_version, kind)
         if schema is None:
             raise errors.unsupported_media_type(f"{CONTENT_TYPE} ({api_version} {kind})")
         return {"kind": kind, "apiVersion": api_version, **_message(raw, schema)}
     except (_WireError, UnicodeDecodeError) as err:
         raise errors.bad_request(f"cannot decode protobuf body: {err}") from err
-
-
-def _more_schemas() -> dict[tuple[str, str], Schema]:
-    from draplane.apiserver.protobuf_workloads import SCHEMAS as more
-
-    return more
 
 
 def _envelope(buf: bytes) -> tuple[dict[str, Any], bytes]:

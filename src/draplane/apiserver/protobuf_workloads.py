@@ -1,13 +1,14 @@
 """Protobuf schemas of the kinds `kubectl create deployment|job|cronjob|secret|service` posts
-as `application/vnd.kubernetes.protobuf` (k8s.io/api generated.proto field numbers), for
-`draplane.apiserver.protobuf`: the parts of a pod template kubectl fills in (containers,
-ports, env, resources, restartPolicy), Deployment/Job/CronJob specs, Secret and Service.
+as `application/vnd.kubernetes.protobuf` (k8s.io/api generated.proto field numbers), named by
+the kinds' declarations (`draplane.apiserver.strategies`): the parts of a pod template kubectl
+fills in (containers, ports, env, resources, restartPolicy), Deployment/Job/CronJob specs,
+Secret and Service.
 Unknown fields are skipped; `int0`/`bool0` keep a zero that was sent (pointer fields).
 """
 
 from __future__ import annotations
 
-from draplane.apiserver.protobuf import _OBJECT_META, F, Schema
+from draplane.apiserver.protobuf import OBJECT_META, F, Schema
 
 _SELECTOR: Schema = {
     1: F("matchLabels", "map"),
@@ -56,9 +57,9 @@ _POD_SPEC: Schema = {
     19: F("schedulerName", "string"),
     20: F("initContainers", _CONTAINER, repeated=True),
 }
-_TEMPLATE: Schema = {1: F("metadata", _OBJECT_META), 2: F("spec", _POD_SPEC)}
-_DEPLOYMENT: Schema = {
-    1: F("metadata", _OBJECT_META),
+_TEMPLATE: Schema = {1: F("metadata", OBJECT_META), 2: F("spec", _POD_SPEC)}
+DEPLOYMENT: Schema = {
+    1: F("metadata", OBJECT_META),
     2: F(
         "spec",
         {
@@ -85,9 +86,9 @@ _JOB_SPEC: Schema = {
     9: F("completionMode", "string"),
     10: F("suspend", "bool0"),
 }
-_JOB: Schema = {1: F("metadata", _OBJECT_META), 2: F("spec", _JOB_SPEC)}
-_CRON_JOB: Schema = {
-    1: F("metadata", _OBJECT_META),
+JOB: Schema = {1: F("metadata", OBJECT_META), 2: F("spec", _JOB_SPEC)}
+CRON_JOB: Schema = {
+    1: F("metadata", OBJECT_META),
     2: F(
         "spec",
         {
@@ -95,15 +96,15 @@ _CRON_JOB: Schema = {
             2: F("startingDeadlineSeconds", "int0"),
             3: F("concurrencyPolicy", "string"),
             4: F("suspend", "bool0"),
-            5: F("jobTemplate", {1: F("metadata", _OBJECT_META), 2: F("spec", _JOB_SPEC)}),
+            5: F("jobTemplate", {1: F("metadata", OBJECT_META), 2: F("spec", _JOB_SPEC)}),
             6: F("successfulJobsHistoryLimit", "int0"),
             7: F("failedJobsHistoryLimit", "int0"),
             8: F("timeZone", "string"),
         },
     ),
 }
-_SECRET: Schema = {
-    1: F("metadata", _OBJECT_META),
+SECRET: Schema = {
+    1: F("metadata", OBJECT_META),
     2: F("data", "map_bytes"),
     3: F("type", "string"),
     4: F("stringData", "map"),
@@ -117,8 +118,8 @@ _SERVICE_PORT: Schema = {
     5: F("nodePort", "int"),
     6: F("appProtocol", "string"),
 }
-_SERVICE: Schema = {
-    1: F("metadata", _OBJECT_META),
+SERVICE: Schema = {
+    1: F("metadata", OBJECT_META),
     2: F(
         "spec",
         {
@@ -132,12 +133,4 @@ _SERVICE: Schema = {
             18: F("clusterIPs", "string", repeated=True),
         },
     ),
-}
-
-SCHEMAS: dict[tuple[str, str], Schema] = {
-    ("apps/v1", "Deployment"): _DEPLOYMENT,
-    ("batch/v1", "Job"): _JOB,
-    ("batch/v1", "CronJob"): _CRON_JOB,
-    ("v1", "Secret"): _SECRET,
-    ("v1", "Service"): _SERVICE,
 }

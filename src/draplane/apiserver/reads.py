@@ -8,6 +8,7 @@ from draplane.api.meta import Obj
 from draplane.api.selectors import FieldSelector
 from draplane.apiserver import listoptions
 from draplane.apiserver.listing import ListSource, list_envelope, make_filter, paginate
+from draplane.apiserver.strategies.table import strategy_for
 from draplane.apiserver.watchcache import WatchSpec
 
 
@@ -64,4 +65,6 @@ def _node_name_selector(rt: ResourceType, field_selector: str) -> str | None:
     """The node of a pod watch that selects `spec.nodeName=<node>` (how kubelets watch)."""
     if rt is not kinds.PODS or not field_selector:
         return None
-    return FieldSelector.parse(field_selector, rt).exact("spec.nodeName")
+    return FieldSelector.parse(field_selector, strategy_for(rt).selectable_fields).exact(
+        "spec.nodeName"
+    )

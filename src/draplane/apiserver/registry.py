@@ -23,6 +23,7 @@ from draplane.api.meta import Obj
 from draplane.api.patch import patch_object
 from draplane.api.request import Request
 from draplane.api.selectors import FieldSelector
+from draplane.api.validation.scheduling import SYSTEM_PRIORITY_CLASSES
 from draplane.apiserver import listoptions, reads
 from draplane.apiserver.admission import AdmissionAttributes, Chain
 from draplane.apiserver.admission.namespacelifecycle import NamespaceLifecycle
@@ -145,11 +146,12 @@ class Registry:
                         await self.writer.create_object(
                             _SERVER, strategy_for(kinds.NAMESPACES), "", obj, dry_run=False
                         )
+                await self._system_priority_classes()
                 written = await policy.reconcile_policy(
                     self._policy_get,
                     self._policy_write,
                     self._policy_delete,
-                    structured=self.kinds.mode.structured,
+                    mode=self.kinds.mode,
                 )
             except (StorageError, errors.StatusError) as err:
                 code = to_status(err).code if isinstance(err, StorageError) else err.code
@@ -161,6 +163,21 @@ class Registry:
             if written:
                 log.info("reconciled %d bootstrap RBAC objects", written)
             return
+
+    async def _system_priority_classes(self) -> None:
+        """system-cluster-critical and system-node-critical, as kube-apiserver's post-start
+        hook creates them (kept when they exist)."""
+        rt = kinds.PRIORITY_CLASSES
+        for name, (value, description) in SYSTEM_PRIORITY_CLASSES.items():
+            if await self.storage.get(rt.key, "", name) is None:
+                obj: Obj = {
+                    "apiVersion": rt.api_version,
+                    "kind": rt.kind,
+                    "metadata": {"name": name},
+                    "value": value,
+                    "description": description,
+                }
+                await self.writer.create_object(_SERVER, strategy_for(rt), "", obj, dry_run=False)
 
     async def _policy_get(self, rt: ResourceType, name: str) -> Obj | None:
         return await self.storage.get(rt.key, "", name)
@@ -440,7 +457,8 @@ def attributes(user: UserInfo, request: Request) -> Attributes:
         selector = request.options.field_selector
         if selector:
             try:
-                name = FieldSelector.parse(selector, request.rt).exact("metadata.name") or ""
+                fields = strategy_for(request.rt).selectable_fields
+                name = FieldSelector.parse(selector, fields).exact("metadata.name") or ""
             except errors.StatusError:
                 name = ""
     rt = request.rt

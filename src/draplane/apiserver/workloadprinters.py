@@ -9,21 +9,23 @@ The age cells (AGE, DURATION, LAST SCHEDULE) are formatted by the caller's `age`
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from draplane.api.meta import Obj
 from draplane.api.validation.podtemplate import format_selector
-
-Column = tuple[str, str, int, str]
-AgeFn = Callable[[Any], str]
-
-NAME: Column = ("Name", "string", 0, "Name must be unique within a namespace.")
-AGE: Column = (
-    "Age",
-    "string",
-    0,
-    "CreationTimestamp is a timestamp representing the server time when this object was created.",
+from draplane.apiserver.printing import (
+    AGE,
+    NAME,
+    AgeFn,
+    Column,
+    Printer,
+    age,
+    aged,
+    human_duration,
 )
+from draplane.clock import parse_time
+
 _WIDE: list[Column] = [
     ("Containers", "string", 1, "Names of each container in the template."),
     ("Images", "string", 1, "Images referenced by each container in the template."),
@@ -318,3 +320,23 @@ def controller_revision_cells(obj: Obj, age: AgeFn) -> list[Any]:
         _int(obj.get("revision")),
         age(_at(obj, "metadata", "creationTimestamp")),
     ]
+
+
+def _job_row(obj: Obj, now: datetime) -> list[Any]:
+    def duration(start: Any, end: Any) -> str:
+        try:
+            finish = parse_time(str(end)) if end else now
+            return human_duration((finish - parse_time(str(start))).total_seconds())
+        except (ValueError, TypeError, OverflowError):
+            return "<unknown>"
+
+    return job_cells(obj, lambda ts: age(ts, now), duration)
+
+
+DEPLOYMENT = Printer(DEPLOYMENT_COLUMNS, aged(deployment_cells))
+REPLICA_SET = Printer(REPLICA_SET_COLUMNS, aged(replica_set_cells))
+STATEFUL_SET = Printer(STATEFUL_SET_COLUMNS, aged(stateful_set_cells))
+DAEMON_SET = Printer(DAEMON_SET_COLUMNS, aged(daemon_set_cells))
+JOB = Printer(JOB_COLUMNS, _job_row)
+CRON_JOB = Printer(CRON_JOB_COLUMNS, aged(cron_job_cells))
+CONTROLLER_REVISION = Printer(CONTROLLER_REVISION_COLUMNS, aged(controller_revision_cells))

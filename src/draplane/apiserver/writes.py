@@ -102,7 +102,7 @@ class Writer:
         md["uid"] = str(uuid.uuid4())
         md["creationTimestamp"] = format_time(self._r.clock.now())
         md["generation"] = 1
-        validation.default(rt, obj)
+        strategy.apply_defaults(obj)
         strategy.prepare_for_create(obj)
         strategy.fill_status(obj)
         validation.normalize(rt, obj)

@@ -14,7 +14,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from draplane.api import auth, errors, kinds
+from draplane.api import auth, errors, kinds, versions
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
 from draplane.apiserver.audit import Audit
@@ -27,7 +27,6 @@ from draplane.bench.workloads import (
     claim_template,
     in_mode,
     pod,
-    template_resource,
 )
 from draplane.client.interface import Client
 from draplane.controllers.manager import ControllerManager
@@ -44,6 +43,7 @@ SHAPE = Workload(
     nodes=0,
     init_pods=0,
     measured_pods=FULL_PODS,
+    mode=versions.CLASSIC,
     templates=(ClaimTemplate("test-claim-template", "example", ("resource",)),),
 )
 
@@ -80,8 +80,8 @@ async def _watch_recorded(
 
 
 async def _create_pods(client: Client, wl: Workload, count: int) -> None:
-    template = claim_template(wl.templates[0], structured=wl.structured)
-    await client.create(template_resource(wl), template, NAMESPACE)
+    template = claim_template(wl.templates[0], mode=wl.mode)
+    await client.create(wl.mode.claim_templates, template, NAMESPACE)
     objects = [pod(wl, name=f"pod-{i:05d}", phase="measured") for i in range(count)]
 
     async def writer(share: list[Obj]) -> None:
@@ -195,9 +195,7 @@ async def run_claim_controller(run: SuiteRun) -> dict[str, Any]:
         run.progress.update(1)
         run.progress.phase(f"claim-controller ({transport}): pods with claims recorded", pods)
         figures = await _measure(host, transport, pods=pods, run=run)
-        structured = run.kubernetes_version.structured
-        claim_kind = kinds.RESOURCE_CLAIMS_V1 if structured else kinds.RESOURCE_CLAIMS
-        claims = await admin.list(claim_kind, NAMESPACE)
+        claims = await admin.list(run.kubernetes_version.resource_claims, NAMESPACE)
     return {"pods": pods, **figures, "claims": len(claims.get("items") or [])}
 
 

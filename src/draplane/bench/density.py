@@ -36,7 +36,7 @@ from draplane.bench.processrun import (
     usage_figures,
 )
 from draplane.bench.readyz import ReadyzProbe
-from draplane.bench.runner import ATTEMPTS_METRIC, BenchError, Timeouts
+from draplane.bench.runconfig import ATTEMPTS_METRIC, BenchError, Timeouts
 from draplane.bench.scale import (
     create_and_wait,
     density_rows,

@@ -17,7 +17,7 @@ from typing import Any
 from draplane.api import errors, kinds
 from draplane.bench.lifecycle import PHASE, cost_figures, running_figures, shape
 from draplane.bench.observer import PodObserver
-from draplane.bench.runner import ATTEMPTS_METRIC, Timeouts
+from draplane.bench.runconfig import ATTEMPTS_METRIC, Timeouts
 from draplane.bench.stats import counter_by_label
 from draplane.bench.suite import Row, SuiteRun, SuiteWorkload
 from draplane.bench.workloads import (
@@ -26,7 +26,6 @@ from draplane.bench.workloads import (
     Workload,
     claim_template,
     pod,
-    template_resource,
 )
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
 
@@ -69,7 +68,7 @@ async def run_deployment(run: SuiteRun) -> dict[str, Any]:
             await client.create(kinds.NAMESPACES, namespace)
         for template in wl.templates:
             await client.create(
-                template_resource(wl), claim_template(template, structured=wl.structured), NAMESPACE
+                wl.mode.claim_templates, claim_template(template, mode=wl.mode), NAMESPACE
             )
         observer = PodObserver(client, namespace=NAMESPACE)
         await observer.start()

@@ -14,11 +14,12 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from draplane.apiserver.audit import Audit
 from draplane.bench.observer import PodObserver, PodTimes
 from draplane.bench.result import RunResult
+from draplane.bench.runconfig import RunConfig
 from draplane.bench.stats import (
     ATTEMPT_RESULTS,
     delta,
@@ -28,9 +29,6 @@ from draplane.bench.stats import (
     throughput_series,
 )
 from draplane.storage.etcd_local import etcd_cpu
-
-if TYPE_CHECKING:
-    from draplane.bench.runner import RunConfig
 
 LATENCY_SOURCE = "create call returned -> pod watch receipt of spec.nodeName"
 POD_RESOURCES = ("pods", "resourceclaims", "podschedulingcontexts")

@@ -15,11 +15,11 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from draplane.api import errors, kinds
+from draplane.api import errors, kinds, versions
 from draplane.apiserver.audit import Audit
 from draplane.bench.figures import POD_RESOURCES
 from draplane.bench.observer import PodObserver, PodTimes
-from draplane.bench.runner import ATTEMPTS_METRIC, Timeouts
+from draplane.bench.runconfig import ATTEMPTS_METRIC, Timeouts
 from draplane.bench.stats import counter_by_label, delta, percentile
 from draplane.bench.suite import Row, SuiteRun, SuiteWorkload
 from draplane.bench.workloads import (
@@ -29,7 +29,6 @@ from draplane.bench.workloads import (
     claim_template,
     in_mode,
     pod,
-    template_resource,
 )
 from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
@@ -40,6 +39,7 @@ SHAPE = Workload(
     nodes=100,
     init_pods=0,
     measured_pods=1000,
+    mode=versions.CLASSIC,
     drivers=(DriverSpec(name="driver.example.com", resource_class="example", devices_per_node=20),),
     templates=(ClaimTemplate("test-claim-template", "example", ("resource",)),),
     attempts_floor=2.0,
@@ -62,7 +62,7 @@ async def _create_pods(client: Client, observer: PodObserver, wl: Workload) -> N
         await client.create(kinds.NAMESPACES, namespace)
     for template in wl.templates:
         await client.create(
-            template_resource(wl), claim_template(template, structured=wl.structured), NAMESPACE
+            wl.mode.claim_templates, claim_template(template, mode=wl.mode), NAMESPACE
         )
 
     async def create(name: str) -> None:

@@ -32,7 +32,9 @@ from draplane.storage.memory import MemoryStorage
 
 COUNT = 5000
 CREATE_CONCURRENCY = 64
-_POD_SHAPE = Workload(name="object-memory", nodes=1, init_pods=0, measured_pods=1)
+_POD_SHAPE = Workload(
+    name="object-memory", nodes=1, init_pods=0, measured_pods=1, mode=versions.CLASSIC
+)
 
 
 def _pod(i: int) -> Obj:

@@ -3,13 +3,14 @@ plane whose API server, controller-manager, scheduler, driver and nodes are sepa
 processes over HTTPS (`draplane.controlplane.processes`, as `draplane up --processes`); the
 bench process is a client of the API server like any other.
 
-The phases are `runner.run_once`'s. What the in-process run reads from its own objects comes
-from the processes instead: scheduling attempts from the scheduler's /metrics, writes per
-resource and verb from the API server's `apiserver_request_total` (POST create, PUT update,
-PATCH patch, DELETE delete, 409 as conflict; its resource label has no subresource), the API
-server's own time per write from its `apiserver_request_duration_seconds`, each process's
-event-loop lag from its `draplane_event_loop_lag_seconds`, and CPU seconds and peak RSS of
-each process from /proc, per component and in total.
+The phases are `runner.run_once`'s (those both share are in `phases`). What the in-process
+run reads from its own objects comes from the processes instead: scheduling attempts from the
+scheduler's /metrics, writes per resource and verb from the API server's
+`apiserver_request_total` (POST create, PUT update, PATCH patch, DELETE delete, 409 as
+conflict; its resource label has no subresource), the API server's own time per write from
+its `apiserver_request_duration_seconds`, each process's event-loop lag from its
+`draplane_event_loop_lag_seconds`, and CPU seconds and peak RSS of each process from /proc, per
+component and in total.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from typing import Any, TypeVar
 from prometheus_client import CollectorRegistry, Metric
 from prometheus_client.parser import text_string_to_metric_families
 
-from draplane.api import versions
 from draplane.api.handler import WatchStream
 from draplane.api.meta import Obj
 from draplane.api.request import Request
@@ -36,17 +36,10 @@ from draplane.bench.histograms import (
     duration_figures,
 )
 from draplane.bench.observer import BenchTimeout, PodObserver
+from draplane.bench.phases import create_fixtures, create_pods, settle
 from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import RunResult
-from draplane.bench.runner import (
-    ATTEMPTS_METRIC,
-    BenchError,
-    RunConfig,
-    _create_fixtures,
-    _create_pods,
-    _label,
-    _settle,
-)
+from draplane.bench.runconfig import ATTEMPTS_METRIC, BenchError, RunConfig, label
 from draplane.bench.stats import counter_by_label, gauge_by_label
 from draplane.bench.workloads import NAMESPACE
 from draplane.client.interface import Client, Transport
@@ -268,7 +261,7 @@ async def run_once_processes(
             port=0,
             nodes=wl.nodes,
             store=config.store,
-            kubernetes_version=versions.STRUCTURED if wl.structured else versions.CLASSIC,
+            kubernetes_version=wl.mode,
             drivers=list(wl.drivers),
             queueing_hints=config.hints,
             pre_enqueue=config.pre_enqueue,
@@ -279,14 +272,14 @@ async def run_once_processes(
     client: RESTClient | None = None
     observer: PodObserver | None = None
     try:
-        sink.phase(f"{_label(config)}: start {len(wl.drivers) + 4} processes", 1)
+        sink.phase(f"{label(config)}: start {len(wl.drivers) + 4} processes", 1)
         try:
             await asyncio.wait_for(plane.start(), config.timeouts.base + 0.5 * wl.nodes)
         except (TimeoutError, ComponentExited) as err:
             raise BenchError(f"control plane did not start: {err or 'timed out'}") from err
         sink.update(1)
         client = plane.admin_client()
-        await _create_fixtures(client, wl)
+        await create_fixtures(client, wl)
         observer = PodObserver(client, namespace=NAMESPACE)
         await observer.start()
         return await racing(plane, _phases(plane, client, observer, config, sink))
@@ -306,9 +299,9 @@ async def _phases(
 ) -> RunResult:  # fmt: skip
     wl = config.workload
     creator = Client(BoundedTransport(client.transport, CREATES_IN_FLIGHT))
-    await _create_pods(creator, observer, wl=wl, phase="init", count=wl.init_pods)
+    await create_pods(creator, observer, wl=wl, phase="init", count=wl.init_pods)
     await _wait(plane, observer, config, sink, phase="init", count=wl.init_pods)
-    await _settle(client, observer, config=config, phase="init", count=wl.init_pods)
+    await settle(client, observer, config=config, phase="init", count=wl.init_pods)
 
     count = wl.measured_pods
     names = [c.name for c in plane.children]
@@ -318,10 +311,10 @@ async def _phases(
     start = Snapshot.take()
     usage_before = process_usages(plane, start)
     await asyncio.gather(
-        _create_pods(creator, observer, wl=wl, phase="measured", count=count),
+        create_pods(creator, observer, wl=wl, phase="measured", count=count),
         _wait(plane, observer, config, sink, phase="measured", count=count),
     )
-    await _settle(client, observer, config=config, phase="measured", count=count)
+    await settle(client, observer, config=config, phase="measured", count=count)
     end = Snapshot.take()
     usage_after = process_usages(plane, end)
     after = {name: await scraped(plane, name) for name in names}
@@ -358,7 +351,7 @@ async def _wait(
     plane: ProcessPlane, observer: PodObserver, config: RunConfig, sink: ProgressSink, *,
     phase: str, count: int,
 ) -> None:  # fmt: skip
-    sink.phase(f"{_label(config)}: {phase} pods bound", count)
+    sink.phase(f"{label(config)}: {phase} pods bound", count)
     try:
         await observer.wait_all(
             phase=phase,

@@ -19,13 +19,13 @@ from dataclasses import replace
 from typing import Any
 
 from draplane import gcpolicy
-from draplane.api import errors, kinds
+from draplane.api import errors, kinds, versions
 from draplane.bench.figures import peak_rss_mib
 from draplane.bench.growth import AlgorithmSnapshot, algorithm_figures
 from draplane.bench.lifecycle import cost_figures, running_figures
 from draplane.bench.observer import PodObserver
 from draplane.bench.readyz import ReadyzProbe
-from draplane.bench.runner import ATTEMPTS_METRIC, Timeouts
+from draplane.bench.runconfig import ATTEMPTS_METRIC, Timeouts
 from draplane.bench.stats import counter_by_label
 from draplane.bench.suite import Row, SuiteRun
 from draplane.bench.workloads import NAMESPACE, Workload, pod
@@ -36,7 +36,9 @@ from draplane.node import LEASE_RENEW_SECONDS
 CREATE_CONCURRENCY = 32
 """Pod creates in flight at once (scheduler_perf creates through a bounded worker pool too)."""
 
-DENSITY = Workload(name="density", nodes=5000, init_pods=0, measured_pods=50_000)
+DENSITY = Workload(
+    name="density", nodes=5000, init_pods=0, measured_pods=50_000, mode=versions.CLASSIC
+)
 
 
 def sized(wl: Workload, *, nodes: int | None, pods: int | None) -> Workload:

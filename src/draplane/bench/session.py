@@ -16,7 +16,8 @@ from typing import Any, Literal
 from draplane.api import versions
 from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import RunResult, median_figures, median_run, ratios, write_json
-from draplane.bench.runner import RunConfig, Timeouts, run_once
+from draplane.bench.runconfig import RunConfig, Timeouts
+from draplane.bench.runner import run_once
 from draplane.bench.scale import sized
 from draplane.bench.workloads import Workload, bench_mode, in_mode, workload
 from draplane.dra.controller import DRIVER_WORKERS

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from draplane.api import kinds
+from draplane.api import kinds, versions
 from draplane.api.meta import Obj
 from draplane.bench.figures import Snapshot, build_result
 from draplane.bench.histograms import (
@@ -25,16 +25,13 @@ from draplane.bench.histograms import (
 )
 from draplane.bench.observer import PodObserver
 from draplane.bench.result import RunResult
+from draplane.bench.runconfig import ATTEMPTS_METRIC, RunConfig
 from draplane.bench.stats import counter_by_label
 from draplane.bench.workloads import NAMESPACE, Workload, claim_template, pod
 from draplane.client.interface import Client
+from draplane.controlplane import ControlPlane
 from draplane.dra.structured import AllocatedState, Allocator, SliceIndex
 
-if TYPE_CHECKING:
-    from draplane.bench.runner import RunConfig
-    from draplane.controlplane import ControlPlane
-
-ATTEMPTS_METRIC = "scheduler_schedule_attempts_total"
 _BATCH = 100
 _SLICES_TIMEOUT = 120.0
 
@@ -45,7 +42,7 @@ class SteadyStateError(RuntimeError):
 
 def allocated_claim(wl: Workload, index: int) -> Obj:
     """A claim with the template's spec, named like scheduler_perf's `resourceclaim-N`."""
-    template = claim_template(wl.templates[0], structured=True)
+    template = claim_template(wl.templates[0], mode=versions.STRUCTURED)
     return {
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaim",

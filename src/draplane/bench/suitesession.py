@@ -28,7 +28,7 @@ from draplane.bench.objectmemory import OBJECT_MEMORY
 from draplane.bench.observer import BenchTimeout
 from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import median_figures, write_json
-from draplane.bench.runner import BenchError
+from draplane.bench.runconfig import BenchError
 from draplane.bench.suite import SuiteRun, SuiteWorkload, conditions
 from draplane.bench.workloads import SCALES, SMALL_DIVISOR, bench_mode
 

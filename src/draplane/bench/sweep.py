@@ -20,7 +20,8 @@ from rich.table import Table
 
 from draplane.bench.progress import NullProgress, ProgressSink
 from draplane.bench.result import write_json
-from draplane.bench.runner import RunConfig, Timeouts, run_once
+from draplane.bench.runconfig import RunConfig, Timeouts
+from draplane.bench.runner import run_once
 from draplane.bench.scale import sized
 from draplane.bench.workloads import Workload
 

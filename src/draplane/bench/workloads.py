@@ -4,18 +4,20 @@ A `Workload` is pure data: node count, init and measured pods, the drivers and t
 templates each pod uses. `--scale small` divides the counts by ten; devices per node stay, so
 the cluster fills exactly as at full scale.
 
-Modes (`bench_mode`): `classic-*` run classic DRA (1.28) only, `structured-*` structured
-parameters (1.36) only, every other workload either, 1.36 unless `--kubernetes-version 1.28`;
-`in_mode` turns a classic shape into its 1.36 one (the templates request one device of the
-example driver's DeviceClass, whose devices the nodes publish as ResourceSlices).
+Each shape names the mode whose kinds it is written in (`Workload.mode`): claim templates and
+pod claims take that mode's form. Modes (`bench_mode`): `classic-*` run classic DRA (1.28)
+only, `structured-*` structured parameters (1.36) only, every other workload either, 1.36
+unless `--kubernetes-version 1.28`; `in_mode` turns a classic shape into its 1.36 one (the
+templates request one device of the example driver's DeviceClass, whose devices the nodes
+publish as ResourceSlices).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from draplane.api import kinds, versions
-from draplane.api.kinds import ResourceType
+from draplane.api import versions
 from draplane.api.meta import Obj
 from draplane.controlplane import DriverSpec
 from draplane.dra.claims import pod_resource_claim
@@ -43,12 +45,13 @@ class Workload:
     nodes: int
     init_pods: int
     measured_pods: int
+    mode: versions.Mode
+    """The mode whose kinds the shape is written in (1.36: `resource_class` names a
+    DeviceClass); the control plane serves it."""
     drivers: tuple[DriverSpec, ...] = ()
     templates: tuple[ClaimTemplate, ...] = ()
     attempts_floor: float = 1.0
     """Scheduling attempts per pod when nothing is wasted (classic DRA: 2, 4 claims: 3)."""
-    structured: bool = False
-    """DRA with structured parameters (the 1.36 mode): `resource_class` names a DeviceClass."""
     steady_pods: int = 0
     """Steady state (scheduler_perf `steadyState`): this many measured pods exist at all
     times; each one bound is deleted and replaced, for `steady_seconds`."""
@@ -87,6 +90,7 @@ WORKLOADS: dict[str, Workload] = {
         nodes=100,
         init_pods=1000,
         measured_pods=1000,
+        mode=versions.CLASSIC,
         drivers=(replace(_DRIVER, devices_per_node=20),),
         templates=(ClaimTemplate("test-claim-template", "example", ("resource",)),),
         attempts_floor=2.0,
@@ -96,6 +100,7 @@ WORKLOADS: dict[str, Workload] = {
         nodes=100,
         init_pods=1000,
         measured_pods=1000,
+        mode=versions.CLASSIC,
         drivers=(replace(_DRIVER, devices_per_node=40), replace(_DRIVER2, devices_per_node=40)),
         templates=(
             ClaimTemplate("test-claim-template", "example", ("resource-1a", "resource-1b")),
@@ -105,7 +110,9 @@ WORKLOADS: dict[str, Workload] = {
         ),
         attempts_floor=3.0,
     ),
-    "basic": Workload(name="basic", nodes=500, init_pods=500, measured_pods=1000),
+    "basic": Workload(
+        name="basic", nodes=500, init_pods=500, measured_pods=1000, mode=versions.CLASSIC
+    ),
     # scheduler_perf dra/ SchedulingWithResourceClaimTemplate 5000pods_500nodes: 500 nodes with
     # 10 devices each, 2500 init and 2500 measured pods with one generated claim (the cluster
     # becomes full); the scheduler allocates, so one attempt per pod.
@@ -114,10 +121,10 @@ WORKLOADS: dict[str, Workload] = {
         nodes=500,
         init_pods=2500,
         measured_pods=2500,
+        mode=versions.STRUCTURED,
         drivers=(replace(_DRIVER, devices_per_node=10),),
         templates=(ClaimTemplate("test-claim-template", DEVICE_CLASS_NAME, ("resource",)),),
         attempts_floor=1.0,
-        structured=True,
     ),
     # scheduler_perf dra/ SteadyStateClusterResourceClaimTemplate empty/half/full_500nodes:
     # 500 nodes with 10 devices, 0 / 2500 / 4990 claims allocated beforehand, then 10 pods with
@@ -128,10 +135,10 @@ WORKLOADS: dict[str, Workload] = {
             nodes=500,
             init_pods=0,
             measured_pods=10,
+            mode=versions.STRUCTURED,
             drivers=(replace(_DRIVER, devices_per_node=10),),
             templates=(ClaimTemplate("test-claim-template", DEVICE_CLASS_NAME, ("resource",)),),
             attempts_floor=1.0,
-            structured=True,
             steady_pods=10,
             steady_seconds=10.0,
             fill=fill,
@@ -156,37 +163,39 @@ def workload(name: str, scale: str) -> Workload:
 
 
 def claim_template(
-    template: ClaimTemplate, *, namespace: str = NAMESPACE, structured: bool = False
+    template: ClaimTemplate, *, mode: versions.Mode, namespace: str = NAMESPACE
 ) -> Obj:
-    """A classic ResourceClaimTemplate with delayed (WaitForFirstConsumer) allocation, or a
-    resource.k8s.io/v1 one requesting one device of the class (scheduler_perf's
-    templates/resourceclaimtemplate.yaml)."""
-    if structured:
-        request = {"name": "req-0", "exactly": {"deviceClassName": template.resource_class}}
-        return {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "ResourceClaimTemplate",
-            "metadata": {"name": template.name, "namespace": namespace},
-            "spec": {"spec": {"devices": {"requests": [request]}}},
-        }
+    """The ResourceClaimTemplate of `mode` (created as `mode.claim_templates`): a classic one
+    with delayed (WaitForFirstConsumer) allocation, or a resource.k8s.io/v1 one requesting one
+    device of the class (scheduler_perf's templates/resourceclaimtemplate.yaml)."""
     return {
-        "apiVersion": "resource.k8s.io/v1alpha2",
-        "kind": "ResourceClaimTemplate",
+        "apiVersion": mode.claim_templates.api_version,
+        "kind": mode.claim_templates.kind,
         "metadata": {"name": template.name, "namespace": namespace},
-        "spec": {
-            "spec": {
-                "resourceClassName": template.resource_class,
-                "allocationMode": "WaitForFirstConsumer",
-            }
-        },
+        "spec": {"spec": _CLAIM_SPECS[mode.dra](template)},
     }
+
+
+def _classic_claim_spec(template: ClaimTemplate) -> Obj:
+    return {"resourceClassName": template.resource_class, "allocationMode": "WaitForFirstConsumer"}
+
+
+def _device_claim_spec(template: ClaimTemplate) -> Obj:
+    request = {"name": "req-0", "exactly": {"deviceClassName": template.resource_class}}
+    return {"devices": {"requests": [request]}}
+
+
+_CLAIM_SPECS: dict[versions.Dra, Callable[[ClaimTemplate], Obj]] = {
+    versions.Dra.CLASSIC: _classic_claim_spec,
+    versions.Dra.STRUCTURED: _device_claim_spec,
+}
 
 
 def pod(wl: Workload, *, name: str, phase: str, namespace: str = NAMESPACE) -> Obj:
     """One pause container requesting nothing but the workload's claims (in the shape of the
     workload's mode: core/v1 since 1.31 for structured parameters, `source` for 1.28)."""
     pod_claims = [
-        pod_resource_claim(claim, template_name=t.name, structured=wl.structured)
+        pod_resource_claim(claim, template_name=t.name, mode=wl.mode)
         for t in wl.templates
         for claim in t.pod_claims
     ]
@@ -210,33 +219,37 @@ def pod_names(phase: str, count: int) -> list[str]:
 def bench_mode(name: str, flag: versions.Mode | None) -> versions.Mode:
     """The mode workload `name` runs in: `flag` when the workload runs in it, else its own
     (1.28 for classic-*, 1.36 for the others); ValueError naming the modes it runs in."""
-    found = WORKLOADS.get(name)
-    if name.startswith("classic-"):
-        modes: tuple[versions.Mode, ...] = (versions.CLASSIC,)
-    elif name.startswith("structured-") or (found is not None and found.structured):
-        modes = (versions.STRUCTURED,)
-    else:
-        modes = (versions.STRUCTURED, versions.CLASSIC)
+    modes = _modes(name)
     if flag is None:
         return modes[0]
     if flag not in modes:
-        what = "classic DRA" if modes[0] is versions.CLASSIC else "DRA with structured parameters"
         raise ValueError(
-            f"--kubernetes-version {flag}: workload {name} measures {what} and runs only in "
-            f"{modes[0]} (give --kubernetes-version {modes[0]}, or leave it out)"
+            f"--kubernetes-version {flag}: workload {name} measures {modes[0].dra.value} and "
+            f"runs only in {modes[0]} (give --kubernetes-version {modes[0]}, or leave it out)"
         )
     return flag
 
 
+def _modes(name: str) -> tuple[versions.Mode, ...]:
+    """The modes workload `name` runs in, its default first."""
+    for prefix, mode in _ONLY_IN.items():
+        if name.startswith(prefix):
+            return (mode,)
+    found = WORKLOADS.get(name)
+    if found is not None and found.mode is not versions.CLASSIC:
+        return (found.mode,)  # a shape written for 1.36 has no 1.28 form
+    return (versions.STRUCTURED, versions.CLASSIC)
+
+
+_ONLY_IN = {"classic-": versions.CLASSIC, "structured-": versions.STRUCTURED}
+"""Workloads named with these prefixes measure one mode's DRA."""
+
+
 def in_mode(wl: Workload, mode: versions.Mode) -> Workload:
     """`wl` as it runs in `mode`: a classic shape in 1.36 requests one device of the example
-    DeviceClass per claim, allocated by the scheduler (one attempt per pod)."""
-    if wl.structured or not mode.structured:
+    DeviceClass per claim, allocated by the scheduler (one attempt per pod). A 1.36 shape
+    stays as it is."""
+    if wl.mode is mode or mode is versions.CLASSIC:
         return wl
     templates = tuple(replace(t, resource_class=DEVICE_CLASS_NAME) for t in wl.templates)
-    return replace(wl, templates=templates, attempts_floor=1.0, structured=True)
-
-
-def template_resource(wl: Workload) -> ResourceType:
-    """Where the workload's ResourceClaimTemplates are created."""
-    return kinds.RESOURCE_CLAIM_TEMPLATES_V1 if wl.structured else kinds.RESOURCE_CLAIM_TEMPLATES
+    return replace(wl, templates=templates, attempts_floor=1.0, mode=mode)

@@ -24,7 +24,7 @@ from rich.console import Console
 from draplane.api import versions
 from draplane.bench.progress import progress_for
 from draplane.bench.report import print_process_usage, print_summary
-from draplane.bench.runner import BenchError
+from draplane.bench.runconfig import BenchError
 from draplane.bench.session import BenchOptions, run_bench
 from draplane.bench.suitesession import SUITE, SuiteOptions, print_suite_summary, run_suite
 from draplane.bench.sweep import SweepOptions, parse_counts, print_sweep_summary, run_sweep

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+from collections.abc import Callable
 
 from draplane.api import versions
 from draplane.cli.leaderelect import add_leader_election_flags, leading
@@ -149,7 +150,9 @@ async def async_main(args: argparse.Namespace) -> int:
             network_attached=args.network_attached,
             shareable=args.shareable,
         )
-        controllers: list[DriverController | NetworkPoolController] = [
+        names = list(dict.fromkeys(args.driver_names or [DRIVER_NAME]))
+        # 1.28's allocating controllers, built up front (their metrics are served at once).
+        allocating: list[DriverController | NetworkPoolController] = [
             example_controller(
                 client,
                 driver_name=name,
@@ -158,26 +161,28 @@ async def async_main(args: argparse.Namespace) -> int:
                 workers=args.workers,
                 delays=Delays(recheck=args.recheck_delay),
             )
-            for name in dict.fromkeys(args.driver_names or [DRIVER_NAME])
+            for name in names
         ]
+        controllers = list(allocating)
+
+        def network_pools() -> list[DriverController | NetworkPoolController]:
+            """1.36: no allocation (nodes publish their own pools): only the network-attached
+            pool is published here."""
+            profile = device_profile(args, count=args.network_attached)
+            return [
+                NetworkPoolController(client, profile, driver_name=name)
+                for name in names
+                if args.network_attached
+            ]
+
+        sides: dict[versions.Dra, Callable[[], list[DriverController | NetworkPoolController]]]
+        sides = {versions.Dra.CLASSIC: lambda: allocating, versions.Dra.STRUCTURED: network_pools}
 
         async def run() -> None:
-            if (await cluster_mode(client, args)).structured:
-                # No allocation: nodes publish their own pools; this side publishes only the
-                # network-attached one.
-                controllers[:] = [
-                    NetworkPoolController(
-                        client,
-                        device_profile(args, count=args.network_attached),
-                        driver_name=name,
-                    )
-                    for name in dict.fromkeys(args.driver_names or [DRIVER_NAME])
-                    if args.network_attached
-                ]
+            controllers[:] = sides[(await cluster_mode(client, args)).dra]()
             await asyncio.gather(*(c.run() for c in controllers))
             await asyncio.Event().wait()
 
-        names = list(dict.fromkeys(args.driver_names or [DRIVER_NAME]))
         work, elector = leading(
             args, client, run, metrics=registry, resource_name=f"{names[0]}-controller"
         )

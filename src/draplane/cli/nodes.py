@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from draplane.api import kinds, versions
+from draplane.api import versions
 from draplane.api.auth import NODE_PREFIX, SYSTEM_AUTHENTICATED, SYSTEM_NODES
 from draplane.apiserver.authn import ensure_user_tokens
 from draplane.cli.driver import add_device_flags, device_profile, positive_seconds
@@ -38,7 +38,7 @@ from draplane.client.interface import Client
 from draplane.client.kubeconfig import KubeConfig
 from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
-from draplane.dra.controller import NodePluginRegistry
+from draplane.dra.controller import NodePluginFactory, NodePluginRegistry
 from draplane.drivers.example import (
     DRIVER_NAME,
     DeviceProfile,
@@ -114,22 +114,25 @@ def plugin_registry(
     drivers: list[str],
     extra_driver_names: list[str],
     *,
+    mode: versions.Mode,
+    profile: DeviceProfile,
     registry: NodePluginRegistry | None = None,
-    structured: DeviceProfile | None = None,
     status_clients_for: Callable[[str], StatusClientSource | None] = lambda _driver: None,
 ) -> NodePluginRegistry:
-    """The node plugins; `structured`: the devices each publishes in structured mode, with
+    """The node plugins of `mode`: classic DRA's prepare what the drivers' controllers
+    allocated; with structured parameters each publishes `profile`'s devices, with
     `status_clients_for(driver)` giving each node's plugin its own credential."""
+    factories: dict[versions.Dra, Callable[[str], NodePluginFactory]] = {
+        versions.Dra.CLASSIC: node_plugin_factory,
+        versions.Dra.STRUCTURED: lambda name: structured_node_plugin_factory(
+            name, profile, status_client_for=status_clients_for(name)
+        ),
+    }
+    factory = factories[mode.dra]
     registry = registry if registry is not None else NodePluginRegistry()
     names = [name for driver in drivers for name in NODE_PLUGINS[driver]]
     for name in dict.fromkeys(names + extra_driver_names):
-        if structured is not None:
-            factory = structured_node_plugin_factory(
-                name, structured, status_client_for=status_clients_for(name)
-            )
-            registry.register(name, factory)
-        else:
-            registry.register(name, node_plugin_factory(name))
+        registry.register(name, factory(name))
     return registry
 
 
@@ -152,17 +155,16 @@ async def async_main(args: argparse.Namespace) -> int:
 
             async def run() -> None:
                 mode = await cluster_mode(clients[0], args)
-                profile = device_profile(args, count=args.devices_per_node)
                 plugin_registry(
                     args.drivers or ["example"],
                     args.extra_drivers,
+                    mode=mode,
+                    profile=device_profile(args, count=args.devices_per_node),
                     registry=plugins,
-                    structured=profile if mode.structured else None,
                     status_clients_for=_status_clients(args, clients, pools),
                 )
                 nodes.kubelet_version = mode.git_version
-                if mode.structured:
-                    nodes.claims = kinds.RESOURCE_CLAIMS_V1
+                nodes.claims = mode.resource_claims
                 await nodes.run()
 
             return await run_until_signal(run, name="nodes")

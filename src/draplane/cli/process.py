@@ -197,7 +197,7 @@ async def serve_metrics(
 
 async def cluster_mode(client: Client, args: argparse.Namespace) -> versions.Mode:
     """The Kubernetes version of the cluster: `--kubernetes-version`, else the API server's
-    (asked again, backing off up to 5 s, until the API server answers)."""
+    `/version` (asked again, backing off up to 5 s, until the API server answers)."""
     pause = 0.2
     while True:
         try:
@@ -205,8 +205,9 @@ async def cluster_mode(client: Client, args: argparse.Namespace) -> versions.Mod
             break
         except (errors.StatusError, OSError, aiohttp.ClientError) as err:
             log.warning("cannot ask the API server for its Kubernetes version: %s", err)
+        except ValueError as err:
+            raise CommandError(f"{err}: give --kubernetes-version") from err
         await asyncio.sleep(pause)
         pause = min(pause * 2, 5.0)
-    group_version = "v1" if mode.structured else "v1alpha2"
-    log.info("Kubernetes %s API (resource.k8s.io/%s)", mode, group_version)
+    log.info("Kubernetes %s API (resource.k8s.io/%s)", mode, mode.resource_claims.version)
     return mode

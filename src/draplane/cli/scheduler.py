@@ -71,7 +71,7 @@ async def async_main(args: argparse.Namespace) -> int:
     try:
         metrics = component_registry()
 
-        def build(structured: bool, registry: CollectorRegistry) -> Scheduler:
+        def build(mode: versions.Mode, registry: CollectorRegistry) -> Scheduler:
             try:
                 return Scheduler(
                     client,
@@ -80,19 +80,19 @@ async def async_main(args: argparse.Namespace) -> int:
                     queueing_hints=args.queueing_hints,
                     pre_enqueue=args.pre_enqueue,
                     config=config,
-                    structured=structured,
+                    mode=mode,
                 )
             except errors.StatusError as err:
                 raise CommandError(f"invalid scheduler configuration: {err}") from err
 
-        # Built once before the mode is known (on a throwaway registry) so that a bad
-        # configuration fails at once; the scheduler that runs is built for the cluster's mode.
-        scheduler = build(False, CollectorRegistry())
+        # Built once before the mode is known (as 1.28's, on a throwaway registry) so that a
+        # bad configuration fails at once; the scheduler that runs is built for the cluster's.
+        scheduler = build(versions.CLASSIC, CollectorRegistry())
 
         async def run_scheduler() -> None:
             nonlocal scheduler
             mode = await cluster_mode(client, args)
-            scheduler = build(mode.structured, metrics)
+            scheduler = build(mode, metrics)
             await scheduler.run()
 
         run, elector = leading(args, client, run_scheduler, metrics=metrics)

@@ -7,7 +7,7 @@ import argparse
 import errno
 from typing import Any
 
-from draplane.api import versions
+from draplane.api import meta, versions
 from draplane.cli.driver import add_device_flags
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.nodes import add_run_seconds_flag
@@ -20,7 +20,7 @@ from draplane.cli.process import (
     run_until_signal,
 )
 from draplane.cli.processes import run_processes
-from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
+from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec, driver_class
 from draplane.storage import mode_marker
 from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
 from draplane.storage.interface import StoreError
@@ -126,11 +126,13 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
 
 
 def describe(config: ControlPlaneConfig, nodes: int, url: str) -> str:
-    """The first line `up` prints once the cluster is ready."""
-    return f"draplane is up: API server {url}, {nodes} nodes, " + (
-        "DeviceClass gpu.example.com (driver.example.com)"
-        if config.kubernetes_version.structured
-        else "ResourceClass example (driver.example.com)"
+    """The first line `up` prints once the cluster is ready: its driver's class in the mode
+    (DeviceClass gpu.example.com, or ResourceClass example in 1.28)."""
+    spec = config.drivers[0]
+    klass = driver_class(spec, config.kubernetes_version)
+    return (
+        f"draplane is up: API server {url}, {nodes} nodes, "
+        f"{klass['kind']} {meta.name(klass)} ({spec.name})"
     )
 
 

@@ -20,7 +20,7 @@ from typing import Protocol
 
 from prometheus_client import CollectorRegistry
 
-from draplane.api import kinds, versions
+from draplane.api import versions
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
@@ -83,7 +83,7 @@ class ControllerManager:
             metrics=metrics,
         )
         self.resource_claim_controller = ResourceClaimController(ctx, mode=mode)
-        stored = _stored(mode)
+        stored = mode.stored
         self.garbage_collector = GarbageCollector(ctx, resources=stored)
         self.namespace_controller = NamespaceController(ctx, resources=stored)
         self.service_account_controller = ServiceAccountsController(ctx)
@@ -122,9 +122,3 @@ class ControllerManager:
                     group.create_task(controller.run())
         finally:
             await self._informers.stop()
-
-
-def _stored(mode: versions.Mode) -> tuple[kinds.ResourceType, ...]:
-    """The mode's stored kinds, each resource once (v1, not its converted beta versions)."""
-    betas = {*kinds.STRUCTURED_V1BETA1, *kinds.STRUCTURED_V1BETA2}
-    return tuple(r for r in mode.served if "list" in r.verbs and r not in betas)

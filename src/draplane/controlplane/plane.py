@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from draplane.api import auth, errors, kinds, meta, versions
+from draplane.api import auth, meta, versions
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
 from draplane.apiserver import authn
 from draplane.apiserver.audit import AuditLog
-from draplane.apiserver.authorization.bootstrap import DRIVER_CONTROLLER_ROLE
 from draplane.apiserver.kubeconfig import build_kubeconfig
 from draplane.apiserver.registry import Registry
 from draplane.apiserver.server import ApiServer
@@ -34,15 +33,13 @@ from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.manager import ControllerManager
-from draplane.dra.kubeletplugin import NodePluginRegistry
+from draplane.controlplane.drivers import DriverSpec, ensure_driver_classes
 from draplane.dra.controller import DRIVER_WORKERS, Delays
+from draplane.dra.kubeletplugin import NodePluginRegistry
 from draplane.drivers.example import (
-    DEVICE_CLASS_NAME,
-    DeviceProfile,
     NetworkPoolController,
     Resources,
     StatusClientSource,
-    device_class,
     example_controller,
     node_plugin_factory,
     status_clients,
@@ -57,37 +54,6 @@ from draplane.storage.factory import open_storage
 from draplane.storage.files import private_dir
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class DriverSpec:
-    """One example-driver instance: its name, the ResourceClass pointing at it, its devices."""
-
-    name: str = "driver.example.com"
-    resource_class: str = "example"
-    devices_per_node: int = 8
-    network_attached: int = 0
-    shareable: bool = False
-    device_class: str = DEVICE_CLASS_NAME
-    """Structured mode: the DeviceClass selecting the driver's devices."""
-    device_model: str = "A100"
-    device_memory: str = "80Gi"
-    partitions: int = 0
-    """Structured mode: partitions per device (0: not partitionable)."""
-
-    def profile(self, *, network: bool = False) -> DeviceProfile:
-        """Structured mode: the devices of each node's pool, or of the network-attached pool
-        (nodes then have none, as classic's network-attached mode)."""
-        if network:
-            count = self.network_attached
-        else:
-            count = 0 if self.network_attached else self.devices_per_node
-        return DeviceProfile(
-            count=count,
-            model=self.device_model,
-            memory=self.device_memory,
-            partitions=self.partitions,
-        )
 
 
 @dataclass
@@ -206,12 +172,18 @@ class ControlPlane:
             metrics=metrics,
             queueing_hints=cfg.queueing_hints,
             pre_enqueue=cfg.pre_enqueue,
-            structured=cfg.kubernetes_version.structured,
+            mode=cfg.kubernetes_version,
         )
-        if cfg.kubernetes_version.structured:
-            self._build_structured_drivers()
-            self.components["nodes"] = self._build_nodes()
-            return
+        drivers = {
+            versions.Dra.CLASSIC: self._build_classic_drivers,
+            versions.Dra.STRUCTURED: self._build_structured_drivers,
+        }
+        drivers[cfg.kubernetes_version.dra]()
+        self.components["nodes"] = self._build_nodes()
+
+    def _build_classic_drivers(self) -> None:
+        """Each driver's allocating controller, and its node plugin on every node."""
+        cfg = self.config
         for spec in cfg.drivers:
             resources = Resources(
                 devices_per_node=spec.devices_per_node,
@@ -222,13 +194,12 @@ class ControlPlane:
                 self.client(auth.driver_user(spec.name)),
                 driver_name=spec.name,
                 resources=resources,
-                clock=clock,
-                metrics=metrics,
+                clock=self.clock,
+                metrics=self.metrics,
                 workers=cfg.driver_workers,
                 delays=cfg.driver_delays,
             )
             self.node_plugins.register(spec.name, node_plugin_factory(spec.name))
-        self.components["nodes"] = self._build_nodes()
 
     def _build_structured_drivers(self) -> None:
         """No allocating controller: each node's plugin publishes the node's slices, the
@@ -269,11 +240,7 @@ class ControlPlane:
             plugins=self.node_plugins,
             clock=self.clock,
             run_seconds=self.config.run_seconds,
-            claims=(
-                kinds.RESOURCE_CLAIMS_V1
-                if self.config.kubernetes_version.structured
-                else kinds.RESOURCE_CLAIMS
-            ),
+            claims=self.config.kubernetes_version.resource_claims,
             kubelet_version=self.config.kubernetes_version.git_version,
         )
 
@@ -291,7 +258,7 @@ class ControlPlane:
 
     async def _ensure_resource_classes(self) -> None:
         await ensure_driver_classes(
-            self.client(), self.config.drivers, structured=self.config.kubernetes_version.structured
+            self.client(), self.config.drivers, mode=self.config.kubernetes_version
         )
 
     async def _run(self, name: str, run: Callable[[], Coroutine[Any, Any, None]]) -> None:
@@ -344,43 +311,3 @@ class ControlPlane:
         await self.storage.close()
         if self._tmp is not None:
             self._tmp.cleanup()
-
-
-async def ensure_driver_classes(
-    admin: Client, drivers: list[DriverSpec], *, structured: bool
-) -> None:
-    """Each driver's ResourceClass (DeviceClass in structured mode), and the binding that
-    grants its controller's service account the driver controller role (what a driver's
-    deployment manifests hold)."""
-    for spec in drivers:
-        binding = {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRoleBinding",
-            "metadata": {"name": f"system:dra:{spec.name}:controller"},
-            "roleRef": {
-                "apiGroup": "rbac.authorization.k8s.io",
-                "kind": "ClusterRole",
-                "name": DRIVER_CONTROLLER_ROLE,
-            },
-            "subjects": [
-                {
-                    "kind": "ServiceAccount",
-                    "name": f"{spec.name}-controller",
-                    "namespace": "kube-system",
-                }
-            ],
-        }
-        with contextlib.suppress(errors.StatusError):
-            await admin.create(kinds.CLUSTER_ROLE_BINDINGS, binding)
-        if structured:
-            with contextlib.suppress(errors.StatusError):
-                await admin.create(kinds.DEVICE_CLASSES, device_class(spec.name, spec.device_class))
-            continue
-        obj = {
-            "apiVersion": "resource.k8s.io/v1alpha2",
-            "kind": "ResourceClass",
-            "metadata": {"name": spec.resource_class},
-            "driverName": spec.name,
-        }
-        with contextlib.suppress(errors.StatusError):
-            await admin.create(kinds.RESOURCE_CLASSES, obj)

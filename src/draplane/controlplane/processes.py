@@ -32,7 +32,7 @@ from draplane.api import auth, versions
 from draplane.apiserver.kubeconfig import kubeconfig_for_user, write_kubeconfig
 from draplane.client.kubeconfig import load_kubeconfig
 from draplane.client.rest import RESTClient
-from draplane.controlplane.plane import DriverSpec, ensure_driver_classes
+from draplane.controlplane.drivers import DriverSpec, ensure_driver_classes
 from draplane.controlplane.procstats import ProcessUsage, process_usage
 from draplane.dra.controller import DRIVER_WORKERS
 from draplane.storage.files import private_dir
@@ -152,7 +152,7 @@ class ProcessPlane:
         admin = self.admin_client()
         try:
             await ensure_driver_classes(
-                admin, self.config.drivers, structured=self.config.kubernetes_version.structured
+                admin, self.config.drivers, mode=self.config.kubernetes_version
             )
         finally:
             await admin.close()
@@ -206,10 +206,9 @@ class ProcessPlane:
             ("controller-manager", ["controller-manager", "--kubeconfig", manager, *solo, *mode]),
             ("scheduler", ["scheduler", "--kubeconfig", scheduler, *hints, *solo, *mode]),
         ]
-        structured = cfg.kubernetes_version.structured
         for spec in cfg.drivers:
-            if structured and not spec.network_attached:
-                continue  # the nodes publish their own slices; nothing allocates centrally
+            if not spec.has_controller(cfg.kubernetes_version):
+                continue
             name = "driver" if len(cfg.drivers) == 1 else f"driver/{spec.name}"
             args = [
                 "driver",

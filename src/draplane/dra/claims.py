@@ -13,13 +13,15 @@ k8s.io/dynamic-resource-allocation, 1.28):
 
 from __future__ import annotations
 
-from draplane.api import meta
+from draplane.api import meta, versions
 from draplane.api.meta import Obj
 
 ANNOTATION_POD_CLAIM_NAME = "resource.kubernetes.io/pod-claim-name"
 DRIVER_FINALIZER_SUFFIX = "/deletion-protection"
 RESERVED_FOR_MAX = 32
 POD_SCHEDULING_NODE_LIST_MAX = 128
+POD_CLAIM_WITHOUT_SOURCE_SINCE = 31
+"""The Kubernetes minor version whose core/v1 PodResourceClaim lost `source`."""
 
 
 class ClaimNameError(Exception):
@@ -46,7 +48,7 @@ def pod_resource_claim(
     *,
     claim_name: str | None = None,
     template_name: str | None = None,
-    structured: bool = False,
+    mode: versions.Mode,
 ) -> Obj:
     """One entry of `pod.spec.resourceClaims` in the mode's shape: the fields under `source`
     (1.28) or directly on the entry (core/v1 since 1.31, the 1.36 mode)."""
@@ -55,7 +57,9 @@ def pod_resource_claim(
         fields["resourceClaimName"] = claim_name
     if template_name is not None:
         fields["resourceClaimTemplateName"] = template_name
-    return {"name": name, **fields} if structured else {"name": name, "source": fields}
+    if mode.minor >= POD_CLAIM_WITHOUT_SOURCE_SINCE:
+        return {"name": name, **fields}
+    return {"name": name, "source": fields}
 
 
 def name(pod: Obj, pod_claim: Obj) -> tuple[str | None, bool]:

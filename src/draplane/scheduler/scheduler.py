@@ -14,26 +14,17 @@ from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry
 
-from draplane.api.kinds import (
-    NODES,
-    POD_SCHEDULING_CONTEXTS,
-    PODS,
-    RESOURCE_CLAIMS,
-    RESOURCE_CLASSES,
-)
+from draplane.api import versions
+from draplane.api.kinds import NODES, PODS
 from draplane.client.events import EventRecorder
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock
-from draplane.dra.resourcev1 import (
-    DEVICE_CLASSES,
-    RESOURCE_CLAIMS_V1,
-    RESOURCE_SLICES,
-)
 from draplane.klog import V2, V4
 from draplane.scheduler.algorithm import Diagnosis, FitError, SchedulingAlgorithm, SchedulingFailure
 from draplane.scheduler.cache import SchedulerCache
 from draplane.scheduler.config import SchedulerConfig
+from draplane.scheduler.drawiring import dra_wiring
 from draplane.scheduler.eventhandlers import ASSIGNED_POD_DELETE, EventHandlers
 from draplane.scheduler.failure import (
     REASON_SCHEDULER_ERROR,
@@ -46,6 +37,7 @@ from draplane.scheduler.framework.interfaces import Registry
 from draplane.scheduler.framework.status import Code, Status
 from draplane.scheduler.framework.types import PodInfo, QueuedPodInfo
 from draplane.scheduler.metrics import SchedulerMetrics
+from draplane.scheduler.plugins import names
 from draplane.scheduler.plugins.registry import new_in_tree_registry
 from draplane.scheduler.queue.scheduling_queue import QueueOptions, SchedulingQueue
 from draplane.scheduler.runtime.framework import Framework
@@ -78,10 +70,11 @@ class Scheduler:
         pre_enqueue: bool = True,
         config: SchedulerConfig | None = None,
         out_of_tree_registry: Registry | None = None,
-        structured: bool = False,
+        mode: versions.Mode,
     ) -> None:
-        """`structured`: the 1.36 mode (resource.k8s.io/v1 claims, ResourceSlices and
-        DeviceClasses instead of the v1alpha2 kinds); DynamicResources follows the listers."""
+        """`mode`: the Kubernetes version served, which picks DynamicResources' kinds, event
+        handlers and plugin (`drawiring`: the v1alpha2 kinds in 1.28; resource.k8s.io/v1
+        claims, ResourceSlices and DeviceClasses in 1.36)."""
         self.config = config or SchedulerConfig()
         profile = self.config.profile
         self._client = client
@@ -90,12 +83,8 @@ class Scheduler:
         self._pods = informers.informer(PODS)
         self.metrics = SchedulerMetrics(metrics, profile=profile.scheduler_name)
         self.recorder = EventRecorder(client, profile.scheduler_name, clock=clock)
-        dra_kinds = (
-            (RESOURCE_CLAIMS_V1, DEVICE_CLASSES, RESOURCE_SLICES)
-            if structured
-            else (RESOURCE_CLAIMS, RESOURCE_CLASSES, POD_SCHEDULING_CONTEXTS)
-        )
-        listers = {rt: informers.informer(rt).lister for rt in (PODS, NODES, *dra_kinds)}
+        dra = dra_wiring(mode)
+        listers = {rt: informers.informer(rt).lister for rt in (PODS, NODES, *dra.kinds)}
         self.cache = SchedulerCache()
         handle = Handle(
             client,
@@ -103,9 +92,10 @@ class Scheduler:
             self.recorder,
             clock,
             holds=self.cache,
-            event_sources={rt: informers.informer(rt) for rt in dra_kinds},
+            event_sources={rt: informers.informer(rt) for rt in dra.kinds},
         )
         registry = new_in_tree_registry()
+        registry[names.DYNAMIC_RESOURCES] = dra.plugin
         if out_of_tree_registry:
             merge(registry, out_of_tree_registry)
         self.framework = Framework(
@@ -124,18 +114,7 @@ class Scheduler:
         ).install(
             pods=self._pods,
             nodes=informers.informer(NODES),
-            **(
-                {
-                    "claims": informers.informer(RESOURCE_CLAIMS_V1),
-                    "slices": informers.informer(RESOURCE_SLICES),
-                    "classes": informers.informer(DEVICE_CLASSES),
-                }
-                if structured
-                else {
-                    "claims": informers.informer(RESOURCE_CLAIMS),
-                    "contexts": informers.informer(POD_SCHEDULING_CONTEXTS),
-                }
-            ),
+            **{key: informers.informer(rt) for key, rt in dra.handlers.items()},
         )
         self._tasks: set[asyncio.Task[None]] = set()
         self._slice_started = 0.0

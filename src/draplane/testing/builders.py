@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Self
 
+from draplane.api import versions
 from draplane.api.meta import Obj, deep_copy
 from draplane.dra.claims import pod_resource_claim
 from draplane.testing.basebuilder import _Builder as _Builder, _uid as _uid
@@ -53,14 +54,22 @@ class PodBuilder(_Builder):
         """A pod claim generated from the ResourceClaimTemplate `template`; `structured`: in
         core/v1's shape since 1.31 (the 1.36 mode), else under `source` (1.28)."""
         return self._pod_claim(
-            pod_resource_claim(pod_claim_name, template_name=template, structured=structured)
+            pod_resource_claim(
+                pod_claim_name,
+                template_name=template,
+                mode=versions.STRUCTURED if structured else versions.CLASSIC,
+            )
         )
 
     def claim_ref(self, pod_claim_name: str, claim: str, *, structured: bool = False) -> Self:
         """A pod claim referencing the user-created ResourceClaim `claim` (`structured` as
         `claim_template`)."""
         return self._pod_claim(
-            pod_resource_claim(pod_claim_name, claim_name=claim, structured=structured)
+            pod_resource_claim(
+                pod_claim_name,
+                claim_name=claim,
+                mode=versions.STRUCTURED if structured else versions.CLASSIC,
+            )
         )
 
     def claim_no_source(self, pod_claim_name: str) -> Self:

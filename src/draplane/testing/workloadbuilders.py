@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Self
 
+from draplane.api import versions
 from draplane.api.meta import Obj, deep_copy
 from draplane.dra.claims import pod_resource_claim
 from draplane.testing.basebuilder import _Builder, _uid
@@ -228,7 +229,11 @@ class WorkloadBuilder(_Builder):
         """A pod claim from the ResourceClaimTemplate `template`, used by the first container;
         `structured`: in core/v1's shape since 1.31 (the 1.36 mode), else under `source`."""
         self._pod_spec.setdefault("resourceClaims", []).append(
-            pod_resource_claim(pod_claim_name, template_name=template, structured=structured)
+            pod_resource_claim(
+                pod_claim_name,
+                template_name=template,
+                mode=versions.STRUCTURED if structured else versions.CLASSIC,
+            )
         )
         container = self._pod_spec["containers"][0]
         container.setdefault("resources", {}).setdefault("claims", []).append(
@@ -240,7 +245,11 @@ class WorkloadBuilder(_Builder):
         """A pod claim naming the ResourceClaim `claim`, used by the first container
         (`structured` as `claim_template`)."""
         self._pod_spec.setdefault("resourceClaims", []).append(
-            pod_resource_claim(pod_claim_name, claim_name=claim, structured=structured)
+            pod_resource_claim(
+                pod_claim_name,
+                claim_name=claim,
+                mode=versions.STRUCTURED if structured else versions.CLASSIC,
+            )
         )
         container = self._pod_spec["containers"][0]
         container.setdefault("resources", {}).setdefault("claims", []).append(

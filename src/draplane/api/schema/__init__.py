@@ -59,6 +59,7 @@ from draplane.api.schema import (
     resource,
     resourcev1,
     reviews,
+    scheduling,
     services,
     volumeclaim,
 )
@@ -117,7 +118,7 @@ _DEFINITIONS = (
     apiextensions,
     resourcev1,
 )
-_WORKLOAD_DEFINITIONS = (volumeclaim, apps, batch, services)
+_WORKLOAD_DEFINITIONS = (volumeclaim, apps, batch, services, scheduling)
 
 GENERIC = Struct(
     "io.draplane.Object",

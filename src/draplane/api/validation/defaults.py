@@ -1,4 +1,7 @@
-"""Defaulting Kubernetes applies on create and update (SetDefaults_* plus strategy fields).
+"""Defaulting Kubernetes applies on create and update (SetDefaults_* plus strategy fields), one
+function per kind (`default_<kind>`), which the kind's declaration names
+(`draplane.apiserver.strategies`); the device kinds' are in `devicedefaults`, the network kinds'
+in `networkdefaults`.
 
 Functions change the object in place and never raise on malformed input: they skip what they
 cannot read, and validation then reports it.
@@ -8,20 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from draplane.api import kinds
-from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.quantity import parse_quantity
-from draplane.api.validation import networkdefaults
-from draplane.api.validation.apiextensions import default_crd
-from draplane.api.validation.devicedefaults import DEVICE_DEFAULTERS
-from draplane.api.validation.rbac import default_binding
-
-
-def default(rt: ResourceType, obj: Obj) -> None:
-    fn = _DEFAULTERS.get(rt)
-    if fn is not None and isinstance(obj, dict):
-        fn(obj)
 
 
 def _dict(parent: Obj, key: str) -> Obj | None:
@@ -41,12 +32,12 @@ def _structs(obj: Obj, *fields: str) -> None:
             obj[field] = {}
 
 
-def _default_claim(obj: Obj) -> None:
+def default_claim(obj: Obj) -> None:
     _structs(obj, "spec", "status")
     _claim_spec(_dict(obj, "spec"))
 
 
-def _default_template(obj: Obj) -> None:
+def default_template(obj: Obj) -> None:
     _structs(obj, "spec")
     spec = _dict(obj, "spec")
     if spec is not None:
@@ -57,11 +48,11 @@ def _default_template(obj: Obj) -> None:
         _claim_spec(_dict(spec, "spec"))
 
 
-def _default_scheduling_context(obj: Obj) -> None:
+def default_scheduling_context(obj: Obj) -> None:
     _structs(obj, "spec", "status")
 
 
-def _default_lease(obj: Obj) -> None:
+def default_lease(obj: Obj) -> None:
     _structs(obj, "spec")
 
 
@@ -88,7 +79,7 @@ def default_pod_spec(spec: Obj) -> None:
                     _default_container(c)
 
 
-def _default_pod(obj: Obj) -> None:
+def default_pod(obj: Obj) -> None:
     spec = _dict(obj, "spec")
     if spec is None:
         return
@@ -170,7 +161,7 @@ def _qos_class(spec: Obj) -> str:
     return "Guaranteed" if guaranteed else "Burstable"
 
 
-def _default_namespace(obj: Obj) -> None:
+def default_namespace(obj: Obj) -> None:
     spec = obj.get("spec")
     if spec is None:
         spec = obj["spec"] = {}
@@ -183,7 +174,7 @@ def _default_namespace(obj: Obj) -> None:
         status["phase"] = "Active"
 
 
-def _default_node(obj: Obj) -> None:
+def default_node(obj: Obj) -> None:
     _structs(obj, "spec", "status")
     status = _dict(obj, "status")
     if status is not None and status.get("allocatable") is None:
@@ -192,7 +183,7 @@ def _default_node(obj: Obj) -> None:
             status["allocatable"] = dict(capacity)
 
 
-def _default_event(obj: Obj) -> None:
+def default_event(obj: Obj) -> None:
     """core/v1 Events without timestamps get creation time, so `kubectl describe` shows an age."""
     md = _dict(obj, "metadata")
     created = md.get("creationTimestamp") if md is not None else None
@@ -243,7 +234,7 @@ def _rolling(strategy: Obj, **values: Any) -> None:
             _setdefault(rolling, key, value)
 
 
-def _default_deployment(obj: Obj) -> None:
+def default_deployment(obj: Obj) -> None:
     spec = _workload(obj)
     if spec is None:
         return
@@ -259,13 +250,13 @@ def _default_deployment(obj: Obj) -> None:
     _setdefault(spec, "progressDeadlineSeconds", 600)
 
 
-def _default_replica_set(obj: Obj) -> None:
+def default_replica_set(obj: Obj) -> None:
     spec = _workload(obj)
     if spec is not None:
         _setdefault(spec, "replicas", 1)
 
 
-def _default_stateful_set(obj: Obj) -> None:
+def default_stateful_set(obj: Obj) -> None:
     spec = _workload(obj)
     if spec is None:
         return
@@ -288,7 +279,7 @@ def _default_stateful_set(obj: Obj) -> None:
     _setdefault(spec, "revisionHistoryLimit", 10)
 
 
-def _default_daemon_set(obj: Obj) -> None:
+def default_daemon_set(obj: Obj) -> None:
     spec = _workload(obj)
     if spec is None:
         return
@@ -323,7 +314,7 @@ def default_job_spec(spec: Obj) -> None:
     _setdefault(spec, "manualSelector", False)
 
 
-def _default_job(obj: Obj) -> None:
+def default_job(obj: Obj) -> None:
     spec = _workload(obj)
     if spec is None:
         return
@@ -342,7 +333,7 @@ def copy_template_labels(obj: Obj) -> None:
         md["labels"] = dict(labels)
 
 
-def _default_cron_job(obj: Obj) -> None:
+def default_cron_job(obj: Obj) -> None:
     _structs(obj, "spec", "status")
     spec = _dict(obj, "spec")
     if spec is None:
@@ -364,32 +355,5 @@ def _default_cron_job(obj: Obj) -> None:
             _default_pod_template(job_spec.get("template"))
 
 
-def _default_controller_revision(obj: Obj) -> None:
+def default_controller_revision(obj: Obj) -> None:
     _setdefault(obj, "revision", 0)
-
-
-_DEFAULTERS = {
-    kinds.RESOURCE_CLAIMS: _default_claim,
-    kinds.RESOURCE_CLAIM_TEMPLATES: _default_template,
-    kinds.PODS: _default_pod,
-    kinds.NAMESPACES: _default_namespace,
-    kinds.NODES: _default_node,
-    kinds.POD_SCHEDULING_CONTEXTS: _default_scheduling_context,
-    kinds.LEASES: _default_lease,
-    kinds.EVENTS: _default_event,
-    kinds.ROLE_BINDINGS: default_binding,
-    kinds.CLUSTER_ROLE_BINDINGS: default_binding,
-    kinds.DEPLOYMENTS: _default_deployment,
-    kinds.REPLICA_SETS: _default_replica_set,
-    kinds.STATEFUL_SETS: _default_stateful_set,
-    kinds.DAEMON_SETS: _default_daemon_set,
-    kinds.JOBS: _default_job,
-    kinds.CRON_JOBS: _default_cron_job,
-    kinds.CONTROLLER_REVISIONS: _default_controller_revision,
-    kinds.SECRETS: networkdefaults.default_secret,
-    kinds.SERVICES: networkdefaults.default_service,
-    kinds.ENDPOINTS: networkdefaults.default_endpoints,
-    kinds.ENDPOINT_SLICES: networkdefaults.default_endpoint_slice,
-    kinds.CUSTOM_RESOURCE_DEFINITIONS: default_crd,
-}
-_DEFAULTERS.update(DEVICE_DEFAULTERS)

@@ -5,11 +5,8 @@ without operator `Equal`; the non-pointer structs are on the wire (`spec: {}`, `
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from draplane.api import kinds
-from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 
 
@@ -47,12 +44,12 @@ def default_claim_spec(spec: Any) -> None:
             _exact(sub)
 
 
-def _claim(obj: Obj) -> None:
+def default_claim(obj: Obj) -> None:
     _structs(obj, "spec", "status")
     default_claim_spec(obj.get("spec"))
 
 
-def _template(obj: Obj) -> None:
+def default_claim_template(obj: Obj) -> None:
     _structs(obj, "spec")
     spec = obj.get("spec")
     _structs(spec, "metadata", "spec")
@@ -63,14 +60,5 @@ def _template(obj: Obj) -> None:
         default_claim_spec(spec.get("spec"))
 
 
-def _spec(obj: Obj) -> None:
+def default_spec(obj: Obj) -> None:
     _structs(obj, "spec")
-
-
-DEVICE_DEFAULTERS: dict[ResourceType, Callable[[Obj], None]] = {
-    kinds.DEVICE_CLASSES: _spec,
-    kinds.RESOURCE_CLAIMS_V1: _claim,
-    kinds.RESOURCE_CLAIM_TEMPLATES_V1: _template,
-    kinds.RESOURCE_SLICES: _spec,
-    kinds.DEVICE_TAINT_RULES: _spec,
-}

@@ -1,18 +1,42 @@
 """The bootstrap RBAC policy as data (plugin/pkg/auth/authorizer/rbac/bootstrappolicy).
 
-`cluster_roles()` and `cluster_role_bindings()` return fresh objects, each labelled
+`cluster_roles(mode)` and `cluster_role_bindings()` return fresh objects, each labelled
 `kubernetes.io/bootstrapping: rbac-defaults` and annotated `autoupdate: "true"`; the API server
 reconciles them on every start (`reconcile.reconcile`). Content: Kubernetes 1.28 with the
-DynamicResourceAllocation gate on, the 1.34 resource.k8s.io rules of admin/edit/view applied to
-the v1alpha2 kinds, and roles for the example driver's controller and kubelet plugin.
+DynamicResourceAllocation gate on, the mode's DRA rules of the scheduler and the resource claim
+controller (`drapolicy`), the 1.34 resource.k8s.io rules of admin/edit/view applied to the
+v1alpha2 kinds, and roles for the example driver's controller and kubelet plugin. The workload
+controllers' rules are in `workloadpolicy`, the rule builders in `rulebuilders`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from draplane.api import auth, kinds, meta
+from draplane.api import auth, kinds, versions
 from draplane.api.meta import Obj
+from draplane.apiserver.authorization.drapolicy import DraRules, dra_rules
+from draplane.apiserver.authorization.rulebuilders import (
+    APPS,
+    AUTHN,
+    AUTHZ,
+    AUTOSCALING,
+    BATCH,
+    COORDINATION,
+    CORE,
+    DISCOVERY,
+    EXTENSIONS,
+    NETWORKING,
+    POLICY,
+    RBAC,
+    RESOURCE,
+    RW,
+    STORAGE,
+    R,
+    W,
+    events_rule,
+    rule,
+    urls,
+)
+from draplane.apiserver.authorization.workloadpolicy import workload_controller_rules
 
 AUTOUPDATE = "rbac.authorization.kubernetes.io/autoupdate"
 BOOTSTRAP_LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}
@@ -27,36 +51,6 @@ DRIVER_CONTROLLER_ROLE = f"system:dra:{DRIVER}:controller"
 DRIVER_PLUGIN_ROLE = f"system:dra:{DRIVER}:kubelet-plugin"
 DRIVER_CONTROLLER_SA = f"{DRIVER}-controller"
 DRIVER_PLUGIN_SA = f"{DRIVER}-kubelet-plugin"
-
-R = ("get", "list", "watch")
-W = ("create", "update", "patch", "delete", "deletecollection")
-RW = R + W
-RU = (*R, "update", "patch")
-CORE, APPS, BATCH, EXTENSIONS, POLICY = "", "apps", "batch", "extensions", "policy"
-AUTHN, AUTHZ, COORDINATION = (
-    kinds.AUTHENTICATION_GROUP,
-    kinds.AUTHORIZATION_GROUP,
-    "coordination.k8s.io",
-)
-RBAC, RESOURCE, STORAGE = kinds.RBAC_GROUP, kinds.RESOURCE_GROUP, "storage.k8s.io"
-AUTOSCALING, NETWORKING, DISCOVERY = "autoscaling", "networking.k8s.io", "discovery.k8s.io"
-
-
-def rule(
-    verbs: Sequence[str], groups: Sequence[str], *resources: str, names: Sequence[str] = ()
-) -> Obj:
-    out: Obj = {"verbs": list(verbs), "apiGroups": list(groups), "resources": list(resources)}
-    if names:
-        out["resourceNames"] = list(names)
-    return out
-
-
-def urls(verbs: Sequence[str], *paths: str) -> Obj:
-    return {"verbs": list(verbs), "nonResourceURLs": list(paths)}
-
-
-def events_rule() -> Obj:
-    return rule(("create", "update", "patch"), (CORE, "events.k8s.io"), "events")
 
 
 def _metadata(name: str, labels: dict[str, str] | None = None) -> Obj:
@@ -218,28 +212,7 @@ def _user_roles() -> list[Obj]:
 # --- components -------------------------------------------------------------------------------
 
 
-# DynamicResourceAllocation in the scheduler's role: 1.28's classic DRA, or 1.34's structured
-# parameters (the 1.36 mode).
-_SCHEDULER_CLASSIC_DRA = [
-    rule(R, (RESOURCE,), "resourceclaims", "resourceclasses"),
-    rule(RU, (RESOURCE,), "resourceclaims/status"),
-    rule(RW, (RESOURCE,), "podschedulingcontexts"),
-    rule(R, (RESOURCE,), "podschedulingcontexts/status"),
-]
-_SCHEDULER_STRUCTURED_DRA = [
-    rule(R, (RESOURCE,), "resourceclaims", "deviceclasses"),
-    rule(RU, (RESOURCE,), "resourceclaims/status"),
-    rule(R, (RESOURCE,), "resourceslices"),
-    # DRAResourceClaimGranularStatusAuthorization (1.36): allocation and reservedFor.
-    rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding"),
-    # PreBind adds the delete-protection finalizer before it writes an allocation.
-    rule(("update", "patch"), (RESOURCE,), "resourceclaims"),
-    # DRAExtendedResource (beta, on in 1.36): the claims of DRA-backed extended resources.
-    rule(("create", "delete"), (RESOURCE,), "resourceclaims"),
-]
-
-
-def _component_roles(structured: bool = False) -> list[Obj]:
+def _component_roles(dra: DraRules) -> list[Obj]:
     review = [
         rule(("create",), (AUTHN,), "tokenreviews"),
         rule(("create",), (AUTHZ,), "subjectaccessreviews"),
@@ -266,7 +239,7 @@ def _component_roles(structured: bool = False) -> list[Obj]:
                 rule(R, (CORE,), "namespaces"),
                 rule(R, (STORAGE,), "csidrivers"),
                 rule(R, (STORAGE,), "csistoragecapacities"),
-                *(_SCHEDULER_STRUCTURED_DRA if structured else _SCHEDULER_CLASSIC_DRA),
+                *dra.scheduler,
             ],
         ),
         cluster_role(
@@ -325,12 +298,10 @@ def node_rules() -> list[Obj]:
 # fmt: on
 
 
-def controller_roles(structured: bool = False) -> list[Obj]:
-    """The system:controller:<name> roles of the controllers draplane runs (1.28 rules; with
-    `structured` the claim controller may also write `resourceclaims/binding`, as in 1.36)."""
-    from draplane.apiserver.authorization.workloadpolicy import workload_controller_rules
-
-    roles = {
+def _controller_rules(claim_controller: list[Obj]) -> dict[str, list[Obj]]:
+    """The rules of the system:controller:<name> roles of the controllers draplane runs (1.28
+    rules; the resource claim controller's `claim_controller` rules are the mode's additions)."""
+    return {
         "clusterrole-aggregation-controller": [
             rule(("escalate", "get", "list", "watch", "update", "patch"), (RBAC,), "clusterroles"),
         ],
@@ -349,15 +320,7 @@ def controller_roles(structured: bool = False) -> list[Obj]:
             rule(("get", "list", "watch", "create", "delete"), (RESOURCE,), "resourceclaims"),
             rule((*R, "create", "update", "patch"), (RESOURCE,), "podschedulingcontexts"),
             rule(("update", "patch"), (RESOURCE,), "resourceclaims/status"),
-            *(
-                [
-                    rule(("update", "patch"), (RESOURCE,), "resourceclaims/binding"),
-                    # Removing the delete-protection finalizer of a deallocated claim.
-                    rule(("update", "patch"), (RESOURCE,), "resourceclaims"),
-                ]
-                if structured
-                else []
-            ),
+            *claim_controller,
             rule(("update", "patch"), (CORE,), "pods/status"),
             events_rule(),
         ],
@@ -367,7 +330,6 @@ def controller_roles(structured: bool = False) -> list[Obj]:
         ],
         **workload_controller_rules(),
     }
-    return [cluster_role(CONTROLLER_PREFIX + name, rules) for name, rules in roles.items()]
 
 
 def driver_roles() -> list[Obj]:
@@ -413,19 +375,20 @@ def driver_roles() -> list[Obj]:
     ]
 
 
-def cluster_roles(*, structured: bool = False) -> list[Obj]:
-    """The roles of the 1.28 mode, or with `structured` those of the 1.36 mode."""
-    components = _component_roles(structured)
-    return [*_user_roles(), *components, *controller_roles(structured), *driver_roles()]
+def cluster_roles(mode: versions.Mode) -> list[Obj]:
+    """The roles of `mode` (its DynamicResourceAllocation rules: `drapolicy`)."""
+    dra = dra_rules(mode)
+    controllers = [
+        cluster_role(CONTROLLER_PREFIX + name, rules)
+        for name, rules in _controller_rules(dra.claim_controller).items()
+    ]
+    return [*_user_roles(), *_component_roles(dra), *controllers, *driver_roles()]
 
 
 def cluster_role_bindings() -> list[Obj]:
     controllers = [
-        cluster_role_binding(
-            meta.name(role),
-            service_account(CONTROLLER_NAMESPACE, meta.name(role)[len(CONTROLLER_PREFIX) :]),
-        )
-        for role in controller_roles()
+        cluster_role_binding(CONTROLLER_PREFIX + name, service_account(CONTROLLER_NAMESPACE, name))
+        for name in _controller_rules(claim_controller=[])  # the same controllers in both modes
     ]
     return [
         cluster_role_binding("cluster-admin", group(auth.SYSTEM_MASTERS)),

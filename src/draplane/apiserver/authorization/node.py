@@ -17,6 +17,7 @@ from collections.abc import Callable
 from draplane.api import kinds
 from draplane.api.auth import NODE_LEASE_NAMESPACE, SYSTEM_NODES, UserInfo
 from draplane.api.errors import StatusError
+from draplane.api.fieldselector import POD_FIELDS, RESOURCE_SLICE_FIELDS, selectable
 from draplane.api.kinds import ResourceType
 from draplane.api.selectors import FieldSelector
 from draplane.apiserver.authorization import NO_OPINION, Attributes, Decision, Result, Rules
@@ -160,11 +161,20 @@ class NodeAuthorizer:
         return _no(f"cannot '{verb}' ResourceSlice")
 
 
+_NODE_NAME_FIELDS = {
+    kinds.PODS: selectable(POD_FIELDS),
+    kinds.RESOURCE_SLICES: selectable(RESOURCE_SLICE_FIELDS),
+}
+"""The selectable fields of the kinds a node lists by `spec.nodeName` (their declarations')."""
+
+
 def _selected_node(attrs: Attributes, rt: ResourceType = kinds.PODS) -> str | None:
     if not attrs.field_selector:
         return None
     try:
-        return FieldSelector.parse(attrs.field_selector, rt).exact("spec.nodeName")
+        return FieldSelector.parse(attrs.field_selector, _NODE_NAME_FIELDS[rt]).exact(
+            "spec.nodeName"
+        )
     except StatusError:
         return None
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from draplane.api import kinds, meta
+from draplane.api import kinds, meta, versions
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.apiserver.authorization import SystemMasters, Union
@@ -50,13 +50,11 @@ async def load_index(storage: Storage, rbac: RBACAuthorizer) -> None:
 Delete = Callable[[ResourceType, str], Awaitable[None]]
 
 
-async def reconcile_policy(
-    get: Get, write: Write, delete: Delete, *, structured: bool = False
-) -> int:
-    """Bring the stored bootstrap policy up to date (the 1.36 mode's with `structured`);
-    returns how many objects were written."""
+async def reconcile_policy(get: Get, write: Write, delete: Delete, *, mode: versions.Mode) -> int:
+    """Bring the stored bootstrap policy of `mode` up to date; returns how many objects were
+    written."""
     written = 0
-    roles = _aggregated(cluster_roles(structured=structured))
+    roles = _aggregated(cluster_roles(mode))
     for rt, desired in [
         *((kinds.CLUSTER_ROLES, r) for r in roles),
         *((kinds.CLUSTER_ROLE_BINDINGS, b) for b in cluster_role_bindings()),

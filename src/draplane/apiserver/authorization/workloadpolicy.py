@@ -1,14 +1,14 @@
 """The bootstrap rules of the workload controllers (Deployment, ReplicaSet, StatefulSet,
 DaemonSet, Job, CronJob and TTL-after-finished), as
 plugin/pkg/auth/authorizer/rbac/bootstrappolicy's controller_policy.go gives them;
-`bootstrap.controller_roles` adds them to the other system:controller:<name> roles and binds
-each to its kube-system service account.
+`bootstrap.cluster_roles` adds them to the other system:controller:<name> roles and
+`bootstrap.cluster_role_bindings` binds each to its kube-system service account.
 """
 
 from __future__ import annotations
 
 from draplane.api.meta import Obj
-from draplane.apiserver.authorization.bootstrap import (
+from draplane.apiserver.authorization.rulebuilders import (
     APPS,
     BATCH,
     CORE,

@@ -1,37 +1,50 @@
-"""Per-kind behaviour of the API server in one table (kube-apiserver's REST strategies).
+"""One declaration per served kind: what the API server does with it (kube-apiserver's
+pkg/registry/<group>/<kind>/strategy.go and its TableConvertor).
 
-A `ResourceStrategy` says, for one kind: how a create is prepared (what it keeps of `status`),
-its validation for create, update and `status` updates (the kind's validation functions, as
-`draplane.api.validation` registers them), whether it has a `status` subresource,
-its graceful-deletion default, whether DELETE returns the object or a Status, whether deletion
+A `ResourceStrategy` declares, for one kind: its defaulting, its validation for create, update
+and `status` updates (functions of the group's module in `draplane.api.validation`), how a
+create is prepared (what it keeps of `status`), whether it has a `status` subresource, its
+printer (the Table columns), its selectable fields (field selectors), its protobuf schema, its
+graceful-deletion default, whether DELETE returns the object or a Status, whether deletion
 propagates to dependents, the handlers of its other subresources (`pods/binding`,
-`namespaces/finalize`, `serviceaccounts/token`), a storage-time check (RBAC's escalation check),
-and, for kinds that are never stored (the review APIs), what a create answers. `STRATEGIES` holds
-one entry per served kind (`table.py`); adding a kind is adding one entry and its validation
-module.
+`serviceaccounts/token`), a storage-time check (RBAC's escalation check), and, for kinds that
+are never stored (the review APIs), what a create answers. Each API group's module here
+declares its kinds (`core.py`, `resource.py`, ...); `table.py` collects them, and every
+per-kind table of the server is derived from that list. Hooks receive the narrow
+`context.ServerContext`, never the whole registry. Adding a kind is its `ResourceType`
+(`draplane.api.kinds`), its schema (`draplane.api.schema`), its validation module and one
+declaration here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from draplane.api import validation
 from draplane.api.auth import UserInfo
 from draplane.api.crd import ScaleSubresource
 from draplane.api.errors import FieldError
+from draplane.api.fieldselector import FieldGetter, selectable
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.request import Request
+from draplane.api.validation import CreateFn, UpdateFn
+from draplane.api.validation.core import (
+    validate_generic,
+    validate_generic_status_update,
+    validate_generic_update,
+)
+from draplane.apiserver import printing
+from draplane.apiserver.printing import Printer
+from draplane.apiserver.protobuf import Schema
+from draplane.apiserver.strategies.context import ServerContext
 
-if TYPE_CHECKING:
-    from draplane.apiserver.registry import Registry
-
-SubresourceCreate = Callable[["Registry", UserInfo, Request], Awaitable[Obj]]
+SubresourceCreate = Callable[[ServerContext, UserInfo, Request], Awaitable[Obj]]
 """A POST to a subresource (or to a kind that is never stored): returns the response object."""
-WriteCheck = Callable[["Registry", UserInfo, Obj, "Obj | None"], Awaitable[None]]
+WriteCheck = Callable[[ServerContext, UserInfo, Obj, "Obj | None"], Awaitable[None]]
 """Runs just before a create or update is stored (RBAC's escalation check)."""
+Defaulter = Callable[[Obj], None]
 
 
 def _keep(obj: Obj) -> None:
@@ -45,6 +58,22 @@ def _no_grace(obj: Obj, requested: int | None) -> int:
 @dataclass(frozen=True)
 class ResourceStrategy:
     rt: ResourceType
+    validate: CreateFn | None = None
+    """Create validation; None: ObjectMeta's only."""
+    validate_update: UpdateFn | None = None
+    """Main-resource update validation; None: ObjectMeta's only."""
+    validate_status: UpdateFn | None = None
+    """`status` update validation; None: ObjectMeta's only."""
+    defaults: Defaulter | None = None
+    """Defaulting on create and update (SetDefaults_*), in place."""
+    printer: Printer = printing.DEFAULT
+    """The Table columns (kubectl get)."""
+    fields: Mapping[str, FieldGetter] = field(default_factory=dict)
+    """Selectable fields besides metadata.name and metadata.namespace (GetAttrs)."""
+    protobuf: Schema | None = None
+    """The protobuf schema bodies of this kind are decoded with; None: JSON and YAML only."""
+    subresource_protobuf: Mapping[str, Schema] = field(default_factory=dict)
+    """Protobuf schemas of subresource bodies of another kind (`serviceaccounts/token`)."""
     prepare_for_create: Callable[[Obj], None] = _keep
     grace_period: Callable[[Obj, int | None], int] = _no_grace
     """Seconds of graceful deletion for the object and the requested gracePeriodSeconds."""
@@ -96,16 +125,31 @@ class ResourceStrategy:
         """Prune and default a write before validation (custom resources' structural schema;
         built-in kinds default through `draplane.api.validation.default`)."""
 
-    # The kind's validation is its validation module's, registered in `draplane.api.validation`
-    # (the registry checked the field types already, where kube-apiserver decodes the body).
+    @property
+    def selectable_fields(self) -> dict[str, FieldGetter]:
+        """Every field a field selector may name on this kind."""
+        return selectable(self.fields)
+
+    def apply_defaults(self, obj: Obj) -> None:
+        if self.defaults is not None and isinstance(obj, dict):
+            self.defaults(obj)
+
+    # The kind's validation (the registry checked the field types already, where
+    # kube-apiserver decodes the body).
     def validate_create(self, obj: Obj) -> list[FieldError]:
-        return validation.create_rules(self.rt, obj)
+        if self.validate is None:
+            return validate_generic(self.rt, obj)
+        return self.validate(obj)
 
     def validate_main_update(self, obj: Obj, old: Obj) -> list[FieldError]:
-        return validation.update_rules(self.rt, obj, old)
+        if self.validate_update is None:
+            return validate_generic_update(self.rt, obj, old)
+        return self.validate_update(obj, old)
 
     def validate_status_update(self, obj: Obj, old: Obj) -> list[FieldError]:
-        return validation.status_rules(self.rt, obj, old)
+        if self.validate_status is None:
+            return validate_generic_status_update(obj, old)
+        return self.validate_status(obj, old)
 
 
 def same_content(new: Obj, old: Obj) -> bool:

@@ -8,17 +8,17 @@ the kinds already served in the CRD's group."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from draplane.api import crd, kinds, meta
 from draplane.api.auth import UserInfo
 from draplane.api.errors import FieldError
 from draplane.api.meta import Obj
+from draplane.api.validation import apiextensions
+from draplane.apiserver import printers
 from draplane.apiserver.strategies import ResourceStrategy
+from draplane.apiserver.strategies.context import ServerContext
 from draplane.clock import format_time
-
-if TYPE_CHECKING:
-    from draplane.apiserver.registry import Registry
 
 
 def _prepare(obj: Obj) -> None:
@@ -34,7 +34,7 @@ def _prepare(obj: Obj) -> None:
         md["finalizers"] = [*(md.get("finalizers") or []), crd.CLEANUP_FINALIZER]
 
 
-def _names_taken(registry: Registry, obj: Obj) -> dict[str, str]:
+def _names_taken(registry: ServerContext, obj: Obj) -> dict[str, str]:
     """Kind of name -> the name that another served kind of the group already uses."""
     spec = obj.get("spec") or {}
     group, own = spec.get("group"), meta.name(obj)
@@ -78,7 +78,7 @@ def _set_condition(
     status["conditions"] = sorted(conditions, key=lambda c: order.get(str(c.get("type")), 3))
 
 
-async def accept_names(registry: Registry, user: UserInfo, obj: Obj, old: Obj | None) -> None:
+async def accept_names(registry: ServerContext, user: UserInfo, obj: Obj, old: Obj | None) -> None:
     """The naming and establishing controllers' decision, written into `obj.status`."""
     # A fresh status: an update's status may still be the stored object's.
     status = obj["status"] = meta.deep_copy(obj.get("status") or {})
@@ -160,6 +160,11 @@ class CRDStrategy(ResourceStrategy):
 STRATEGIES = (
     CRDStrategy(
         kinds.CUSTOM_RESOURCE_DEFINITIONS,
+        validate=apiextensions.validate_crd,
+        validate_update=apiextensions.validate_crd_update,
+        validate_status=apiextensions.validate_crd_status_update,
+        defaults=apiextensions.default_crd,
+        printer=printers.CUSTOM_RESOURCE_DEFINITION,
         prepare_for_create=_prepare,
         check_write=accept_names,
     ),

@@ -3,8 +3,10 @@ config maps, service accounts and leases (pkg/registry/core/*/strategy.go)."""
 
 from __future__ import annotations
 
-from draplane.api import kinds
+from draplane.api import fieldselector, kinds
 from draplane.api.meta import Obj
+from draplane.api.validation import core, defaults, pod, podstatus
+from draplane.apiserver import printers, protobuf_core
 from draplane.apiserver.strategies import ResourceStrategy
 from draplane.apiserver.strategies.subresources import bind_pod, request_token
 
@@ -34,6 +36,12 @@ def pod_grace_period(obj: Obj, requested: int | None) -> int:
 STRATEGIES = (
     ResourceStrategy(
         kinds.PODS,
+        validate=pod.validate_pod_create,
+        validate_update=pod.validate_pod_update,
+        validate_status=podstatus.validate_pod_status_update,
+        defaults=defaults.default_pod,
+        printer=printers.POD,
+        fields=fieldselector.POD_FIELDS,
         prepare_for_create=_prepare_pod,
         grace_period=pod_grace_period,
         delete_returns_object=True,
@@ -41,19 +49,51 @@ STRATEGIES = (
     ),
     ResourceStrategy(
         kinds.NAMESPACES,
+        validate=core.validate_namespace,
+        validate_update=core.validate_namespace_update,
+        validate_status=core.validate_namespace_status_update,
+        defaults=defaults.default_namespace,
+        printer=printers.NAMESPACE,
+        fields=fieldselector.NAMESPACE_FIELDS,
+        protobuf=protobuf_core.NAMESPACE,
         prepare_for_create=_prepare_namespace,
     ),
     ResourceStrategy(
         kinds.NODES,
+        validate=core.validate_node,
+        validate_update=core.validate_node_update,
+        validate_status=core.validate_node_status_update,
+        defaults=defaults.default_node,
+        printer=printers.NODE,
+        fields=fieldselector.NODE_FIELDS,
     ),
     ResourceStrategy(
         kinds.EVENTS,
+        validate=core.validate_event,
+        validate_update=core.validate_event_update,
+        defaults=defaults.default_event,
+        printer=printers.EVENT,
+        fields=fieldselector.EVENT_FIELDS,
         has_dependents=False,
     ),
-    ResourceStrategy(kinds.CONFIGMAPS),
-    ResourceStrategy(kinds.LEASES),
+    ResourceStrategy(
+        kinds.CONFIGMAPS,
+        validate=core.validate_config_map,
+        validate_update=core.validate_config_map_update,
+        printer=printers.CONFIG_MAP,
+        protobuf=protobuf_core.CONFIG_MAP,
+    ),
+    ResourceStrategy(
+        kinds.LEASES,
+        validate=core.validate_lease,
+        validate_update=core.validate_lease_update,
+        defaults=defaults.default_lease,
+        printer=printers.LEASE,
+    ),
     ResourceStrategy(
         kinds.SERVICE_ACCOUNTS,
+        protobuf=protobuf_core.SERVICE_ACCOUNT,
+        subresource_protobuf={"token": protobuf_core.TOKEN_REQUEST},
         delete_returns_object=True,
         subresource_create={"token": request_token},
     ),

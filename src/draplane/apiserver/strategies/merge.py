@@ -119,7 +119,7 @@ def merge_for_write(
         return new  # the binding mutation built the whole pod
     if subresource:
         raise errors.not_found(rt, f"{name}/{subresource}")
-    validation.default(rt, new)
+    strategy.apply_defaults(new)
     strategy.normalize(new)
     return merge_main_update(strategy, new, old)
 

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import binascii
 import re
-from typing import TYPE_CHECKING
 
 from draplane.api import errors, kinds
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
+from draplane.api.validation import network, networkdefaults
+from draplane.apiserver import networkprinters, protobuf_workloads
 from draplane.apiserver.serviceips import keep_allocated
 from draplane.apiserver.strategies import ResourceStrategy
-
-if TYPE_CHECKING:
-    from draplane.apiserver.registry import Registry
+from draplane.apiserver.strategies.context import ServerContext
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 
@@ -53,7 +52,7 @@ def _update_secret(new: Obj, old: Obj) -> None:
     check_secret_data(new)
 
 
-async def _allocate(registry: Registry, user: UserInfo, obj: Obj, old: Obj | None) -> None:
+async def _allocate(registry: ServerContext, user: UserInfo, obj: Obj, old: Obj | None) -> None:
     await registry.service_ips.assign(registry.storage, obj, old)
 
 
@@ -69,15 +68,40 @@ def _service_status(obj: Obj) -> None:
 
 STRATEGIES = (
     ResourceStrategy(
-        kinds.SECRETS, prepare_for_create=check_secret_data, prepare_for_update=_update_secret
+        kinds.SECRETS,
+        validate=network.validate_secret,
+        validate_update=network.validate_secret_update,
+        defaults=networkdefaults.default_secret,
+        printer=networkprinters.SECRET,
+        protobuf=protobuf_workloads.SECRET,
+        prepare_for_create=check_secret_data,
+        prepare_for_update=_update_secret,
     ),
     ResourceStrategy(
         kinds.SERVICES,
+        validate=network.validate_service,
+        validate_update=network.validate_service_update,
+        validate_status=network.validate_service_status_update,
+        defaults=networkdefaults.default_service,
+        printer=networkprinters.SERVICE,
+        protobuf=protobuf_workloads.SERVICE,
         prepare_for_create=_service_status,
         prepare_for_update=_update_service,
         delete_returns_object=True,
         check_write=_allocate,
     ),
-    ResourceStrategy(kinds.ENDPOINTS),
-    ResourceStrategy(kinds.ENDPOINT_SLICES),
+    ResourceStrategy(
+        kinds.ENDPOINTS,
+        validate=network.validate_endpoints,
+        validate_update=network.validate_endpoints_update,
+        defaults=networkdefaults.default_endpoints,
+        printer=networkprinters.ENDPOINTS,
+    ),
+    ResourceStrategy(
+        kinds.ENDPOINT_SLICES,
+        validate=network.validate_endpoint_slice,
+        validate_update=network.validate_endpoint_slice_update,
+        defaults=networkdefaults.default_endpoint_slice,
+        printer=networkprinters.ENDPOINT_SLICE,
+    ),
 )

@@ -9,23 +9,23 @@ is read from the store, so a role written just before its binding is found.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from draplane.api import kinds, meta
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
+from draplane.api.validation import rbac
+from draplane.apiserver import protobuf_core
 from draplane.apiserver.authorization.escalation import check_write
 from draplane.apiserver.authorization.rbac import RBACAuthorizer
 from draplane.apiserver.strategies import ResourceStrategy
-
-if TYPE_CHECKING:
-    from draplane.apiserver.registry import Registry
+from draplane.apiserver.strategies.context import ServerContext
 
 _INDEX_WAIT = 3.0
 _ROLE_KINDS = {"Role": kinds.ROLES, "ClusterRole": kinds.CLUSTER_ROLES}
 
 
-async def check_rbac_write(registry: Registry, user: UserInfo, obj: Obj, old: Obj | None) -> None:
+async def check_rbac_write(
+    registry: ServerContext, user: UserInfo, obj: Obj, old: Obj | None
+) -> None:
     resolver = next((r for r in registry.rule_resolvers if isinstance(r, RBACAuthorizer)), None)
     if resolver is None:
         return
@@ -56,18 +56,32 @@ async def check_rbac_write(registry: Registry, user: UserInfo, obj: Obj, old: Ob
 STRATEGIES = (
     ResourceStrategy(
         kinds.ROLES,
+        validate=rbac.validate_role,
+        validate_update=rbac.validate_role_update,
+        protobuf=protobuf_core.ROLE,
         check_write=check_rbac_write,
     ),
     ResourceStrategy(
         kinds.CLUSTER_ROLES,
+        validate=rbac.validate_cluster_role,
+        validate_update=rbac.validate_cluster_role_update,
+        protobuf=protobuf_core.ROLE,
         check_write=check_rbac_write,
     ),
     ResourceStrategy(
         kinds.ROLE_BINDINGS,
+        validate=rbac.validate_role_binding,
+        validate_update=rbac.validate_role_binding_update,
+        defaults=rbac.default_binding,
+        protobuf=protobuf_core.BINDING,
         check_write=check_rbac_write,
     ),
     ResourceStrategy(
         kinds.CLUSTER_ROLE_BINDINGS,
+        validate=rbac.validate_cluster_role_binding,
+        validate_update=rbac.validate_cluster_role_binding_update,
+        defaults=rbac.default_binding,
+        protobuf=protobuf_core.BINDING,
         check_write=check_rbac_write,
     ),
 )

@@ -12,7 +12,7 @@ never stored (pkg/registry/authorization/*, pkg/registry/authentication/selfsubj
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from draplane.api import errors, kinds
 from draplane.api.auth import UserInfo
@@ -20,11 +20,10 @@ from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.request import Request
+from draplane.apiserver import protobuf_core
 from draplane.apiserver.authorization import Attributes, Decision, Rules
 from draplane.apiserver.strategies import ResourceStrategy
-
-if TYPE_CHECKING:
-    from draplane.apiserver.registry import Registry
+from draplane.apiserver.strategies.context import ServerContext
 
 
 def _dict(value: Any) -> Obj:
@@ -89,7 +88,7 @@ def _spec_errors(spec: Obj, *, subject: bool) -> list[FieldError]:
     return causes
 
 
-def _answer(registry: Registry, rt: ResourceType, body: Obj, attrs: Attributes) -> Obj:
+def _answer(registry: ServerContext, rt: ResourceType, body: Obj, attrs: Attributes) -> Obj:
     result = registry.authorizer.authorize(attrs)
     status: Obj = {"allowed": result.decision is Decision.ALLOW}
     if result.decision is Decision.DENY:
@@ -124,7 +123,7 @@ def _spec(rt: ResourceType, body: Obj, *, subject: bool) -> Obj:
     return spec
 
 
-async def subject_access_review(registry: Registry, user: UserInfo, req: Request) -> Obj:
+async def subject_access_review(registry: ServerContext, user: UserInfo, req: Request) -> Obj:
     rt = req.rt
     spec = _spec(rt, req.body, subject=True)
     extra = tuple(
@@ -162,7 +161,7 @@ async def subject_access_review(registry: Registry, user: UserInfo, req: Request
     return _answer(registry, rt, req.body, _attributes(subject, spec))
 
 
-async def self_subject_access_review(registry: Registry, user: UserInfo, req: Request) -> Obj:
+async def self_subject_access_review(registry: ServerContext, user: UserInfo, req: Request) -> Obj:
     spec = _spec(req.rt, req.body, subject=False)
     return _answer(registry, req.rt, req.body, _attributes(user, spec))
 
@@ -199,7 +198,7 @@ def _rules_status(rules: list[Rules]) -> Obj:
     return status
 
 
-async def self_subject_rules_review(registry: Registry, user: UserInfo, req: Request) -> Obj:
+async def self_subject_rules_review(registry: ServerContext, user: UserInfo, req: Request) -> Obj:
     namespace = _dict(req.body.get("spec")).get("namespace")
     if not namespace or not isinstance(namespace, str):
         raise errors.bad_request("no namespace on request")
@@ -217,11 +216,11 @@ def user_info_status(user: UserInfo) -> Obj:
     return info
 
 
-async def self_subject_review(registry: Registry, user: UserInfo, req: Request) -> Obj:
+async def self_subject_review(registry: ServerContext, user: UserInfo, req: Request) -> Obj:
     return _response(req.rt, req.body, {"userInfo": user_info_status(user)})
 
 
-async def token_review(registry: Registry, user: UserInfo, req: Request) -> Obj:
+async def token_review(registry: ServerContext, user: UserInfo, req: Request) -> Obj:
     """TokenReview: who a bearer token authenticates as (status.authenticated, status.user)."""
     spec = _dict(req.body.get("spec"))
     token = spec.get("token")
@@ -243,8 +242,24 @@ STRATEGIES = (
     ResourceStrategy(kinds.TOKEN_REVIEWS, create_only=token_review),
     ResourceStrategy(kinds.SUBJECT_ACCESS_REVIEWS, create_only=subject_access_review),
     ResourceStrategy(kinds.LOCAL_SUBJECT_ACCESS_REVIEWS, create_only=subject_access_review),
-    ResourceStrategy(kinds.SELF_SUBJECT_ACCESS_REVIEWS, create_only=self_subject_access_review),
-    ResourceStrategy(kinds.SELF_SUBJECT_RULES_REVIEWS, create_only=self_subject_rules_review),
-    ResourceStrategy(kinds.SELF_SUBJECT_REVIEWS, create_only=self_subject_review),
-    ResourceStrategy(kinds.SELF_SUBJECT_REVIEWS_V1BETA1, create_only=self_subject_review),
+    ResourceStrategy(
+        kinds.SELF_SUBJECT_ACCESS_REVIEWS,
+        create_only=self_subject_access_review,
+        protobuf=protobuf_core.SELF_SUBJECT_ACCESS_REVIEW,
+    ),
+    ResourceStrategy(
+        kinds.SELF_SUBJECT_RULES_REVIEWS,
+        create_only=self_subject_rules_review,
+        protobuf=protobuf_core.SELF_SUBJECT_RULES_REVIEW,
+    ),
+    ResourceStrategy(
+        kinds.SELF_SUBJECT_REVIEWS,
+        create_only=self_subject_review,
+        protobuf=protobuf_core.SELF_SUBJECT_REVIEW,
+    ),
+    ResourceStrategy(
+        kinds.SELF_SUBJECT_REVIEWS_V1BETA1,
+        create_only=self_subject_review,
+        protobuf=protobuf_core.SELF_SUBJECT_REVIEW,
+    ),
 )

@@ -3,21 +3,17 @@ the scheduler's binder does) and `serviceaccounts/token` (a TokenRequest: a sign
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from draplane.api import errors
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
 from draplane.api.request import Request
 from draplane.apiserver.authentication import tokenrequest
 from draplane.apiserver.binding import BINDING_SUCCESS, binding_mutation
+from draplane.apiserver.strategies.context import ServerContext
 from draplane.clock import format_time
 
-if TYPE_CHECKING:
-    from draplane.apiserver.registry import Registry
 
-
-async def bind_pod(registry: Registry, user: UserInfo, req: Request) -> Obj:
+async def bind_pod(registry: ServerContext, user: UserInfo, req: Request) -> Obj:
     body = req.body if isinstance(req.body, dict) else {}
     bind_name, mutate = binding_mutation(body, req.name, format_time(registry.clock.now()))
     target = Request("update", req.rt, req.namespace, bind_name, "binding")
@@ -25,7 +21,7 @@ async def bind_pod(registry: Registry, user: UserInfo, req: Request) -> Obj:
     return BINDING_SUCCESS
 
 
-async def request_token(registry: Registry, user: UserInfo, req: Request) -> Obj:
+async def request_token(registry: ServerContext, user: UserInfo, req: Request) -> Obj:
     if registry.token_issuer is None:
         raise errors.StatusError(
             503, "ServiceUnavailable", "service account tokens are not configured"

@@ -1,4 +1,4 @@
-"""Strategies of the apps/v1 and batch/v1 kinds (pkg/registry/apps/*, pkg/registry/batch/*).
+"""Declarations of the apps/v1 and batch/v1 kinds (pkg/registry/apps/*, pkg/registry/batch/*).
 
 Create resets `status` (`{}` on the wire); DaemonSets count template changes in the
 `deprecated.daemonset.template.generation` annotation; Jobs get their generated selector and
@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from draplane.api import kinds
 from draplane.api.meta import Obj
+from draplane.api.validation import apps, batch, cronjob, defaults, statefulset
 from draplane.api.validation.batch import (
     CONTROLLER_UID_LABEL,
     JOB_NAME_LABEL,
     LEGACY_CONTROLLER_UID_LABEL,
     LEGACY_JOB_NAME_LABEL,
 )
+from draplane.apiserver import protobuf_workloads, workloadprinters
 from draplane.apiserver.strategies import ResourceStrategy
 from draplane.apiserver.strategies.scale import REPLICAS
 
@@ -110,6 +112,12 @@ def _prepare_job(obj: Obj) -> None:
 STRATEGIES = (
     ResourceStrategy(
         kinds.DEPLOYMENTS,
+        validate=apps.validate_deployment,
+        validate_update=apps.validate_deployment_update,
+        validate_status=apps.validate_deployment_status_update,
+        defaults=defaults.default_deployment,
+        printer=workloadprinters.DEPLOYMENT,
+        protobuf=protobuf_workloads.DEPLOYMENT,
         prepare_for_create=_reset_status,
         generation_on_annotations=True,
         status_writes_annotations=True,
@@ -117,18 +125,33 @@ STRATEGIES = (
     ),
     ResourceStrategy(
         kinds.REPLICA_SETS,
+        validate=apps.validate_replica_set,
+        validate_update=apps.validate_replica_set_update,
+        validate_status=apps.validate_replica_set_status_update,
+        defaults=defaults.default_replica_set,
+        printer=workloadprinters.REPLICA_SET,
         prepare_for_create=_reset_status,
         status_zeros=("replicas",),
         scale=REPLICAS,
     ),
     ResourceStrategy(
         kinds.STATEFUL_SETS,
+        validate=statefulset.validate_stateful_set,
+        validate_update=statefulset.validate_stateful_set_update,
+        validate_status=statefulset.validate_stateful_set_status_update,
+        defaults=defaults.default_stateful_set,
+        printer=workloadprinters.STATEFUL_SET,
         prepare_for_create=_reset_status,
         status_zeros=("replicas", "availableReplicas"),
         scale=REPLICAS,
     ),
     ResourceStrategy(
         kinds.DAEMON_SETS,
+        validate=statefulset.validate_daemon_set,
+        validate_update=statefulset.validate_daemon_set_update,
+        validate_status=statefulset.validate_daemon_set_status_update,
+        defaults=defaults.default_daemon_set,
+        printer=workloadprinters.DAEMON_SET,
         prepare_for_create=_prepare_daemon_set,
         prepare_for_update=_update_daemon_set,
         status_zeros=(
@@ -138,7 +161,32 @@ STRATEGIES = (
             "numberReady",
         ),
     ),
-    ResourceStrategy(kinds.CONTROLLER_REVISIONS),
-    ResourceStrategy(kinds.JOBS, prepare_for_create=_prepare_job, default_propagation="Orphan"),
-    ResourceStrategy(kinds.CRON_JOBS, prepare_for_create=_reset_status),
+    ResourceStrategy(
+        kinds.CONTROLLER_REVISIONS,
+        validate=statefulset.validate_controller_revision,
+        validate_update=statefulset.validate_controller_revision_update,
+        defaults=defaults.default_controller_revision,
+        printer=workloadprinters.CONTROLLER_REVISION,
+    ),
+    ResourceStrategy(
+        kinds.JOBS,
+        validate=batch.validate_job,
+        validate_update=batch.validate_job_update,
+        validate_status=batch.validate_job_status_update,
+        defaults=defaults.default_job,
+        printer=workloadprinters.JOB,
+        protobuf=protobuf_workloads.JOB,
+        prepare_for_create=_prepare_job,
+        default_propagation="Orphan",
+    ),
+    ResourceStrategy(
+        kinds.CRON_JOBS,
+        validate=cronjob.validate_cron_job,
+        validate_update=cronjob.validate_cron_job_update,
+        validate_status=cronjob.validate_cron_job_status_update,
+        defaults=defaults.default_cron_job,
+        printer=workloadprinters.CRON_JOB,
+        protobuf=protobuf_workloads.CRON_JOB,
+        prepare_for_create=_reset_status,
+    ),
 )

@@ -3,10 +3,10 @@
 Third-party drivers use only the names exported here; see docs/writing-a-driver.md.
 """
 
-from draplane.dra.kubeletplugin import NodePlugin, NodePluginFactory, NodePluginRegistry
 from draplane.dra.controller._context import RECHECK_DELAY_SECONDS, Delays
 from draplane.dra.controller._controller import DRIVER_WORKERS, DriverController, KeyKind, WorkKey
 from draplane.dra.controller._interfaces import ClaimAllocation, Driver
+from draplane.dra.kubeletplugin import NodePlugin, NodePluginFactory, NodePluginRegistry
 
 __all__ = [
     "DRIVER_WORKERS",
