@@ -10,13 +10,13 @@ and ReplicaSet controllers add (the ReplicaSet, its status, one event per pod).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from typing import Any
 
-from draplane.api import errors, kinds
+from draplane.api import kinds
 from draplane.bench.lifecycle import PHASE, cost_figures, running_figures, shape
 from draplane.bench.observer import PodObserver
+from draplane.bench.phases import create_fixtures
 from draplane.bench.runconfig import ATTEMPTS_METRIC, Timeouts
 from draplane.bench.stats import counter_by_label
 from draplane.bench.suite import Row, SuiteRun, SuiteWorkload
@@ -24,7 +24,6 @@ from draplane.bench.workloads import (
     NAMESPACE,
     PHASE_LABEL,
     Workload,
-    claim_template,
     pod,
 )
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
@@ -63,13 +62,7 @@ async def run_deployment(run: SuiteRun) -> dict[str, Any]:
         run.progress.phase(f"deployment: start control plane ({wl.nodes} nodes)", 1)
         await asyncio.wait_for(plane.start(), timeout=timeouts.base + 0.5 * wl.nodes)
         client = plane.client()
-        namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
-        with contextlib.suppress(errors.StatusError):
-            await client.create(kinds.NAMESPACES, namespace)
-        for template in wl.templates:
-            await client.create(
-                wl.mode.claim_templates, claim_template(template, mode=wl.mode), NAMESPACE
-            )
+        await create_fixtures(client, wl)
         observer = PodObserver(client, namespace=NAMESPACE)
         await observer.start()
         attempts_before = counter_by_label(plane.metrics, name=ATTEMPTS_METRIC, label="result")

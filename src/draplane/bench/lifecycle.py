@@ -10,15 +10,15 @@ the scheduler from the nodes' ResourceSlices; in 1.28 the example driver allocat
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from dataclasses import replace
 from typing import Any
 
-from draplane.api import errors, kinds, versions
+from draplane.api import kinds, versions
 from draplane.apiserver.audit import Audit
 from draplane.bench.figures import POD_RESOURCES
 from draplane.bench.observer import PodObserver, PodTimes
+from draplane.bench.phases import create_fixtures
 from draplane.bench.runconfig import ATTEMPTS_METRIC, Timeouts
 from draplane.bench.stats import counter_by_label, delta, percentile
 from draplane.bench.suite import Row, SuiteRun, SuiteWorkload
@@ -26,7 +26,6 @@ from draplane.bench.workloads import (
     NAMESPACE,
     ClaimTemplate,
     Workload,
-    claim_template,
     in_mode,
     pod,
 )
@@ -57,13 +56,7 @@ def shape(run: SuiteRun) -> Workload:
 
 
 async def _create_pods(client: Client, observer: PodObserver, wl: Workload) -> None:
-    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
-    with contextlib.suppress(errors.StatusError):
-        await client.create(kinds.NAMESPACES, namespace)
-    for template in wl.templates:
-        await client.create(
-            wl.mode.claim_templates, claim_template(template, mode=wl.mode), NAMESPACE
-        )
+    await create_fixtures(client, wl)
 
     async def create(name: str) -> None:
         await client.create(kinds.PODS, pod(wl, name=name, phase=PHASE), NAMESPACE)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from draplane.api import errors, versions
+from draplane.api import versions
 from draplane.api.kinds import (
     DEVICE_CLASSES,
     POD_SCHEDULING_CONTEXTS,
@@ -17,11 +17,8 @@ from draplane.api.kinds import (
     RESOURCE_SLICES,
     ResourceType,
 )
-from draplane.scheduler.framework.handle import Handle
-from draplane.scheduler.framework.interfaces import PluginArgs, PluginFactory
-from draplane.scheduler.plugins import names
-from draplane.scheduler.plugins.dynamicresources import DynamicResources, StructuredDynamicResources
-from draplane.scheduler.plugins.dynamicresources.args import parse_args
+from draplane.scheduler.framework.interfaces import PluginFactory
+from draplane.scheduler.plugins.dynamicresources import new_classic, new_structured
 
 
 @dataclass(frozen=True)
@@ -38,25 +35,11 @@ def dra_wiring(mode: versions.Mode) -> DraWiring:
     return _BY_DRA[mode.dra]
 
 
-def _classic(args: PluginArgs, handle: Handle) -> DynamicResources:
-    if args:
-        raise errors.invalid_object(
-            "DynamicResourcesArgs",
-            names.DYNAMIC_RESOURCES,
-            [errors.forbidden("args", "DynamicResources takes no arguments")],
-        )
-    return DynamicResources(handle)
-
-
-def _structured(args: PluginArgs, handle: Handle) -> StructuredDynamicResources:
-    return StructuredDynamicResources(handle, args=parse_args(args))
-
-
 _BY_DRA = {
     versions.Dra.CLASSIC: DraWiring(
         kinds=(RESOURCE_CLAIMS, RESOURCE_CLASSES, POD_SCHEDULING_CONTEXTS),
         handlers={"claims": RESOURCE_CLAIMS, "contexts": POD_SCHEDULING_CONTEXTS},
-        plugin=_classic,
+        plugin=new_classic,
     ),
     versions.Dra.STRUCTURED: DraWiring(
         kinds=(RESOURCE_CLAIMS_V1, DEVICE_CLASSES, RESOURCE_SLICES),
@@ -65,6 +48,6 @@ _BY_DRA = {
             "slices": RESOURCE_SLICES,
             "classes": DEVICE_CLASSES,
         },
-        plugin=_structured,
+        plugin=new_structured,
     ),
 }

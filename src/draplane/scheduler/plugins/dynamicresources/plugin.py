@@ -388,11 +388,8 @@ class _FilterError(Exception):
         self.status = status
 
 
-def new(args: PluginArgs, handle: Handle) -> DynamicResources | StructuredDynamicResources:
-    """The classic plugin, or the structured one when the handle serves ResourceSlices (the
-    1.36 mode's informers), which takes `DynamicResourcesArgs` (`args.py`)."""
-    if RESOURCE_SLICES in handle.listers:
-        return StructuredDynamicResources(handle, args=parse_args(args))
+def new_classic(args: PluginArgs, handle: Handle) -> DynamicResources:
+    """Classic DRA's plugin (1.28), which takes no arguments."""
     if args:
         raise errors.invalid_object(
             "DynamicResourcesArgs",
@@ -400,3 +397,16 @@ def new(args: PluginArgs, handle: Handle) -> DynamicResources | StructuredDynami
             [errors.forbidden("args", "DynamicResources takes no arguments")],
         )
     return DynamicResources(handle)
+
+
+def new_structured(args: PluginArgs, handle: Handle) -> StructuredDynamicResources:
+    """The structured-parameters plugin (1.36) with its `DynamicResourcesArgs` (`args.py`)."""
+    return StructuredDynamicResources(handle, args=parse_args(args))
+
+
+def new(args: PluginArgs, handle: Handle) -> DynamicResources | StructuredDynamicResources:
+    """The classic plugin, or the structured one when the handle serves ResourceSlices (the
+    1.36 mode's informers)."""
+    if RESOURCE_SLICES in handle.listers:
+        return new_structured(args, handle)
+    return new_classic(args, handle)
