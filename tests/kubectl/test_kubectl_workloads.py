@@ -1,7 +1,7 @@
 """The real kubectl against the workload kinds: `kubectl scale` (a merge patch of `scale`, and
 with `--current-replicas` a GET and PUT of it), `create secret generic|docker-registry`,
-`create service clusterip` and `cluster-info` on every installed version; `create deployment`,
-`create job`, `create cronjob`, `get` Tables, `get all`, `rollout restart` (a strategic-merge
+`create service clusterip`, `create priorityclass` (a protobuf body) and `cluster-info` on
+every installed version; `create deployment`, `create job`, `create cronjob`, `get` Tables, `get all`, `rollout restart` (a strategic-merge
 patch of the template) and `delete` on one version."""
 
 from __future__ import annotations
@@ -120,3 +120,32 @@ async def test_create_secret_and_service_and_cluster_info(
     assert web["spec"]["ports"] == [
         {"name": "80-8080", "port": 80, "protocol": "TCP", "targetPort": 8080}
     ]
+
+
+async def test_priority_classes(kubectl: Kubectl, server: HttpServer) -> None:
+    # `create priorityclass` posts protobuf; `get` prints the PriorityClass columns.
+    created = await kubectl.run(
+        "create", "priorityclass", "gpu-high", "--value=100000", "--global-default"
+    )
+    second = await kubectl.run(
+        "create", "priorityclass", "other", "--value=0", "--global-default", check=False
+    )
+    zero = await kubectl.run("create", "priorityclass", "zero", "--value=0")
+    table = await kubectl.run("get", "priorityclasses")
+
+    assert created.strip() == "priorityclass.scheduling.k8s.io/gpu-high created"
+    assert "another PriorityClass gpu-high exists with globalDefault=true" in second
+    assert zero.strip() == "priorityclass.scheduling.k8s.io/zero created"
+    stored = await server.client().get(kinds.PRIORITY_CLASSES, "gpu-high")
+    assert (stored["value"], stored["globalDefault"]) == (100000, True)
+    assert stored["preemptionPolicy"] == "PreemptLowerPriority"
+    assert (await server.client().get(kinds.PRIORITY_CLASSES, "zero"))["value"] == 0
+    rows = [line.split() for line in table.splitlines()]
+    assert rows[0] == ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"]
+    assert rows[1][:3] == ["gpu-high", "100000", "true"]
+    assert {r[0] for r in rows[1:]} == {
+        "gpu-high",
+        "system-cluster-critical",
+        "system-node-critical",
+        "zero",
+    }
