@@ -1,8 +1,9 @@
 """The real kubectl against the workload kinds: `kubectl scale` (a merge patch of `scale`, and
 with `--current-replicas` a GET and PUT of it), `create secret generic|docker-registry`,
 `create service clusterip`, `create priorityclass` (a protobuf body) and `cluster-info` on
-every installed version; `create deployment`, `create job`, `create cronjob`, `get` Tables, `get all`, `rollout restart` (a strategic-merge
-patch of the template) and `delete` on one version."""
+every installed version; `create deployment`, `create job`, `create cronjob`, `get` Tables,
+`get all`, `rollout restart` (a strategic-merge patch of the template) and `delete` on one
+version."""
 
 from __future__ import annotations
 
