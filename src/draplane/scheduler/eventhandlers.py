@@ -15,7 +15,7 @@ from typing import Any
 from draplane.api.meta import Obj
 from draplane.client.informer import Informer
 from draplane.scheduler.cache import SchedulerCache
-from draplane.scheduler.framework.types import GVK, ActionType, ClusterEvent
+from draplane.scheduler.framework.types import GVK, ActionType, ClusterEvent, unwrap
 from draplane.scheduler.queue.scheduling_queue import SchedulingQueue
 
 NODE_ADD = ClusterEvent(GVK.NODE, ActionType.ADD, "NodeAdd")
@@ -32,11 +32,6 @@ PSC_UPDATE = ClusterEvent(
     GVK.POD_SCHEDULING_CONTEXT, ActionType.UPDATE, "PodSchedulingContextUpdate"
 )
 _TERMINAL_PHASES = ("Succeeded", "Failed")
-
-
-def _unwrap(obj: Any) -> Obj:
-    inner = getattr(obj, "obj", None)
-    return inner if isinstance(inner, dict) else obj  # type: ignore[no-any-return]
 
 
 def assigned(pod: Obj) -> bool:
@@ -103,7 +98,7 @@ class EventHandlers:
         nodes.add_handler(
             on_add=self.on_node_add,
             on_update=self.on_node_update,
-            on_delete=lambda obj: self.cache.remove_node(_unwrap(obj)),
+            on_delete=lambda obj: self.cache.remove_node(unwrap(obj)),
         )
         claims.add_handler(
             on_add=lambda obj: self.queue.move_all_to_active_or_backoff(CLAIM_ADD, None, obj),
@@ -160,7 +155,7 @@ class EventHandlers:
         self.queue.update(old, new)
 
     def on_pod_delete(self, obj: Any) -> None:
-        pod = _unwrap(obj)
+        pod = unwrap(obj)
         if assigned(pod):
             self.cache.remove_pod(pod)
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from draplane.api.types import resourcev1alpha2
 from draplane.api.types.core import (
+    ClaimSource,
     Container,
+    ContainerExtendedResourceRequest,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -72,8 +74,10 @@ __all__ = [
     "AllocatedDeviceStatus",
     "AllocationResult",
     "AnyResourceClaim",
+    "ClaimSource",
     "Condition",
     "Container",
+    "ContainerExtendedResourceRequest",
     "CounterSet",
     "Device",
     "DeviceAllocationConfiguration",

@@ -98,6 +98,10 @@ class PodSchedulingGate(TypedDict, total=False):
     name: str
 
 
+class PodReadinessGate(TypedDict, total=False):
+    conditionType: str
+
+
 class PodSpec(TypedDict, total=False):
     volumes: list[dict[str, Any]]
     initContainers: list[Container]
@@ -114,6 +118,7 @@ class PodSpec(TypedDict, total=False):
     priority: int
     preemptionPolicy: str
     overhead: dict[str, str]
+    readinessGates: list[PodReadinessGate]
     schedulingGates: list[PodSchedulingGate]
     resourceClaims: list[PodResourceClaim]
 

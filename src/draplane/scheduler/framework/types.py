@@ -289,6 +289,13 @@ class NodeInfo:
         return f"NodeInfo({self.name}, pods={len(self.pods)})"
 
 
+def unwrap(obj: Any) -> Any:
+    """The object of an informer's delete event: a `DeletedFinalStateUnknown` tombstone's
+    `obj`, or `obj` itself."""
+    inner = getattr(obj, "obj", None)
+    return inner if isinstance(inner, dict) else obj
+
+
 @dataclass(slots=True, eq=False)
 class QueuedPodInfo:
     """A pod in the scheduling queue with its attempt bookkeeping (times are monotonic)."""

@@ -14,10 +14,11 @@ import logging
 from typing import Any
 
 from draplane import dra
+from draplane.api import meta
 from draplane.api.meta import Obj
 from draplane.api.validation.objectmeta import semantic_equal
 from draplane.klog import V5
-from draplane.scheduler.framework import Lister, PodSelector, QueueingHint
+from draplane.scheduler.framework import Lister, PodSelector, QueueingHint, unwrap
 from draplane.scheduler.plugins.dynamicresources.claims import (
     WAIT_FOR_FIRST_CONSUMER,
     ClaimLookupError,
@@ -35,27 +36,12 @@ AFTER_BACKOFF = QueueingHint.QUEUE_AFTER_BACKOFF
 IMMEDIATELY = QueueingHint.QUEUE_IMMEDIATELY
 
 
-def _unwrap(obj: Any) -> Any:
-    """Objects from a delete may come wrapped in a DeletedFinalStateUnknown tombstone."""
-    inner = getattr(obj, "obj", None)
-    return inner if isinstance(inner, dict) else obj
-
-
-def _uid(obj: Obj) -> str:
-    return str((obj.get("metadata") or {}).get("uid") or "")
-
-
 def _claims(pod: Obj, claims: Lister) -> list[PodClaim] | None:
     try:
         return pod_resource_claims(pod, claims)
     except ClaimLookupError as err:
-        log.log(V5, "pod %s not schedulable yet: %s", _key(pod), err)
+        log.log(V5, "pod %s not schedulable yet: %s", meta.namespaced_key(pod), err)
         return None
-
-
-def _key(obj: Obj) -> str:
-    md = obj.get("metadata") or {}
-    return f"{md.get('namespace', '')}/{md.get('name', '')}"
 
 
 def is_schedulable_after_claim_change(
@@ -70,7 +56,7 @@ def is_schedulable_after_claim_change(
     if not isinstance(new, dict):
         log.error("unexpected new object in ResourceClaim event: %r", type(new))
         return AFTER_BACKOFF
-    unwrapped = _unwrap(old) if old is not None else None
+    unwrapped = unwrap(old) if old is not None else None
     if isinstance(unwrapped, dict) and unwrapped.get("status") == new.get("status"):
         # Where steps 3-7 lead for an unchanged status; cheap, and most claim updates
         # (finalizers) are of this kind.
@@ -78,18 +64,18 @@ def is_schedulable_after_claim_change(
     pod_claims = _claims(pod, claims)
     if pod_claims is None:
         return SKIP
-    if _uid(new) not in {_uid(pc.claim) for pc in pod_claims}:
+    if meta.uid(new) not in {meta.uid(pc.claim) for pc in pod_claims}:
         return SKIP
     if old is None:
         return IMMEDIATELY
-    old = _unwrap(old)
+    old = unwrap(old)
     if not isinstance(old, dict):
         log.error("unexpected old object in ResourceClaim event: %r", type(old))
         return AFTER_BACKOFF
     if not _status_changed(old.get("status") or {}, new.get("status") or {}):
         return SKIP
     if contexts is not None and claim_status(new).get("allocation"):
-        others = [pc for pc in pod_claims if _uid(pc.claim) != _uid(new)]
+        others = [pc for pc in pod_claims if meta.uid(pc.claim) != meta.uid(new)]
         if _awaiting_allocation(others) and _selected_node_accepted(_context(pod, contexts)):
             return SKIP
     return IMMEDIATELY
@@ -130,7 +116,7 @@ def _context(pod: Obj, contexts: Lister) -> Obj | None:
 def is_schedulable_after_scheduling_context_change(
     *, pod: Obj, old: Any, new: Any, claims: Lister
 ) -> QueueingHint:
-    old = _unwrap(old) if old is not None else None
+    old = unwrap(old) if old is not None else None
     if old is not None and new is None:
         return SKIP
     if (old is not None and not isinstance(old, dict)) or not isinstance(new, dict):
@@ -188,20 +174,20 @@ def claim_keys(pod: Obj) -> list[str]:
 def claim_event_key(old: Any, new: Any) -> str | None:
     if new is None:
         return ""
-    return _key(new) if isinstance(new, dict) else None
+    return meta.namespaced_key(new) if isinstance(new, dict) else None
 
 
 def scheduling_context_keys(pod: Obj) -> list[str]:
-    return [_key(pod)]
+    return [meta.namespaced_key(pod)]
 
 
 def scheduling_context_event_key(old: Any, new: Any) -> str | None:
-    old = _unwrap(old) if old is not None else None
+    old = unwrap(old) if old is not None else None
     if old is not None and new is None:
         return ""
     if (old is not None and not isinstance(old, dict)) or not isinstance(new, dict):
         return None
-    return _key(new)
+    return meta.namespaced_key(new)
 
 
 CLAIM_SELECTOR = PodSelector(pod_keys=claim_keys, event_key=claim_event_key)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from draplane import dra
-from draplane.api import errors
+from draplane.api import errors, meta
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.nodeselector import NodeSelector
 from draplane.clock import format_time
@@ -114,15 +114,6 @@ class StructuredState:
 
 
 STRUCTURED_STATE_KEY: StateKey[StructuredState] = StateKey(names.DYNAMIC_RESOURCES)
-
-
-def _key(obj: Obj) -> str:
-    md = obj.get("metadata") or {}
-    return f"{md.get('namespace', '')}/{md.get('name', '')}"
-
-
-def _uid(obj: Obj) -> str:
-    return str((obj.get("metadata") or {}).get("uid") or "")
 
 
 def _class_names(claim: Obj) -> list[tuple[str, str]]:
@@ -243,10 +234,11 @@ class StructuredDynamicResources:
                     except ValueError as err:
                         return Status.error(str(err))
                 continue
-            flying = self.tracker.in_flight(_uid(claim))
+            flying = self.tracker.in_flight(meta.uid(claim))
             if flying is not None and flying.pod_uid != pod_info.uid:
                 return Status.unschedulable(
-                    f"resource claim {_key(claim)} is in the process of being allocated"
+                    f"resource claim {meta.namespaced_key(claim)} is in the process of being "
+                    "allocated"
                 )
             for request, class_name in _class_names(claim):
                 if self._classes.get(class_name) is None:
@@ -275,7 +267,8 @@ class StructuredDynamicResources:
             return self._slice_index[1]
         slices = self._slices.list()
         key = tuple(
-            (_uid(s), str((s.get("metadata") or {}).get("resourceVersion") or "")) for s in slices
+            (meta.uid(s), str((s.get("metadata") or {}).get("resourceVersion") or ""))
+            for s in slices
         )
         if self._slice_index is None or self._slice_index[0] != key:
             self._slice_index = (key, SliceIndex(slices))
@@ -366,7 +359,8 @@ class StructuredDynamicResources:
             claim.setdefault("status", {})["allocation"] = deep_copy(dict(allocation))
             if not self.tracker.set_in_flight(claim, pod_info.uid):
                 return Status.unschedulable(
-                    f"resource claim {_key(claim)} is in the process of being allocated"
+                    f"resource claim {meta.namespaced_key(claim)} is in the process of being "
+                    "allocated"
                 )
         return SUCCESS
 
@@ -377,7 +371,7 @@ class StructuredDynamicResources:
         if data.extended is not None:
             await self._extended.unreserve(data.extended, pod_info)
         for index in data.to_allocate:
-            self.tracker.drop_in_flight(_uid(data.claims[index].claim), pod_info.uid)
+            self.tracker.drop_in_flight(meta.uid(data.claims[index].claim), pod_info.uid)
         for index in sorted(data.reserved):
             name = data.claims[index].claim["metadata"]["name"]
             await drop_reservation(self._client, self.tracker, name, pod_info)
@@ -402,7 +396,7 @@ class StructuredDynamicResources:
             except BindError as err:
                 return Status.error(str(err))
             except errors.StatusError as err:
-                return Status.error(f"update claim {_key(pod_claim.claim)}: {err}")
+                return Status.error(f"update claim {meta.namespaced_key(pod_claim.claim)}: {err}")
             if updated is not None:
                 data.reserved.add(index)
                 data.claims[index] = PodClaim(pod_claim.pod_claim_name, updated)

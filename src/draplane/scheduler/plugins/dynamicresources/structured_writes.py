@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 
 from draplane import dra
-from draplane.api import errors
+from draplane.api import errors, meta
 from draplane.api.meta import Obj, deep_copy
 from draplane.client.interface import Client
 from draplane.dra.resourcev1 import DELETE_PROTECTION_FINALIZER, RESOURCE_CLAIMS_V1
@@ -27,15 +27,6 @@ class BindError(Exception):
     """PreBind cannot write the claim (deleted, or allocated elsewhere meanwhile)."""
 
 
-def _key(obj: Obj) -> str:
-    md = obj.get("metadata") or {}
-    return f"{md.get('namespace', '')}/{md.get('name', '')}"
-
-
-def _uid(obj: Obj) -> str:
-    return str((obj.get("metadata") or {}).get("uid") or "")
-
-
 async def bind_claim(
     client: Client,
     tracker: ClaimTracker,
@@ -50,15 +41,15 @@ async def bind_claim(
     binding conditions gets `allocation_timestamp` (when given) as its allocationTimestamp.
     Returns the claim as written when this call added the pod to `reservedFor`, else None."""
     name = pod_claim.claim["metadata"]["name"]
-    key = _key(pod_claim.claim)
-    uid = _uid(pod_claim.claim)
+    key = meta.namespaced_key(pod_claim.claim)
+    uid = meta.uid(pod_claim.claim)
     flying = tracker.in_flight(uid) if allocating else None
     fresh: Obj | None = None
     written: Obj | None = None
     for attempt in range(_CONFLICT_RETRIES):
         claim = fresh or tracker.get(name, pod_info.namespace)
         fresh = None
-        if claim is None or _uid(claim) != uid:
+        if claim is None or meta.uid(claim) != uid:
             raise BindError(f"claim {key} got deleted in the meantime")
         if flying is not None:
             allocation = claim_status(claim).get("allocation")
@@ -135,7 +126,9 @@ async def drop_reservation(
     try:
         updated = await client.update(RESOURCE_CLAIMS_V1, changed, subresource="status")
     except errors.StatusError as err:
-        log.warning("Unreserve of claim %s for pod %s: %s", _key(claim), pod_info.key, err)
+        log.warning(
+            "Unreserve of claim %s for pod %s: %s", meta.namespaced_key(claim), pod_info.key, err
+        )
         return
     tracker.assume(updated)
 
