@@ -30,9 +30,9 @@ from draplane.dra.structured.firstfit import (
     simple_request,
 )
 from draplane.dra.structured.freedevices import cannot_fit, demand
-from draplane.dra.structured.pools import Pool, SliceIndex
+from draplane.dra.structured.pools import Candidate, Pool, SliceIndex
 from draplane.dra.structured.prepare import ConstraintSpec, prepare
-from draplane.dra.structured.requests import Candidate, RequestData
+from draplane.dra.structured.requests import RequestData
 from draplane.dra.structured.search import Search
 from draplane.dra.structured.state import (
     AllocatedState,

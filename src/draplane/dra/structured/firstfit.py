@@ -20,16 +20,14 @@ nothing happened costs a tuple compare (of the same frozenset objects).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from draplane.dra.structured.pools import Gathered
-from draplane.dra.structured.requests import Candidate, RequestData, taint_prevents_allocation
+from draplane.dra.structured.context import AllocationContext
+from draplane.dra.structured.pools import Candidate, Gathered
+from draplane.dra.structured.requests import RequestData, taint_prevents_allocation
 from draplane.dra.structured.results import DeviceResult
 from draplane.dra.structured.search import Search, is_selectable
 from draplane.dra.structured.state import NO_NAMES, AllocatedState
-
-if TYPE_CHECKING:
-    from draplane.dra.structured.allocator import Allocator
 
 Obj = Mapping[str, Any]
 _MAX_RESULTS = 32
@@ -61,7 +59,7 @@ def simple_request(
 
 
 def first_fit(
-    alloc: Allocator,
+    alloc: AllocationContext,
     node: Obj,
     claim: Obj,
     rd: RequestData,
@@ -95,7 +93,7 @@ class FirstFitAnswer:
 
     def __init__(
         self,
-        alloc: Allocator,
+        alloc: AllocationContext,
         node: Obj,
         claims: Sequence[Obj],
         requests: dict[tuple[int, int, int], RequestData],

@@ -16,7 +16,7 @@ from typing import Any
 
 from draplane.api.nodeselector import NodeSelector
 from draplane.api.quantity import parse_quantity
-from draplane.dra.structured.state import AllocationError, Features
+from draplane.dra.structured.state import AllocationError, DeviceID, Features
 
 Obj = Mapping[str, Any]
 
@@ -33,8 +33,8 @@ class Pool:
     invalid_reason: str = ""
     counter_sets: dict[str, dict[str, Fraction]] = field(default_factory=dict)
     has_binding_conditions: bool = False
-    # Search candidates of this pool, built once: (device ID, device, slice)
-    candidates: list[Any] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    """Search candidates of this pool, built once (`pool_candidates`)."""
     free: tuple[frozenset[str], int] | None = None
     """(the pool's allocated names, `DeviceSet.names`; its devices outside them):
     `freedevices.free_devices`' cache, valid while the same names object is current."""
@@ -44,6 +44,23 @@ class Pool:
     @property
     def pool_id(self) -> str:
         return f"{self.driver}/{self.name}"
+
+
+class Candidate:
+    """One device of a gathered pool, in search order."""
+
+    __slots__ = ("device", "driver", "id", "independent", "pool", "slice")
+
+    def __init__(self, did: DeviceID, device: Obj, slice_: Obj, pool: Pool) -> None:
+        self.id = did
+        self.driver = did[0]
+        self.device = device
+        self.slice = slice_
+        self.pool = pool
+        self.independent = not (
+            device.get("consumesCounters") or device.get("allowMultipleAllocations")
+        )
+        """Whether the device can be picked or not regardless of the other picks."""
 
 
 _selector_cache: dict[int, tuple[Obj, NodeSelector]] = {}
@@ -117,7 +134,9 @@ class SliceIndex:
         """The node's pools; cached per node object (pools are read-only once gathered)."""
         return self.gather_with_candidates(node, features)[0]
 
-    def gather_with_candidates(self, node: Obj, features: Features) -> tuple[list[Pool], list[Any]]:
+    def gather_with_candidates(
+        self, node: Obj, features: Features
+    ) -> tuple[list[Pool], list[Candidate]]:
         """The node's pools and the devices of its usable pools in search order."""
         g = self.gathered(node, features)
         return g.pools, g.candidates
@@ -185,14 +204,16 @@ class Gathered:
     __slots__ = ("candidates", "features", "fit_memo", "node", "pool_keys", "pools")
 
     def __init__(
-        self, node: Obj, features: Features, pools: list[Pool], candidates: list[Any]
+        self, node: Obj, features: Features, pools: list[Pool], candidates: list[Candidate]
     ) -> None:
         self.node = node
         self.features = features
         self.pools = pools
         self.candidates = candidates
         self.pool_keys = [(p.driver, p.name) for p in pools]
-        self.fit_memo: dict[Any, tuple[tuple[frozenset[str], ...], list[Any] | None, int]] = {}
+        self.fit_memo: dict[
+            Any, tuple[tuple[frozenset[str], ...], list[Candidate] | None, int]
+        ] = {}
 
 
 def _slice_count(s: Obj) -> int:
@@ -234,10 +255,8 @@ def _validate(p: Pool, features: Features) -> None:
                     p.invalid_reason = f"device {d.get('name')} uses unknown counter {n}"
 
 
-def pool_candidates(p: Pool) -> list[Any]:
+def pool_candidates(p: Pool) -> list[Candidate]:
     """The pool's devices in search order (slices by name, devices as listed), built once."""
-    from draplane.dra.structured.requests import Candidate
-
     if not p.candidates and p.slices:
         p.candidates = [
             Candidate((p.driver, p.name, d.get("name", "")), d, s, p)

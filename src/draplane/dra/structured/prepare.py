@@ -11,21 +11,19 @@ with allocationMode All gets its fixed device list from the node's pools here.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from draplane.dra.structured.constraints import DistinctAttribute, MatchAttribute, _Constraint
-from draplane.dra.structured.pools import Pool, pool_candidates
+from draplane.dra.structured.context import AllocationContext
+from draplane.dra.structured.pools import Candidate, Pool, pool_candidates
 from draplane.dra.structured.requests import (
-    Candidate,
     RequestData,
     claim_ref,
     make_request_data,
     selector_expressions,
 )
+from draplane.dra.structured.search import capacity_fits, is_selectable
 from draplane.dra.structured.state import AllocationError
-
-if TYPE_CHECKING:
-    from draplane.dra.structured.allocator import Allocator
 
 Obj = Mapping[str, Any]
 ConstraintSpec = tuple[type[_Constraint], list[str], str]
@@ -35,7 +33,7 @@ ALLOCATION_RESULTS_MAX_SIZE = 32
 
 
 def prepare(
-    alloc: Allocator, claims: Sequence[Obj], pools: list[Pool], node: Obj
+    alloc: AllocationContext, claims: Sequence[Obj], pools: list[Pool], node: Obj
 ) -> tuple[dict[tuple[int, int, int], RequestData], list[list[ConstraintSpec]]]:
     requests: dict[tuple[int, int, int], RequestData] = {}
     constraints: list[list[ConstraintSpec]] = []
@@ -99,7 +97,7 @@ def prepare(
 
 
 def _request(
-    alloc: Allocator,
+    alloc: AllocationContext,
     ci: int,
     ri: int,
     si: int,
@@ -156,10 +154,8 @@ def _request(
 
 
 def _all_devices(
-    alloc: Allocator, rd: RequestData, claim: Obj, pools: list[Pool], node: Obj
+    alloc: AllocationContext, rd: RequestData, claim: Obj, pools: list[Pool], node: Obj
 ) -> list[Candidate]:
-    from draplane.dra.structured.search import capacity_fits, is_selectable
-
     ref = claim_ref(claim)
     out: list[Candidate] = []
     for p in pools:

@@ -13,26 +13,9 @@ from fractions import Fraction
 from typing import Any
 
 from draplane.dra.structured.capacity import requested_capacity
-from draplane.dra.structured.state import DeviceID
+from draplane.dra.structured.pools import Candidate
 
 Obj = Mapping[str, Any]
-
-
-class Candidate:
-    """One device of a gathered pool, in search order."""
-
-    __slots__ = ("device", "driver", "id", "independent", "pool", "slice")
-
-    def __init__(self, did: DeviceID, device: Obj, slice_: Obj, pool: Any) -> None:
-        self.id = did
-        self.driver = did[0]
-        self.device = device
-        self.slice = slice_
-        self.pool = pool
-        self.independent = not (
-            device.get("consumesCounters") or device.get("allowMultipleAllocations")
-        )
-        """Whether the device can be picked or not regardless of the other picks."""
 
 
 @dataclass

@@ -9,16 +9,14 @@ the network-attached slices, absent when all come from `allNodes` slices.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from draplane.dra.structured.capacity import format_quantity
-from draplane.dra.structured.requests import Candidate, RequestData
+from draplane.dra.structured.pools import Candidate
+from draplane.dra.structured.requests import RequestData
 from draplane.dra.structured.state import AllocationError
-
-if TYPE_CHECKING:
-    from draplane.dra.structured.search import Search
 
 Obj = Mapping[str, Any]
 
@@ -64,14 +62,24 @@ def _result_entry(r: DeviceResult, binding: bool) -> dict[str, Any]:
     return out
 
 
-def build_allocation(search: Search, ci: int, claim: Obj, devices: list[DeviceResult]) -> Obj:
+def build_allocation(
+    ci: int,
+    claim: Obj,
+    devices: list[DeviceResult],
+    request_data: Callable[[int, int], RequestData],
+    *,
+    node_name: str,
+    binding: bool,
+) -> Obj:
+    """The AllocationResult of claim `ci` from its picked `devices`; `request_data(ci, ri)` is
+    the request (or the chosen subrequest) the search served, `binding` the
+    DRADeviceBindingConditions switch."""
     spec_devices = (claim.get("spec") or {}).get("devices") or {}
     requests = spec_devices.get("requests") or []
-    binding = search.features.device_binding_and_status
     config: list[dict[str, Any]] = []
     class_ranges: dict[str, tuple[int, int]] = {}
     for ri in range(len(requests)):
-        rd = search.request_data(ci, ri)
+        rd = request_data(ci, ri)
         rng = class_ranges.get(rd.class_name)
         if rng is not None:
             for i in range(*rng):
@@ -89,7 +97,7 @@ def build_allocation(search: Search, ci: int, claim: Obj, devices: list[DeviceRe
             config.append({"source": "FromClaim", **entry})
             continue
         for ri, request in enumerate(requests):
-            rd = search.request_data(ci, ri)
+            rd = request_data(ci, ri)
             if request.get("name") in names or (rd.parent and rd.full_name in names):
                 config.append({"source": "FromClaim", "requests": list(names), **entry})
     for entry in config:
@@ -101,7 +109,7 @@ def build_allocation(search: Search, ci: int, claim: Obj, devices: list[DeviceRe
     if config:
         allocation["devices"]["config"] = config
     try:
-        selector = node_selector(devices, (search.node.get("metadata") or {}).get("name", ""))
+        selector = node_selector(devices, node_name)
     except AllocationError as e:
         name = (claim.get("metadata") or {}).get("name", "")
         raise AllocationError(f"create NodeSelector for claim {name}: {e}") from None

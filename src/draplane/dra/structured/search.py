@@ -12,24 +12,21 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from draplane.api.quantity import parse_quantity
 from draplane.dra.cel import CELCompileError, CELRuntimeError
 from draplane.dra.structured import capacity as cap
 from draplane.dra.structured.constraints import _Constraint
-from draplane.dra.structured.pools import Pool, node_matches
+from draplane.dra.structured.context import AllocationContext
+from draplane.dra.structured.pools import Candidate, Pool, node_matches
 from draplane.dra.structured.requests import (
-    Candidate,
     RequestData,
     claim_ref,
     taint_prevents_allocation,
 )
 from draplane.dra.structured.results import DeviceResult, build_allocation
 from draplane.dra.structured.state import AllocatedState, AllocationError, DeviceID
-
-if TYPE_CHECKING:
-    from draplane.dra.structured.allocator import Allocator
 
 Obj = Mapping[str, Any]
 Counters = dict[str, dict[str, Fraction]]
@@ -41,7 +38,7 @@ class _MaxSizeExceeded(Exception):
 
 
 def is_selectable(
-    alloc: Allocator,
+    alloc: AllocationContext,
     memo: dict[tuple[DeviceID, tuple[int, int, int]], bool] | None,
     rd: RequestData,
     c: Candidate,
@@ -72,7 +69,7 @@ def is_selectable(
     return ok
 
 
-def _selectors_match(alloc: Allocator, exprs: list[str], c: Candidate, owner: str) -> bool:
+def _selectors_match(alloc: AllocationContext, exprs: list[str], c: Candidate, owner: str) -> bool:
     for i, expr in enumerate(exprs):
         try:
             if not alloc.cache.matches(expr, c.driver, c.device):
@@ -104,7 +101,7 @@ def capacity_fits(
 class Search:
     def __init__(
         self,
-        alloc: Allocator,
+        alloc: AllocationContext,
         node: Obj,
         claims: Sequence[Obj],
         requests: dict[tuple[int, int, int], RequestData],
@@ -138,7 +135,7 @@ class Search:
     @classmethod
     def answered(
         cls,
-        alloc: Allocator,
+        alloc: AllocationContext,
         node: Obj,
         claims: Sequence[Obj],
         requests: dict[tuple[int, int, int], RequestData],
@@ -163,8 +160,12 @@ class Search:
             return False
 
     def results(self) -> list[Obj]:
+        node_name = (self.node.get("metadata") or {}).get("name", "")
+        binding = self.features.device_binding_and_status
         return [
-            build_allocation(self, ci, claim, self.picked[ci])
+            build_allocation(
+                ci, claim, self.picked[ci], self.request_data, node_name=node_name, binding=binding
+            )
             for ci, claim in enumerate(self.claims)
         ]
 
