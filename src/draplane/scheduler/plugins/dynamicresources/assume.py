@@ -23,7 +23,7 @@ from typing import Any
 from draplane.api import meta
 from draplane.api.meta import Obj
 from draplane.dra.structured import AllocatedCounts, AllocatedState
-from draplane.scheduler.framework import EventSource, Lister
+from draplane.scheduler.framework import EventSource, Lister, unwrap
 
 
 def _rv(obj: Obj) -> int:
@@ -82,7 +82,7 @@ class ClaimTracker:
             self._recount(uid)
 
     def _on_delete(self, obj: Any) -> None:
-        obj = getattr(obj, "obj", obj)  # DeletedFinalStateUnknown
+        obj = unwrap(obj)
         uid = meta.uid(obj)
         with self._lock:
             self._objects.pop(uid, None)

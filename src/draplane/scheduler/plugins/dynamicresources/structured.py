@@ -18,12 +18,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from draplane import dra
 from draplane.api import errors, meta
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.nodeselector import NodeSelector
+from draplane.api.types import ResourceClaim
 from draplane.clock import format_time
 from draplane.dra.resourcev1 import (
     DELETE_PROTECTION_FINALIZER,
@@ -62,7 +63,6 @@ from draplane.scheduler.plugins.dynamicresources.assume import ClaimTracker
 from draplane.scheduler.plugins.dynamicresources.claims import (
     ClaimLookupError,
     PodClaim,
-    claim_status,
     deallocation_candidates,
     pod_resource_claims,
     pre_enqueue as claims_pre_enqueue,
@@ -95,10 +95,10 @@ def _on_no_node(_node: NodeInfo) -> bool:
 
 @dataclass
 class StructuredState:
-    claims: list[PodClaim] = field(default_factory=list)
+    claims: list[PodClaim[ResourceClaim]] = field(default_factory=list)
     to_allocate: list[int] = field(default_factory=list)
     """Indices of the claims the scheduler allocates in this cycle."""
-    allocating: tuple[Obj, ...] = ()
+    allocating: tuple[ResourceClaim, ...] = ()
     """Those claims (the same sequence for every Filter call, so the allocator's prepared
     requests are reused)."""
     selectors: dict[int, NodePredicate] = field(default_factory=dict)
@@ -116,7 +116,7 @@ class StructuredState:
 STRUCTURED_STATE_KEY: StateKey[StructuredState] = StateKey(names.DYNAMIC_RESOURCES)
 
 
-def _class_names(claim: Obj) -> list[tuple[str, str]]:
+def _class_names(claim: ResourceClaim) -> list[tuple[str, str]]:
     """(request name, device class) of every request and subrequest."""
     out: list[tuple[str, str]] = []
     for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
@@ -202,7 +202,9 @@ class StructuredDynamicResources:
         data = StructuredState()
         state.write(STRUCTURED_STATE_KEY, data)
         try:
-            claims = pod_resource_claims(pod_info.pod, self.tracker)
+            claims = cast(
+                list[PodClaim[ResourceClaim]], pod_resource_claims(pod_info.pod, self.tracker)
+            )
             claims += recorded_claim(pod_info.pod, self.tracker)
         except ClaimLookupError as err:
             return Status.unresolvable(str(err))
@@ -211,7 +213,7 @@ class StructuredDynamicResources:
             return SKIP
         for index, pod_claim in enumerate(claims):
             claim = pod_claim.claim
-            status = claim_status(claim)
+            status = claim.get("status") or {}
             allocation = status.get("allocation")
             if allocation:
                 reserved = status.get("reservedFor") or ()
@@ -229,7 +231,7 @@ class StructuredDynamicResources:
                 elif allocation.get("nodeSelector"):
                     try:
                         data.selectors[index] = node_predicate(
-                            NodeSelector.parse(allocation["nodeSelector"])
+                            NodeSelector.parse(cast(Obj, allocation["nodeSelector"]))
                         )
                     except ValueError as err:
                         return Status.error(str(err))
@@ -256,6 +258,10 @@ class StructuredDynamicResources:
                 features=self._features,
             )
         return SUCCESS
+
+    def _claim(self, name: str, namespace: str) -> ResourceClaim | None:
+        """The claim as the assume cache has it."""
+        return cast("ResourceClaim | None", self.tracker.get(name, namespace))
 
     def _slices_changed(self, _obj: Any) -> None:
         self._slice_index = None
@@ -412,7 +418,7 @@ class StructuredDynamicResources:
                     pod_info.pod,
                     node_name,
                     claims,
-                    get=self.tracker.get,
+                    get=self._claim,
                     clock=self._handle.clock,
                     timeout=self.args.binding_timeout,
                     events=self._handle.event_recorder,
