@@ -89,14 +89,17 @@ def controller_ref(obj: ObjLike) -> Obj | None:
 
 def key(obj: ObjLike) -> str:
     """`namespace/name`, or `name` for cluster-scoped objects (client-go's MetaNamespaceKey)."""
-    ns = namespace(obj)
-    return f"{ns}/{name(obj)}" if ns else name(obj)
+    md = obj.get("metadata") or {}
+    ns = md.get("namespace") or ""
+    n = md.get("name") or ""
+    return f"{ns}/{n}" if ns else str(n)
 
 
 def namespaced_key(obj: ObjLike) -> str:
     """`namespace/name` even for cluster-scoped objects ("/name"): the scheduler's key of a pod
     or a claim (klog.KObj's form), where `key` gives MetaNamespaceKey's."""
-    return f"{namespace(obj)}/{name(obj)}"
+    md = obj.get("metadata") or {}
+    return f"{md.get('namespace') or ''}/{md.get('name') or ''}"
 
 
 def split_key(k: str) -> tuple[str, str]:

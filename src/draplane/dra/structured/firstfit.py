@@ -24,7 +24,7 @@ from typing import Any
 
 from draplane.dra.structured.context import AllocationContext
 from draplane.dra.structured.pools import Candidate, Gathered
-from draplane.dra.structured.requests import RequestData, taint_prevents_allocation
+from draplane.dra.structured.requests import Claim, RequestData, taint_prevents_allocation
 from draplane.dra.structured.results import DeviceResult
 from draplane.dra.structured.search import Search, is_selectable
 from draplane.dra.structured.state import NO_NAMES, AllocatedState
@@ -38,7 +38,7 @@ _FIT_MEMO_SIZE = 32
 
 
 def simple_request(
-    claims: Sequence[Obj],
+    claims: Sequence[Claim],
     requests: Mapping[tuple[int, int, int], RequestData],
     constraints: list[Any],
 ) -> RequestData | None:
@@ -61,7 +61,7 @@ def simple_request(
 def first_fit(
     alloc: AllocationContext,
     node: Obj,
-    claim: Obj,
+    claim: Claim,
     rd: RequestData,
     candidates: list[Candidate],
     allocated: AllocatedState,
@@ -95,7 +95,7 @@ class FirstFitAnswer:
         self,
         alloc: AllocationContext,
         node: Obj,
-        claims: Sequence[Obj],
+        claims: Sequence[Claim],
         requests: dict[tuple[int, int, int], RequestData],
         rd: RequestData,
         chosen: list[Candidate],

@@ -26,7 +26,7 @@ from typing import Any
 
 from draplane.dra.structured.context import AllocationContext
 from draplane.dra.structured.pools import Candidate, Pool, pool_candidates
-from draplane.dra.structured.requests import RequestData
+from draplane.dra.structured.requests import Claim, RequestData
 from draplane.dra.structured.search import is_selectable
 from draplane.dra.structured.state import AllocatedState, AllocationError
 
@@ -78,7 +78,7 @@ def free_devices(pools: Sequence[Pool], allocated: AllocatedState) -> tuple[int,
 def cannot_fit(
     alloc: AllocationContext,
     node: Obj,
-    claims: Sequence[Obj],
+    claims: Sequence[Claim],
     requests: Mapping[RequestKey, RequestData],
     need: tuple[int, bool],
     pools: Sequence[Pool],
@@ -101,7 +101,7 @@ def cannot_fit(
 def _selectors_raise(
     alloc: AllocationContext,
     node: Obj,
-    claims: Sequence[Obj],
+    claims: Sequence[Claim],
     requests: Mapping[RequestKey, RequestData],
     candidates: Sequence[Candidate],
     allocated: AllocatedState,

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from draplane.api import meta
 from draplane.api.quantity import parse_quantity
 from draplane.dra.cel import CELCompileError, CELRuntimeError
 from draplane.dra.structured import capacity as cap
@@ -21,8 +22,8 @@ from draplane.dra.structured.constraints import _Constraint
 from draplane.dra.structured.context import AllocationContext
 from draplane.dra.structured.pools import Candidate, Pool, node_matches
 from draplane.dra.structured.requests import (
+    Claim,
     RequestData,
-    claim_ref,
     taint_prevents_allocation,
 )
 from draplane.dra.structured.results import DeviceResult, build_allocation
@@ -42,7 +43,7 @@ def is_selectable(
     memo: dict[tuple[DeviceID, tuple[int, int, int]], bool] | None,
     rd: RequestData,
     c: Candidate,
-    claim: Obj,
+    claim: Claim,
     node: Obj,
 ) -> bool:
     """Class selectors, then request selectors, then per-device node selection (cached)."""
@@ -57,7 +58,7 @@ def is_selectable(
     ok = cache.cached_all(rd.all_selectors, c.driver, device)
     if ok is None:
         ok = _selectors_match(alloc, rd.class_selectors, c, f"class {rd.class_name}") and (
-            _selectors_match(alloc, rd.selectors, c, f"claim {claim_ref(claim)}")
+            _selectors_match(alloc, rd.selectors, c, f"claim {meta.key(claim)}")
         )
         cache.remember_all(rd.all_selectors, c.driver, device, ok)
     if ok and (c.slice.get("spec") or {}).get("perDeviceNodeSelection"):
@@ -103,7 +104,7 @@ class Search:
         self,
         alloc: AllocationContext,
         node: Obj,
-        claims: Sequence[Obj],
+        claims: Sequence[Claim],
         requests: dict[tuple[int, int, int], RequestData],
         constraints: list[list[_Constraint]],
         candidates: list[Candidate],
@@ -137,7 +138,7 @@ class Search:
         cls,
         alloc: AllocationContext,
         node: Obj,
-        claims: Sequence[Obj],
+        claims: Sequence[Claim],
         requests: dict[tuple[int, int, int], RequestData],
         picked: list[DeviceResult],
     ) -> Search:
@@ -295,7 +296,7 @@ class Search:
             if not con.add(base, subname, device, c.driver):
                 if must:
                     raise AllocationError(
-                        f"claim {claim_ref(self.claims[ci])}, request {rd.name}: cannot add device "
+                        f"claim {meta.key(self.claims[ci])}, request {rd.name}: cannot add device "
                         f"{'/'.join(did)} because a claim constraint would not be satisfied"
                     )
                 for done in added:
