@@ -28,7 +28,7 @@ from draplane.scheduler.framework import EventSource, Lister, unwrap
 
 def _rv(obj: Obj) -> int:
     try:
-        return int((obj.get("metadata") or {}).get("resourceVersion") or 0)
+        return int(meta.resource_version(obj) or 0)
     except ValueError:
         return 0
 

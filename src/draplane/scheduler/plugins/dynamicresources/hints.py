@@ -159,7 +159,7 @@ def is_schedulable_after_scheduling_context_change(
     new_entries = (new.get("status") or {}).get("resourceClaims") or []
     if old is None or len(new_entries) > len((old.get("status") or {}).get("resourceClaims") or []):
         return IMMEDIATELY
-    selected = (new.get("spec") or {}).get("selectedNode")
+    selected = (psc.get("spec") or {}).get("selectedNode")
     if selected and any(selected in (e.get("unsuitableNodes") or ()) for e in new_entries):
         return IMMEDIATELY
     if not semantic_equal(old.get("spec"), new.get("spec")) and semantic_equal(

@@ -272,10 +272,7 @@ class StructuredDynamicResources:
         if self._slices_followed and self._slice_index is not None:
             return self._slice_index[1]
         slices = self._slices.list()
-        key = tuple(
-            (meta.uid(s), str((s.get("metadata") or {}).get("resourceVersion") or ""))
-            for s in slices
-        )
+        key = tuple((meta.uid(s), meta.resource_version(s)) for s in slices)
         if self._slice_index is None or self._slice_index[0] != key:
             self._slice_index = (key, SliceIndex(slices))
         return self._slice_index[1]
