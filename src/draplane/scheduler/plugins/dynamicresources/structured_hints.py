@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from draplane import dra
 from draplane.api.meta import Obj
 from draplane.scheduler.framework import Lister, PodSelector, QueueingHint, unwrap
 from draplane.scheduler.plugins.dynamicresources import hints
@@ -20,7 +21,7 @@ QUEUE = QueueingHint.QUEUE_IMMEDIATELY
 
 
 def _allocated(obj: Any) -> bool:
-    return isinstance(obj, dict) and bool((obj.get("status") or {}).get("allocation"))
+    return isinstance(obj, dict) and dra.is_allocated(obj)
 
 
 def deallocated(old: Any, new: Any) -> bool:
