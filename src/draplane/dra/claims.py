@@ -13,8 +13,17 @@ k8s.io/dynamic-resource-allocation, 1.28):
 
 from __future__ import annotations
 
+from typing import cast
+
 from draplane.api import meta, versions
 from draplane.api.meta import Obj
+from draplane.api.types import (
+    AnyResourceClaim,
+    ClaimSource,
+    Pod,
+    PodResourceClaim,
+    resourcev1alpha2,
+)
 
 ANNOTATION_POD_CLAIM_NAME = "resource.kubernetes.io/pod-claim-name"
 DRIVER_FINALIZER_SUFFIX = "/deletion-protection"
@@ -36,11 +45,10 @@ class ErrAPIUnsupported(ClaimNameError):
     """No field of the pod claim's source that this client knows is set."""
 
 
-def pod_claim_source(pod_claim: Obj) -> Obj:
+def pod_claim_source(pod_claim: PodResourceClaim | Obj) -> ClaimSource:
     """Where a pod claim names its claim or template: `source` (1.28) or the pod claim itself
     (core/v1 since 1.31)."""
-    source: Obj = pod_claim.get("source") or pod_claim
-    return source
+    return pod_claim.get("source") or cast(ClaimSource, pod_claim)
 
 
 def pod_resource_claim(
@@ -62,7 +70,7 @@ def pod_resource_claim(
     return {"name": name, "source": fields}
 
 
-def name(pod: Obj, pod_claim: Obj) -> tuple[str | None, bool]:
+def name(pod: Pod | Obj, pod_claim: PodResourceClaim | Obj) -> tuple[str | None, bool]:
     """Resolve a pod claim to (claim name or None, must_check_owner); raises ClaimNameError.
 
     Reads the 1.28 `source` and the fields directly on the pod claim (core/v1 since 1.31, the
@@ -72,7 +80,7 @@ def name(pod: Obj, pod_claim: Obj) -> tuple[str | None, bool]:
     if claim_name:
         return str(claim_name), False
     if source.get("resourceClaimTemplateName"):
-        for entry in (pod.get("status") or {}).get("resourceClaimStatuses") or []:
+        for entry in meta.pod_status(pod).get("resourceClaimStatuses") or []:
             if entry.get("name") == pod_claim.get("name"):
                 recorded = entry.get("resourceClaimName")
                 return (str(recorded) if recorded else None), True
@@ -85,7 +93,7 @@ def name(pod: Obj, pod_claim: Obj) -> tuple[str | None, bool]:
     )
 
 
-def is_for_pod(pod: Obj, claim: Obj) -> str | None:
+def is_for_pod(pod: Pod | Obj, claim: AnyResourceClaim | Obj) -> str | None:
     """None when the claim was created for the pod (same namespace, pod is controller owner);
     otherwise the error message."""
     ref = meta.controller_ref(claim)
@@ -101,7 +109,7 @@ def is_for_pod(pod: Obj, claim: Obj) -> str | None:
     )
 
 
-def is_reserved_for_pod(pod: Obj, claim: Obj) -> bool:
+def is_reserved_for_pod(pod: Pod | Obj, claim: AnyResourceClaim | Obj) -> bool:
     pod_uid = meta.uid(pod)
     return any(
         entry.get("uid") == pod_uid
@@ -109,11 +117,11 @@ def is_reserved_for_pod(pod: Obj, claim: Obj) -> bool:
     )
 
 
-def is_allocated(claim: Obj) -> bool:
+def is_allocated(claim: AnyResourceClaim | Obj) -> bool:
     return bool((claim.get("status") or {}).get("allocation"))
 
 
-def can_be_reserved(claim: Obj) -> bool:
+def can_be_reserved(claim: resourcev1alpha2.ResourceClaim | Obj) -> bool:
     """Shareable allocation, or nobody reserved yet. False for an unallocated claim."""
     status = claim.get("status") or {}
     allocation = status.get("allocation")
@@ -122,16 +130,16 @@ def can_be_reserved(claim: Obj) -> bool:
     return bool(allocation.get("shareable")) or not status.get("reservedFor")
 
 
-def pod_reference(pod: Obj) -> Obj:
+def pod_reference(pod: Pod | Obj) -> Obj:
     """The `status.reservedFor` entry for a pod."""
     return {"resource": "pods", "name": meta.name(pod), "uid": meta.uid(pod)}
 
 
-def pod_claim_names(pod: Obj) -> list[tuple[Obj, str | None]]:
+def pod_claim_names(pod: Pod | Obj) -> list[tuple[PodResourceClaim, str | None]]:
     """(pod claim, resolved name or None) for every pod claim that resolves without error.
     Pod claims whose name cannot be resolved yet are left out."""
-    out: list[tuple[Obj, str | None]] = []
-    for pod_claim in (pod.get("spec") or {}).get("resourceClaims") or []:
+    out: list[tuple[PodResourceClaim, str | None]] = []
+    for pod_claim in meta.pod_claims(pod):
         try:
             claim_name, _ = name(pod, pod_claim)
         except ClaimNameError:

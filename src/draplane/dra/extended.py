@@ -16,8 +16,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from draplane.api.meta import Obj
+from draplane.api import meta
+from draplane.api.meta import Obj, ObjLike
 from draplane.api.quantity import parse_quantity
+from draplane.api.types import (
+    ContainerExtendedResourceRequest,
+    DeviceClass,
+    DeviceRequest,
+    Pod,
+    PodResourceClaim,
+)
 
 IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
 EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
@@ -36,13 +44,13 @@ class ExtendedRequest:
     count: int
 
 
-def class_mapping(classes: Iterable[Obj]) -> dict[str, str]:
+def class_mapping(classes: Iterable[DeviceClass | Obj]) -> dict[str, str]:
     """Extended resource name -> DeviceClass name. Several classes naming one resource: the one
     created last wins (ties: the first name)."""
     explicit: dict[str, tuple[str, str]] = {}
     out: dict[str, str] = {}
     for cls in classes:
-        md = cls.get("metadata") or {}
+        md = meta.metadata(cls)
         name = str(md.get("name") or "")
         if not name:
             continue
@@ -65,10 +73,10 @@ def _count(value: object) -> int:
     return int(quantity) if quantity == int(quantity) and quantity > Fraction(0) else 0
 
 
-def extended_requests(pod: Obj, mapping: Mapping[str, str]) -> list[ExtendedRequest]:
+def extended_requests(pod: Pod | Obj, mapping: Mapping[str, str]) -> list[ExtendedRequest]:
     """The pod's container requests a DeviceClass in `mapping` serves, sorted by request name
     (createRequestsAndMappings); whole positive quantities only."""
-    spec = pod.get("spec") or {}
+    spec = meta.pod_spec(pod)
     containers = [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
     out: list[ExtendedRequest] = []
     for i, container in enumerate(containers):
@@ -91,7 +99,7 @@ def extended_requests(pod: Obj, mapping: Mapping[str, str]) -> list[ExtendedRequ
     return out
 
 
-def device_requests(requests: Iterable[ExtendedRequest]) -> list[Obj]:
+def device_requests(requests: Iterable[ExtendedRequest]) -> list[DeviceRequest]:
     """`spec.devices.requests` of the extended-resource claim."""
     return [
         {
@@ -106,7 +114,9 @@ def device_requests(requests: Iterable[ExtendedRequest]) -> list[Obj]:
     ]
 
 
-def request_mappings(requests: Iterable[ExtendedRequest]) -> list[Obj]:
+def request_mappings(
+    requests: Iterable[ExtendedRequest],
+) -> list[ContainerExtendedResourceRequest]:
     """`status.extendedResourceClaimStatus.requestMappings`."""
     return [
         {
@@ -118,14 +128,14 @@ def request_mappings(requests: Iterable[ExtendedRequest]) -> list[Obj]:
     ]
 
 
-def claim_name(pod: Obj) -> str | None:
+def claim_name(pod: Pod | Obj) -> str | None:
     """The pod's extended-resource claim as its status records it."""
-    status = (pod.get("status") or {}).get("extendedResourceClaimStatus") or {}
+    status = meta.pod_status(pod).get("extendedResourceClaimStatus") or {}
     name = status.get("resourceClaimName")
     return str(name) if name else None
 
 
-def pod_claim(pod: Obj) -> Obj | None:
+def pod_claim(pod: Pod | Obj) -> PodResourceClaim | None:
     """The extended-resource claim as a pod-claim entry (`{name, resourceClaimName}`), for
     components that walk a pod's claims: the kubelet prepares it, the node authorizer lets the
     node read it."""
@@ -133,6 +143,5 @@ def pod_claim(pod: Obj) -> Obj | None:
     return {"name": SPECIAL_CLAIM_NAME, "resourceClaimName": name} if name else None
 
 
-def is_extended_claim(claim: Obj) -> bool:
-    annotations = (claim.get("metadata") or {}).get("annotations") or {}
-    return annotations.get(EXTENDED_CLAIM_ANNOTATION) == "true"
+def is_extended_claim(claim: ObjLike) -> bool:
+    return meta.annotations(claim).get(EXTENDED_CLAIM_ANNOTATION) == "true"

@@ -10,6 +10,7 @@ from draplane.api.kinds import (
     RESOURCE_SLICES,
 )
 from draplane.api.meta import Obj
+from draplane.api.types import ResourceClaim
 
 __all__ = [
     "DELETE_PROTECTION_FINALIZER",
@@ -28,6 +29,6 @@ RESERVED_FOR_MAX_SIZE = 256
 """resource.k8s.io/v1 ResourceClaimReservedForMaxSize."""
 
 
-def can_be_reserved(claim: Obj) -> bool:
+def can_be_reserved(claim: ResourceClaim | Obj) -> bool:
     """v1 claims are always shareable, up to RESERVED_FOR_MAX_SIZE consumers."""
     return len((claim.get("status") or {}).get("reservedFor") or ()) < RESERVED_FOR_MAX_SIZE

@@ -16,6 +16,7 @@ from draplane.api.errors import StatusError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.nodeselector import NodeSelector
+from draplane.api.types import Pod, PodResourceClaim
 from draplane.client.interface import Client
 from draplane.dra import extended
 from draplane.dra.kubeletplugin import NodePluginRegistry
@@ -54,7 +55,7 @@ class NodeContext:
         return meta.name(self.node)
 
 
-async def prepare_claims(ctx: NodeContext, pod: Obj) -> list[PreparedClaim]:
+async def prepare_claims(ctx: NodeContext, pod: Pod) -> list[PreparedClaim]:
     """Prepare every claim the pod's containers use, in spec order.
 
     As kubelet does, a claim no container uses is still resolved, fetched and checked for
@@ -62,7 +63,7 @@ async def prepare_claims(ctx: NodeContext, pod: Obj) -> list[PreparedClaim]:
     """
     prepared: list[PreparedClaim] = []
     used = _claims_used_by_containers(pod)
-    for pod_claim in (pod.get("spec") or {}).get("resourceClaims") or []:
+    for pod_claim in meta.pod_claims(pod):
         claim = await _reserved_claim(ctx, pod, pod_claim)
         if claim is None or pod_claim.get("name") not in used:
             continue
@@ -87,7 +88,9 @@ def claim_drivers(claim: Obj) -> list[str]:
     return [driver_name] if driver_name else deviceconfig.drivers(claim)
 
 
-async def _prepare(ctx: NodeContext, pod_claim: Obj, claim: Obj, driver_name: str) -> PreparedClaim:
+async def _prepare(
+    ctx: NodeContext, pod_claim: PodResourceClaim, claim: Obj, driver_name: str
+) -> PreparedClaim:
     plugin = ctx.plugins.plugin(driver_name, ctx.node_name)
     if plugin is None:
         raise ClaimNotReady(
@@ -116,7 +119,7 @@ async def unprepare_claims(ctx: NodeContext, claims: list[PreparedClaim]) -> Non
             await plugin.unprepare(prepared.claim)
 
 
-async def find_claims(ctx: NodeContext, pod: Obj) -> list[PreparedClaim]:
+async def find_claims(ctx: NodeContext, pod: Pod) -> list[PreparedClaim]:
     """Best effort: the pod's claims as they are now, for unpreparing what an earlier run of
     this node prepared. Claims that cannot be read are left out."""
     found: list[PreparedClaim] = []
@@ -143,7 +146,7 @@ async def find_claims(ctx: NodeContext, pod: Obj) -> list[PreparedClaim]:
     return found
 
 
-async def _reserved_claim(ctx: NodeContext, pod: Obj, pod_claim: Obj) -> Obj | None:
+async def _reserved_claim(ctx: NodeContext, pod: Pod, pod_claim: PodResourceClaim) -> Obj | None:
     """The claim behind a pod claim, checked as kubelet's PrepareResources checks it; None when
     the pod status says no claim is needed."""
     pod_ref = f"{meta.namespace(pod)}/{meta.name(pod)}"
@@ -194,8 +197,8 @@ def _check_available(ctx: NodeContext, claim: Obj) -> None:
         )
 
 
-def _claims_used_by_containers(pod: Obj) -> set[str]:
-    spec = pod.get("spec") or {}
+def _claims_used_by_containers(pod: Pod) -> set[str]:
+    spec = meta.pod_spec(pod)
     return {
         str(ref.get("name"))
         for container in (spec.get("containers") or []) + (spec.get("initContainers") or [])

@@ -15,10 +15,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
+from draplane.api.types import Pod, PodStatus
 from draplane.client.events import EventRecorder
 from draplane.client.informer import DeletedFinalStateUnknown, Informer
 from draplane.client.ratelimit import ItemExponentialFailureRateLimiter
@@ -111,7 +112,7 @@ class Kubelet:
         self.queue.forget(key)
 
     async def _sync(self, key: PodKey) -> None:
-        pod = self.informer.lister.get(key.name, key.namespace)
+        pod = cast("Pod | None", self.informer.lister.get(key.name, key.namespace))
         if pod is None:
             for uid in [uid for uid, run in self._runs.items() if run.key == key]:
                 await unprepare_claims(self.ctx, self._runs.pop(uid).claims)
@@ -119,7 +120,7 @@ class Kubelet:
         if meta.deletion_timestamp(pod):
             await self._finish_deletion(pod, key)
             return
-        status = pod.get("status") or {}
+        status = meta.pod_status(pod)
         if status.get("phase") in TERMINAL_PHASES:
             run = self._runs.pop(meta.uid(pod), None)
             if run is not None:
@@ -133,11 +134,14 @@ class Kubelet:
             self._ips += 1
             started = {
                 **pod,
-                "status": _podstatus.start_status(
-                    pod,
-                    now=now,
-                    host_ip=self._host_ip,
-                    pod_ip=_objects.pod_ip(self._index, self._ips),
+                "status": cast(
+                    PodStatus,
+                    _podstatus.start_status(
+                        pod,
+                        now=now,
+                        host_ip=self._host_ip,
+                        pod_ip=_objects.pod_ip(self._index, self._ips),
+                    ),
                 ),
             }
         how = _podstatus.behaviour(pod, default_run_seconds=self._run_seconds)
@@ -153,18 +157,19 @@ class Kubelet:
         if started is not pod:
             log.log(V2, "node %s: started pod %s", self.ctx.node_name, meta.key(pod))
             if claims:
-                self.recorder.event(pod, "Normal", CLAIMS_PREPARED, _prepared_message(claims))
+                message = _prepared_message(claims)
+                self.recorder.event(cast(Obj, pod), "Normal", CLAIMS_PREPARED, message)
         if wake is not None:
             # The clock is read again: it may have moved while the status was written.
             self.queue.add_after(key, max((wake - self._clock.now()).total_seconds(), 0.0))
 
-    async def _prepare(self, pod: Obj, key: PodKey) -> None:
+    async def _prepare(self, pod: Pod, key: PodKey) -> None:
         """Prepare the pod's claims once per pod UID; a pod that must wait for them reports
         its containers as ContainerCreating."""
         try:
             claims = await prepare_claims(self.ctx, pod)
         except ClaimNotReady:
-            if not (pod.get("status") or {}).get("containerStatuses"):
+            if not meta.pod_status(pod).get("containerStatuses"):
                 now = self._clock.now()
                 await self._write_status(
                     pod, _podstatus.pending_status(pod, now=now, host_ip=self._host_ip)
@@ -172,14 +177,14 @@ class Kubelet:
             raise
         self._runs[meta.uid(pod)] = _PodRun(key, claims)
 
-    async def _write_status(self, pod: Obj, status: Obj) -> None:
-        if status == (pod.get("status") or {}):
+    async def _write_status(self, pod: Pod, status: Obj) -> None:
+        if status == meta.pod_status(pod):
             return
         updated = meta.deep_copy(pod)
         updated["status"] = status
         await self.ctx.client.update(kinds.PODS, updated, subresource="status")
 
-    async def _finish_deletion(self, pod: Obj, key: PodKey) -> None:
+    async def _finish_deletion(self, pod: Pod, key: PodKey) -> None:
         """Stop the pod's containers within its grace period, report its terminal phase,
         then DELETE it with grace period 0 and a UID precondition.
 
@@ -189,8 +194,8 @@ class Kubelet:
         manager): it is what tells the claim controller that the pod's claims are free. A pod
         that keeps other finalizers (a foreground deletion waits for its claims) would
         otherwise hold its reservations, and so its claims and itself, forever."""
-        status = pod.get("status") or {}
-        md = pod.get("metadata") or {}
+        status = meta.pod_status(pod)
+        md = meta.metadata(pod)
         if status.get("phase") not in TERMINAL_PHASES:
             now = self._clock.now()
             deadline = parse_time(str(md["deletionTimestamp"]))

@@ -6,9 +6,12 @@ kubelet code stays about decisions rather than dict shapes.
 
 from __future__ import annotations
 
+from typing import cast
+
 from draplane.api import meta
 from draplane.api.auth import NODE_LEASE_NAMESPACE
 from draplane.api.meta import Obj
+from draplane.api.types import Node, NodeStatus
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 LEASE_NAMESPACE = NODE_LEASE_NAMESPACE
@@ -40,7 +43,7 @@ def pod_ip(index: int, serial: int) -> str:
 
 
 def node_object(name: str, *, index: int, now: str, kubelet_version: str = KUBELET_VERSION) -> Obj:
-    return {
+    node: Node = {
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {
@@ -54,9 +57,12 @@ def node_object(name: str, *, index: int, now: str, kubelet_version: str = KUBEL
         "spec": {"podCIDR": pod_cidr(index)},
         "status": node_status(name, index=index, now=now, kubelet_version=kubelet_version),
     }
+    return cast(Obj, node)
 
 
-def node_status(name: str, *, index: int, now: str, kubelet_version: str = KUBELET_VERSION) -> Obj:
+def node_status(
+    name: str, *, index: int, now: str, kubelet_version: str = KUBELET_VERSION
+) -> NodeStatus:
     return {
         "capacity": dict(CAPACITY),
         "allocatable": dict(CAPACITY),

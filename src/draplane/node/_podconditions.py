@@ -6,28 +6,27 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from draplane.api import meta
 from draplane.api.meta import Obj
+from draplane.api.types import Container, Pod
 from draplane.clock import format_time
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
 CONDITION_ORDER = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")
 
 
-def _spec(pod: Obj) -> Obj:
-    return pod.get("spec") or {}
-
-
-def _sidecar(container: Obj) -> bool:
+def sidecar(container: Container) -> bool:
+    """A restartable init container (`restartPolicy: Always`)."""
     return container.get("restartPolicy") == "Always"
 
 
-def phase(pod: Obj, status: Obj) -> str:
+def phase(pod: Pod, status: Obj) -> str:
     """kubelet's getPhase over the container statuses."""
-    spec = _spec(pod)
+    spec = meta.pod_spec(pod)
     policy = str(spec.get("restartPolicy") or "Always")
     inits = {str(cs.get("name")): cs for cs in status.get("initContainerStatuses") or []}
     for container in spec.get("initContainers") or []:
-        if _sidecar(container):
+        if sidecar(container):
             continue
         cs = inits.get(str(container.get("name")))
         terminated = ((cs or {}).get("state") or {}).get("terminated")
@@ -60,13 +59,13 @@ def phase(pod: Obj, status: Obj) -> str:
 
 
 def finish(
-    pod: Obj, status: Obj, *, now: datetime, sandbox: bool, phase_: str | None = None
+    pod: Pod, status: Obj, *, now: datetime, sandbox: bool, phase_: str | None = None
 ) -> Obj:
     """Set the phase (`phase_`, else computed) and the conditions from the container
     statuses; `sandbox`: the pod sandbox exists (PodReadyToStartContainers)."""
     status["phase"] = phase_ or phase(pod, status)
     terminal = status["phase"] in TERMINAL_PHASES
-    spec = _spec(pod)
+    spec = meta.pod_spec(pod)
     _set_condition(status, "PodReadyToStartContainers", sandbox, now=now)
     incomplete = [
         str(cs.get("name"))
@@ -95,7 +94,7 @@ def finish(
         reason = "PodCompleted" if status["phase"] == "Succeeded" else "PodFailed"
         ready, message = False, ""
     else:
-        sidecars = {str(c.get("name")) for c in spec.get("initContainers") or [] if _sidecar(c)}
+        sidecars = {str(c.get("name")) for c in spec.get("initContainers") or [] if sidecar(c)}
         unready = [
             str(cs.get("name"))
             for cs in status.get("initContainerStatuses") or []
@@ -119,9 +118,9 @@ def finish(
     return status
 
 
-def _readiness_gates(pod: Obj, status: Obj) -> tuple[str, str]:
+def _readiness_gates(pod: Pod, status: Obj) -> tuple[str, str]:
     conditions = {str(c.get("type")): c for c in status.get("conditions") or []}
-    for gate in _spec(pod).get("readinessGates") or []:
+    for gate in meta.pod_spec(pod).get("readinessGates") or []:
         kind = str(gate.get("conditionType"))
         if kind not in conditions:
             return (

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from draplane.api import meta
-from draplane.api.meta import Obj
+from draplane.api.meta import Obj, ObjLike
+from draplane.api.types import Container, Pod
 from draplane.clock import format_time, parse_time
-from draplane.node._podconditions import TERMINAL_PHASES, finish
+from draplane.node._podconditions import TERMINAL_PHASES, finish, sidecar
 
 RUN_SECONDS_ANNOTATION = "draplane.dev/run-seconds"
 """Seconds each regular container of the pod runs before it exits (default: never exits)."""
@@ -40,7 +41,7 @@ class Behaviour:
     stop_seconds: float = 0.0
 
 
-def behaviour(pod: Obj, *, default_run_seconds: float | None = None) -> Behaviour:
+def behaviour(pod: Pod, *, default_run_seconds: float | None = None) -> Behaviour:
     """The pod's behaviour from its annotations; malformed values fall back to the defaults."""
     annotations = meta.annotations(pod)
     run = _number(annotations.get(RUN_SECONDS_ANNOTATION))
@@ -63,13 +64,13 @@ def _number(value: str | None) -> float | None:
     return number if number is not None and number >= 0 else None
 
 
-def is_started(status: Obj) -> bool:
+def is_started(status: ObjLike) -> bool:
     """The containers were created (a first start status was written)."""
     statuses = status.get("containerStatuses") or []
     return bool(statuses) and all(cs.get("containerID") for cs in statuses)
 
 
-def container_id(pod: Obj, name: str, restart_count: int) -> str:
+def container_id(pod: Pod, name: str, restart_count: int) -> str:
     digest = hashlib.sha256(f"{meta.uid(pod)}/{name}/{restart_count}".encode()).hexdigest()
     return "containerd://" + digest
 
@@ -82,20 +83,12 @@ def image_id(image: str) -> str:
     return f"{repository}@sha256:{hashlib.sha256(image.encode()).hexdigest()}"
 
 
-def _spec(pod: Obj) -> Obj:
-    return pod.get("spec") or {}
-
-
-def _sidecar(container: Obj) -> bool:
-    return container.get("restartPolicy") == "Always"
-
-
-def _base(container: Obj) -> Obj:
+def _base(container: Container) -> Obj:
     image = str(container.get("image", ""))
     return {"name": container.get("name", ""), "image": image, "imageID": "", "containerID": ""}
 
 
-def _waiting(container: Obj, reason: str = "ContainerCreating") -> Obj:
+def _waiting(container: Container, reason: str = "ContainerCreating") -> Obj:
     return {
         **_base(container),
         "ready": False,
@@ -106,7 +99,7 @@ def _waiting(container: Obj, reason: str = "ContainerCreating") -> Obj:
     }
 
 
-def _run(pod: Obj, cs: Obj, at: datetime, *, restart_count: int) -> None:
+def _run(pod: Pod, cs: Obj, at: datetime, *, restart_count: int) -> None:
     cs["restartCount"] = restart_count
     cs["containerID"] = container_id(pod, str(cs["name"]), restart_count)
     cs["imageID"] = image_id(str(cs["image"]))
@@ -125,7 +118,7 @@ def _terminated(cs: Obj, code: int, *, started: str, finished: datetime) -> Obj:
     }
 
 
-def pending_status(pod: Obj, *, now: datetime, host_ip: str) -> Obj:
+def pending_status(pod: Pod, *, now: datetime, host_ip: str) -> Obj:
     """Containers waiting in ContainerCreating (their claims are not prepared yet)."""
     status = meta.deep_copy(pod.get("status") or {})
     status.update(
@@ -134,7 +127,7 @@ def pending_status(pod: Obj, *, now: datetime, host_ip: str) -> Obj:
         hostIPs=[{"ip": host_ip}],
         startTime=status.get("startTime") or format_time(now),
     )
-    spec = _spec(pod)
+    spec = meta.pod_spec(pod)
     waiting = "PodInitializing" if spec.get("initContainers") else "ContainerCreating"
     if spec.get("initContainers"):
         status["initContainerStatuses"] = [_waiting(c, waiting) for c in spec["initContainers"]]
@@ -142,7 +135,7 @@ def pending_status(pod: Obj, *, now: datetime, host_ip: str) -> Obj:
     return finish(pod, status, now=now, sandbox=False)
 
 
-def start_status(pod: Obj, *, now: datetime, host_ip: str, pod_ip: str) -> Obj:
+def start_status(pod: Pod, *, now: datetime, host_ip: str, pod_ip: str) -> Obj:
     """The containers start: regular init containers ran to completion, sidecars and
     regular containers run."""
     status = meta.deep_copy(pod.get("status") or {})
@@ -153,12 +146,12 @@ def start_status(pod: Obj, *, now: datetime, host_ip: str, pod_ip: str) -> Obj:
         podIPs=[{"ip": pod_ip}],
         startTime=status.get("startTime") or format_time(now),
     )
-    spec = _spec(pod)
+    spec = meta.pod_spec(pod)
     inits: list[Obj] = []
     for container in spec.get("initContainers") or []:
         cs = _waiting(container)
         _run(pod, cs, now, restart_count=0)
-        if not _sidecar(container):
+        if not sidecar(container):
             cs["state"] = {"terminated": _terminated(cs, 0, started=format_time(now), finished=now)}
             cs["ready"] = cs["started"] = False
         inits.append(cs)
@@ -173,10 +166,10 @@ def start_status(pod: Obj, *, now: datetime, host_ip: str, pod_ip: str) -> Obj:
     return finish(pod, status, now=now, sandbox=True)
 
 
-def advance(pod: Obj, how: Behaviour, *, now: datetime) -> tuple[Obj, datetime | None]:
+def advance(pod: Pod, how: Behaviour, *, now: datetime) -> tuple[Obj, datetime | None]:
     """The started pod's status at `now`, and when it changes next (None: not by itself)."""
     status = meta.deep_copy(pod.get("status") or {})
-    policy = str(_spec(pod).get("restartPolicy") or "Always")
+    policy = str(meta.pod_spec(pod).get("restartPolicy") or "Always")
     wakes: list[datetime] = []
     for cs in status.get("initContainerStatuses") or []:
         if "terminated" not in cs.get("state", {}):  # a sidecar: runs until the pod stops
@@ -199,7 +192,7 @@ def advance(pod: Obj, how: Behaviour, *, now: datetime) -> tuple[Obj, datetime |
 
 
 def _advance_container(
-    pod: Obj, cs: Obj, how: Behaviour, policy: str, now: datetime
+    pod: Pod, cs: Obj, how: Behaviour, policy: str, now: datetime
 ) -> datetime | None:
     for _ in range(_MAX_STEPS):
         state = cs.get("state") or {}
@@ -249,7 +242,7 @@ def backoff(restart: int, ran_seconds: float) -> float:
     return min(BACKOFF_INITIAL * float(2 ** min(restart - 2, 16)), BACKOFF_MAX)
 
 
-def stopped_status(pod: Obj, *, at: datetime, killed: bool) -> Obj:
+def stopped_status(pod: Pod, *, at: datetime, killed: bool) -> Obj:
     """A deleted pod whose containers stopped at `at`: terminal whatever its restartPolicy,
     Succeeded when every container exited 0, else Failed."""
     status = meta.deep_copy(pod.get("status") or {})
@@ -269,7 +262,7 @@ def stopped_status(pod: Obj, *, at: datetime, killed: bool) -> Obj:
     if not (status.get("containerStatuses") or []):
         status["containerStatuses"] = [
             {**_waiting(c), "state": {"terminated": _unknown(at)}}
-            for c in _spec(pod).get("containers") or []
+            for c in meta.pod_spec(pod).get("containers") or []
         ]
     codes = [_last_exit_code(cs) for cs in status["containerStatuses"]]
     status["phase"] = "Succeeded" if started and all(c == 0 for c in codes) else "Failed"

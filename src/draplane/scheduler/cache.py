@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 
+from draplane.api import meta
 from draplane.api.meta import Obj
 from draplane.scheduler.framework.types import NodeInfo, PodInfo
 
@@ -67,7 +68,7 @@ class SchedulerCache:
     def add_pod(self, pod: Obj) -> None:
         """A bound pod from the informer; confirms an assumed pod."""
         info = PodInfo(pod)
-        node_name = (pod.get("spec") or {}).get("nodeName") or ""
+        node_name = meta.node_name(pod)
         self._assumed.discard(info.uid)
         self._held.discard(info.uid)
         self._place(info, node_name)
@@ -76,7 +77,7 @@ class SchedulerCache:
         self.add_pod(pod)
 
     def remove_pod(self, pod: Obj) -> None:
-        uid = (pod.get("metadata") or {}).get("uid") or ""
+        uid = meta.uid(pod)
         self._assumed.discard(uid)
         self._held.discard(uid)
         self._unplace(uid)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from draplane.api import meta
 from draplane.api.meta import Obj
+from draplane.api.types import Node, NodeStatus, Pod
 from draplane.client.informer import Informer
 from draplane.scheduler.cache import SchedulerCache
-from draplane.scheduler.framework.types import GVK, ActionType, ClusterEvent
+from draplane.scheduler.framework.types import GVK, ActionType, ClusterEvent, unwrap
 from draplane.scheduler.queue.scheduling_queue import SchedulingQueue
 
 NODE_ADD = ClusterEvent(GVK.NODE, ActionType.ADD, "NodeAdd")
@@ -34,20 +36,15 @@ PSC_UPDATE = ClusterEvent(
 _TERMINAL_PHASES = ("Succeeded", "Failed")
 
 
-def _unwrap(obj: Any) -> Obj:
-    inner = getattr(obj, "obj", None)
-    return inner if isinstance(inner, dict) else obj  # type: ignore[no-any-return]
+def assigned(pod: Pod | Obj) -> bool:
+    return bool(meta.node_name(pod))
 
 
-def assigned(pod: Obj) -> bool:
-    return bool((pod.get("spec") or {}).get("nodeName"))
+def terminated(pod: Pod | Obj) -> bool:
+    return meta.pod_status(pod).get("phase") in _TERMINAL_PHASES
 
 
-def terminated(pod: Obj) -> bool:
-    return (pod.get("status") or {}).get("phase") in _TERMINAL_PHASES
-
-
-def node_update_event(old: Obj, new: Obj) -> ClusterEvent | None:
+def node_update_event(old: Node, new: Node) -> ClusterEvent | None:
     """The first changed property, in kube-scheduler's order; None if nothing relevant."""
     old_spec, new_spec = old.get("spec") or {}, new.get("spec") or {}
     old_status, new_status = old.get("status") or {}, new.get("status") or {}
@@ -56,7 +53,7 @@ def node_update_event(old: Obj, new: Obj) -> ClusterEvent | None:
         return ClusterEvent(GVK.NODE, ActionType.UPDATE_NODE_TAINT, "NodeSpecUnschedulableChange")
     if old_status.get("allocatable") != new_status.get("allocatable"):
         return ClusterEvent(GVK.NODE, ActionType.UPDATE_NODE_ALLOCATABLE, "NodeAllocatableChange")
-    if (old.get("metadata") or {}).get("labels") != (new.get("metadata") or {}).get("labels"):
+    if meta.metadata(old).get("labels") != meta.metadata(new).get("labels"):
         return ClusterEvent(GVK.NODE, ActionType.UPDATE_NODE_LABEL, "NodeLabelChange")
     if old_spec.get("taints") != new_spec.get("taints"):
         return ClusterEvent(GVK.NODE, ActionType.UPDATE_NODE_TAINT, "NodeTaintChange")
@@ -65,7 +62,7 @@ def node_update_event(old: Obj, new: Obj) -> ClusterEvent | None:
     return None
 
 
-def _conditions(status: Obj) -> list[tuple[str, str]]:
+def _conditions(status: NodeStatus) -> list[tuple[str, str]]:
     return [(c.get("type", ""), c.get("status", "")) for c in status.get("conditions") or ()]
 
 
@@ -81,8 +78,8 @@ class EventHandlers:
     reject_waiting_pod: Callable[[str], bool] = field(default=_no_waiting_pod)
     """Rejects the pod with this UID if it waits at Permit (the framework's)."""
 
-    def responsible(self, pod: Obj) -> bool:
-        name = (pod.get("spec") or {}).get("schedulerName") or "default-scheduler"
+    def responsible(self, pod: Pod | Obj) -> bool:
+        name = meta.pod_spec(pod).get("schedulerName") or "default-scheduler"
         return bool(name == self.scheduler_name)
 
     def install(
@@ -103,7 +100,7 @@ class EventHandlers:
         nodes.add_handler(
             on_add=self.on_node_add,
             on_update=self.on_node_update,
-            on_delete=lambda obj: self.cache.remove_node(_unwrap(obj)),
+            on_delete=lambda obj: self.cache.remove_node(unwrap(obj)),
         )
         claims.add_handler(
             on_add=lambda obj: self.queue.move_all_to_active_or_backoff(CLAIM_ADD, None, obj),
@@ -152,20 +149,20 @@ class EventHandlers:
             return
         if not self.responsible(new) or terminated(new):
             self.queue.delete(new)
-            self.cache.release((new.get("metadata") or {}).get("uid") or "")
+            self.cache.release(meta.uid(new))
             return
-        uid = (new.get("metadata") or {}).get("uid") or ""
+        uid = meta.uid(new)
         if self.cache.is_assumed(uid):
             return
         self.queue.update(old, new)
 
     def on_pod_delete(self, obj: Any) -> None:
-        pod = _unwrap(obj)
+        pod = unwrap(obj)
         if assigned(pod):
             self.cache.remove_pod(pod)
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
         else:
-            uid = (pod.get("metadata") or {}).get("uid") or ""
+            uid = meta.uid(pod)
             self.queue.delete(pod)
             self.cache.release(uid)
             # Its binding cycle then unreserves, forgets the assumed pod and sends the
@@ -178,6 +175,6 @@ class EventHandlers:
 
     def on_node_update(self, old: Obj, new: Obj) -> None:
         self.cache.update_node(new)
-        event = node_update_event(old, new)
+        event = node_update_event(cast(Node, old), cast(Node, new))
         if event is not None:
             self.queue.move_all_to_active_or_backoff(event, old, new)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from draplane.api import errors
+from draplane.api import errors, meta
 from draplane.api.kinds import PODS
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
@@ -52,7 +52,7 @@ async def update_pod_condition(
     )
     if condition is None:
         return
-    md = pod.get("metadata") or {}
+    md = meta.metadata(pod)
     try:
         await client.patch(
             PODS,

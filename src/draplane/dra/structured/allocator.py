@@ -30,9 +30,9 @@ from draplane.dra.structured.firstfit import (
     simple_request,
 )
 from draplane.dra.structured.freedevices import cannot_fit, demand
-from draplane.dra.structured.pools import Pool, SliceIndex
+from draplane.dra.structured.pools import Candidate, Pool, SliceIndex
 from draplane.dra.structured.prepare import ConstraintSpec, prepare
-from draplane.dra.structured.requests import Candidate, RequestData
+from draplane.dra.structured.requests import Claim, RequestData
 from draplane.dra.structured.search import Search
 from draplane.dra.structured.state import (
     AllocatedState,
@@ -58,7 +58,7 @@ class _Prepared:
 
     def __init__(
         self,
-        claims: Sequence[Obj],
+        claims: Sequence[Claim],
         requests: dict[tuple[int, int, int], RequestData],
         constraints: list[list[ConstraintSpec]],
         simple: RequestData | None,
@@ -120,7 +120,7 @@ class Allocator:
     def allocate(
         self,
         node: Obj,
-        claims: Sequence[Obj],
+        claims: Sequence[Claim],
         *,
         in_flight: Iterable[Obj] = (),
         is_cancelled: Callable[[], str | None] | None = None,
@@ -137,7 +137,7 @@ class Allocator:
     def find(
         self,
         node: Obj,
-        claims: Sequence[Obj],
+        claims: Sequence[Claim],
         *,
         in_flight: Iterable[Obj] = (),
         is_cancelled: Callable[[], str | None] | None = None,
@@ -205,7 +205,7 @@ class Allocator:
     def _first_fit_answer(
         self,
         node: Obj,
-        claims: Sequence[Obj],
+        claims: Sequence[Claim],
         requests: dict[tuple[int, int, int], RequestData],
         rd: RequestData,
         pools: list[Pool],
@@ -252,7 +252,9 @@ class Allocator:
 
         return lookup
 
-    def _prepared_requests(self, claims: Sequence[Obj], pools: list[Pool], node: Obj) -> _Prepared:
+    def _prepared_requests(
+        self, claims: Sequence[Claim], pools: list[Pool], node: Obj
+    ) -> _Prepared:
         """Prepared requests, reused across nodes unless some request is allocationMode All."""
         hit = self._prepared
         if hit is not None and (

@@ -11,19 +11,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
 
 from draplane.api.quantity import parse_quantity
+from draplane.api.types import Device, DeviceCapacity, DeviceSubRequest, ExactDeviceRequest
 
-Obj = Mapping[str, Any]
 
-
-def requested_capacity(request: Obj) -> dict[str, Fraction]:
+def requested_capacity(request: ExactDeviceRequest | DeviceSubRequest) -> dict[str, Fraction]:
     reqs = (request.get("capacity") or {}).get("requests") or {}
     return {name: parse_quantity(str(q)) for name, q in reqs.items()}
 
 
-def _consumed(requested: Fraction | None, cap: Obj) -> Fraction | None:
+def _consumed(requested: Fraction | None, cap: DeviceCapacity) -> Fraction | None:
     """The amount consumed of one capacity, or None when the policy cannot satisfy it."""
     value = parse_quantity(str(cap.get("value", "0")))
     policy = cap.get("requestPolicy")
@@ -53,7 +51,9 @@ def _consumed(requested: Fraction | None, cap: Obj) -> Fraction | None:
     return requested
 
 
-def consumed_capacity(requested: Mapping[str, Fraction], device: Obj) -> dict[str, Fraction] | None:
+def consumed_capacity(
+    requested: Mapping[str, Fraction], device: Device
+) -> dict[str, Fraction] | None:
     """What one allocation of a shareable device consumes, or None if the policy forbids it."""
     out: dict[str, Fraction] = {}
     for name, cap in (device.get("capacity") or {}).items():
@@ -66,7 +66,7 @@ def consumed_capacity(requested: Mapping[str, Fraction], device: Obj) -> dict[st
 
 def fits(
     requested: Mapping[str, Fraction],
-    device: Obj,
+    device: Device,
     allocated: Mapping[str, Fraction] | None,
     allocating: Mapping[str, Fraction] | None,
     *,

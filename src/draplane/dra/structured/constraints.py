@@ -7,24 +7,23 @@ bare `<id>` attribute. `add()` either accepts a device (and books it) or rejects
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-Obj = Mapping[str, Any]
+from draplane.api.types import Device, DeviceAttribute
 
 
-def lookup_attribute(device: Obj, driver: str, name: str) -> Obj | None:
+def lookup_attribute(device: Device, driver: str, name: str) -> DeviceAttribute | None:
     attrs = device.get("attributes") or {}
     hit = attrs.get(name)
     if hit is not None:
-        return hit  # type: ignore[no-any-return]
+        return hit
     domain, sep, ident = name.partition("/")
     if not sep or domain != driver:
         return None
-    return attrs.get(ident)  # type: ignore[no-any-return]
+    return attrs.get(ident)
 
 
-def _value(attr: Obj) -> tuple[str, Any] | None:
+def _value(attr: DeviceAttribute) -> tuple[str, Any] | None:
     for kind in ("string", "int", "bool", "version"):
         if kind in attr:
             return kind, attr[kind]
@@ -43,10 +42,10 @@ class _Constraint:
             bool(subrequest) and f"{request}/{subrequest}" in self.requests
         )
 
-    def add(self, request: str, subrequest: str, device: Obj, driver: str) -> bool:
+    def add(self, request: str, subrequest: str, device: Device, driver: str) -> bool:
         raise NotImplementedError
 
-    def remove(self, request: str, subrequest: str, device: Obj, driver: str) -> None:
+    def remove(self, request: str, subrequest: str, device: Device, driver: str) -> None:
         raise NotImplementedError
 
 
@@ -58,7 +57,7 @@ class MatchAttribute(_Constraint):
         self.value: tuple[str, Any] | None = None
         self.count = 0
 
-    def add(self, request: str, subrequest: str, device: Obj, driver: str) -> bool:
+    def add(self, request: str, subrequest: str, device: Device, driver: str) -> bool:
         if not self.applies(request, subrequest):
             return True
         attr = lookup_attribute(device, driver, self.attribute)
@@ -72,7 +71,7 @@ class MatchAttribute(_Constraint):
         self.count += 1
         return True
 
-    def remove(self, request: str, subrequest: str, device: Obj, driver: str) -> None:
+    def remove(self, request: str, subrequest: str, device: Device, driver: str) -> None:
         if self.applies(request, subrequest):
             self.count -= 1
 
@@ -88,7 +87,7 @@ class DistinctAttribute(_Constraint):
         super().__init__(requests, attribute)
         self.values: dict[str, tuple[str, Any]] = {}
 
-    def add(self, request: str, subrequest: str, device: Obj, driver: str) -> bool:
+    def add(self, request: str, subrequest: str, device: Device, driver: str) -> bool:
         if not self.applies(request, subrequest):
             return True
         attr = lookup_attribute(device, driver, self.attribute)
@@ -98,6 +97,6 @@ class DistinctAttribute(_Constraint):
         self.values[request] = value
         return True
 
-    def remove(self, request: str, subrequest: str, device: Obj, driver: str) -> None:
+    def remove(self, request: str, subrequest: str, device: Device, driver: str) -> None:
         if self.applies(request, subrequest):
             self.values.pop(request, None)

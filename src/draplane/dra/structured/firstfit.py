@@ -20,16 +20,14 @@ nothing happened costs a tuple compare (of the same frozenset objects).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from draplane.dra.structured.pools import Gathered
-from draplane.dra.structured.requests import Candidate, RequestData, taint_prevents_allocation
+from draplane.dra.structured.context import AllocationContext
+from draplane.dra.structured.pools import Candidate, Gathered
+from draplane.dra.structured.requests import Claim, RequestData, taint_prevents_allocation
 from draplane.dra.structured.results import DeviceResult
 from draplane.dra.structured.search import Search, is_selectable
 from draplane.dra.structured.state import NO_NAMES, AllocatedState
-
-if TYPE_CHECKING:
-    from draplane.dra.structured.allocator import Allocator
 
 Obj = Mapping[str, Any]
 _MAX_RESULTS = 32
@@ -40,7 +38,7 @@ _FIT_MEMO_SIZE = 32
 
 
 def simple_request(
-    claims: Sequence[Obj],
+    claims: Sequence[Claim],
     requests: Mapping[tuple[int, int, int], RequestData],
     constraints: list[Any],
 ) -> RequestData | None:
@@ -61,9 +59,9 @@ def simple_request(
 
 
 def first_fit(
-    alloc: Allocator,
+    alloc: AllocationContext,
     node: Obj,
-    claim: Obj,
+    claim: Claim,
     rd: RequestData,
     candidates: list[Candidate],
     allocated: AllocatedState,
@@ -95,9 +93,9 @@ class FirstFitAnswer:
 
     def __init__(
         self,
-        alloc: Allocator,
+        alloc: AllocationContext,
         node: Obj,
-        claims: Sequence[Obj],
+        claims: Sequence[Claim],
         requests: dict[tuple[int, int, int], RequestData],
         rd: RequestData,
         chosen: list[Candidate],

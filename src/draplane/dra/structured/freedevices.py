@@ -22,15 +22,13 @@ a dict lookup per pool while nothing on it changes. The answer is only given whe
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from draplane.dra.structured.pools import Pool, pool_candidates
-from draplane.dra.structured.requests import Candidate, RequestData
+from draplane.dra.structured.context import AllocationContext
+from draplane.dra.structured.pools import Candidate, Pool, pool_candidates
+from draplane.dra.structured.requests import Claim, RequestData
 from draplane.dra.structured.search import is_selectable
 from draplane.dra.structured.state import AllocatedState, AllocationError
-
-if TYPE_CHECKING:
-    from draplane.dra.structured.allocator import Allocator
 
 Obj = Mapping[str, Any]
 RequestKey = tuple[int, int, int]
@@ -78,9 +76,9 @@ def free_devices(pools: Sequence[Pool], allocated: AllocatedState) -> tuple[int,
 
 
 def cannot_fit(
-    alloc: Allocator,
+    alloc: AllocationContext,
     node: Obj,
-    claims: Sequence[Obj],
+    claims: Sequence[Claim],
     requests: Mapping[RequestKey, RequestData],
     need: tuple[int, bool],
     pools: Sequence[Pool],
@@ -101,9 +99,9 @@ def cannot_fit(
 
 
 def _selectors_raise(
-    alloc: Allocator,
+    alloc: AllocationContext,
     node: Obj,
-    claims: Sequence[Obj],
+    claims: Sequence[Claim],
     requests: Mapping[RequestKey, RequestData],
     candidates: Sequence[Candidate],
     allocated: AllocatedState,

@@ -12,11 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from draplane.api.nodeselector import NodeSelector
 from draplane.api.quantity import parse_quantity
-from draplane.dra.structured.state import AllocationError, Features
+from draplane.api.types import (
+    Device,
+    NodeSelector as NodeSelectorObj,
+    ResourceSlice,
+    ResourceSliceSpec,
+)
+from draplane.dra.structured.state import AllocationError, DeviceID, Features
 
 Obj = Mapping[str, Any]
 
@@ -26,15 +32,15 @@ class Pool:
     driver: str
     name: str
     generation: int
-    slices: list[Obj] = field(default_factory=list)  # targeting the node, sorted by name
-    slices_not_targeting: list[Obj] = field(default_factory=list)
+    slices: list[ResourceSlice] = field(default_factory=list)  # targeting the node, by name
+    slices_not_targeting: list[ResourceSlice] = field(default_factory=list)
     incomplete: bool = False
     invalid: bool = False
     invalid_reason: str = ""
     counter_sets: dict[str, dict[str, Fraction]] = field(default_factory=dict)
     has_binding_conditions: bool = False
-    # Search candidates of this pool, built once: (device ID, device, slice)
-    candidates: list[Any] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    """Search candidates of this pool, built once (`pool_candidates`)."""
     free: tuple[frozenset[str], int] | None = None
     """(the pool's allocated names, `DeviceSet.names`; its devices outside them):
     `freedevices.free_devices`' cache, valid while the same names object is current."""
@@ -46,15 +52,32 @@ class Pool:
         return f"{self.driver}/{self.name}"
 
 
-_selector_cache: dict[int, tuple[Obj, NodeSelector]] = {}
+class Candidate:
+    """One device of a gathered pool, in search order."""
+
+    __slots__ = ("device", "driver", "id", "independent", "pool", "slice")
+
+    def __init__(self, did: DeviceID, device: Device, slice_: ResourceSlice, pool: Pool) -> None:
+        self.id = did
+        self.driver = did[0]
+        self.device = device
+        self.slice = slice_
+        self.pool = pool
+        self.independent = not (
+            device.get("consumesCounters") or device.get("allowMultipleAllocations")
+        )
+        """Whether the device can be picked or not regardless of the other picks."""
 
 
-def parse_node_selector(sel: Obj) -> NodeSelector:
+_selector_cache: dict[int, tuple[NodeSelectorObj, NodeSelector]] = {}
+
+
+def parse_node_selector(sel: NodeSelectorObj) -> NodeSelector:
     hit = _selector_cache.get(id(sel))
     if hit is not None and hit[0] is sel:
         return hit[1]
     try:
-        parsed = NodeSelector.parse(dict(sel))
+        parsed = NodeSelector.parse(cast(dict[str, Any], sel.copy()))
     except ValueError as e:
         raise AllocationError(f"failed to parse node selector: {e}") from None
     if len(_selector_cache) > 10_000:
@@ -63,7 +86,9 @@ def parse_node_selector(sel: Obj) -> NodeSelector:
     return parsed
 
 
-def node_matches(node: Obj, node_name: str | None, all_nodes: bool, selector: Obj | None) -> bool:
+def node_matches(
+    node: Obj, node_name: str | None, all_nodes: bool, selector: NodeSelectorObj | None
+) -> bool:
     if node_name:
         return bool(node_name == (node.get("metadata") or {}).get("name"))
     if all_nodes:
@@ -73,7 +98,7 @@ def node_matches(node: Obj, node_name: str | None, all_nodes: bool, selector: Ob
     return False
 
 
-def slice_targets_node(spec: Obj, node: Obj) -> bool:
+def slice_targets_node(spec: ResourceSliceSpec, node: Obj) -> bool:
     if spec.get("perDeviceNodeSelection"):
         return any(
             node_matches(node, d.get("nodeName"), bool(d.get("allNodes")), d.get("nodeSelector"))
@@ -92,13 +117,13 @@ class SliceIndex:
     beside them the node's fit memo (`fit_memo`), which the allocator fills and reads.
     """
 
-    def __init__(self, slices: Iterable[Obj]) -> None:
-        self.all_slices = list(slices)
-        self.by_node: dict[str, list[Obj]] = {}
-        self.shared: list[Obj] = []  # no nodeName: selectors, allNodes, per-device, counters
+    def __init__(self, slices: Iterable[ResourceSlice | Obj]) -> None:
+        self.all_slices = cast(list[ResourceSlice], list(slices))
+        self.by_node: dict[str, list[ResourceSlice]] = {}
+        self.shared: list[ResourceSlice] = []  # no nodeName: selectors, allNodes, per-device, ...
         # (driver, pool) -> {generation: slice count}; the newest generation anywhere
         self.generations: dict[tuple[str, str], dict[int, int]] = {}
-        self.pool_slices: dict[tuple[str, str], list[Obj]] = {}
+        self.pool_slices: dict[tuple[str, str], list[ResourceSlice]] = {}
         self._gathered: dict[tuple[int, int], Gathered] = {}
         self.fit_hits = 0
         """How often `Allocator.find` answered from a node's fit memo (tests, benches)."""
@@ -117,7 +142,9 @@ class SliceIndex:
         """The node's pools; cached per node object (pools are read-only once gathered)."""
         return self.gather_with_candidates(node, features)[0]
 
-    def gather_with_candidates(self, node: Obj, features: Features) -> tuple[list[Pool], list[Any]]:
+    def gather_with_candidates(
+        self, node: Obj, features: Features
+    ) -> tuple[list[Pool], list[Candidate]]:
         """The node's pools and the devices of its usable pools in search order."""
         g = self.gathered(node, features)
         return g.pools, g.candidates
@@ -140,7 +167,8 @@ class SliceIndex:
     def _gather(self, node: Obj, features: Features) -> list[Pool]:
         node_name = (node.get("metadata") or {}).get("name", "")
         pools: dict[tuple[str, str], Pool] = {}
-        for s in [*self.by_node.get(node_name, ()), *self.shared]:
+        here: list[ResourceSlice] = [*self.by_node.get(node_name, ()), *self.shared]
+        for s in here:
             spec = s.get("spec") or {}
             if not spec.get("sharedCounters") and not slice_targets_node(spec, node):
                 continue
@@ -185,23 +213,25 @@ class Gathered:
     __slots__ = ("candidates", "features", "fit_memo", "node", "pool_keys", "pools")
 
     def __init__(
-        self, node: Obj, features: Features, pools: list[Pool], candidates: list[Any]
+        self, node: Obj, features: Features, pools: list[Pool], candidates: list[Candidate]
     ) -> None:
         self.node = node
         self.features = features
         self.pools = pools
         self.candidates = candidates
         self.pool_keys = [(p.driver, p.name) for p in pools]
-        self.fit_memo: dict[Any, tuple[tuple[frozenset[str], ...], list[Any] | None, int]] = {}
+        self.fit_memo: dict[
+            Any, tuple[tuple[frozenset[str], ...], list[Candidate] | None, int]
+        ] = {}
 
 
-def _slice_count(s: Obj) -> int:
+def _slice_count(s: ResourceSlice) -> int:
     return int(((s.get("spec") or {}).get("pool") or {}).get("resourceSliceCount", 1))
 
 
 def _validate(p: Pool, features: Features) -> None:
     names: set[str] = set()
-    consumers: list[Obj] = []
+    consumers: list[Device] = []
     for s in [*p.slices, *p.slices_not_targeting]:
         spec = s.get("spec") or {}
         for cs in spec.get("sharedCounters") or []:
@@ -234,10 +264,8 @@ def _validate(p: Pool, features: Features) -> None:
                     p.invalid_reason = f"device {d.get('name')} uses unknown counter {n}"
 
 
-def pool_candidates(p: Pool) -> list[Any]:
+def pool_candidates(p: Pool) -> list[Candidate]:
     """The pool's devices in search order (slices by name, devices as listed), built once."""
-    from draplane.dra.structured.requests import Candidate
-
     if not p.candidates and p.slices:
         p.candidates = [
             Candidate((p.driver, p.name, d.get("name", "")), d, s, p)

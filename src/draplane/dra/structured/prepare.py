@@ -11,21 +11,22 @@ with allocationMode All gets its fixed device list from the node's pools here.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 
+from draplane.api import meta
+from draplane.api.types import DeviceRequest, DeviceSubRequest, ExactDeviceRequest, ResourceClaim
 from draplane.dra.structured.constraints import DistinctAttribute, MatchAttribute, _Constraint
-from draplane.dra.structured.pools import Pool, pool_candidates
+from draplane.dra.structured.context import AllocationContext
+from draplane.dra.structured.pools import Candidate, Pool, pool_candidates
 from draplane.dra.structured.requests import (
-    Candidate,
+    Claim,
+    Request,
     RequestData,
-    claim_ref,
     make_request_data,
     selector_expressions,
 )
+from draplane.dra.structured.search import capacity_fits, is_selectable
 from draplane.dra.structured.state import AllocationError
-
-if TYPE_CHECKING:
-    from draplane.dra.structured.allocator import Allocator
 
 Obj = Mapping[str, Any]
 ConstraintSpec = tuple[type[_Constraint], list[str], str]
@@ -35,13 +36,14 @@ ALLOCATION_RESULTS_MAX_SIZE = 32
 
 
 def prepare(
-    alloc: Allocator, claims: Sequence[Obj], pools: list[Pool], node: Obj
+    alloc: AllocationContext, claims: Sequence[Claim], pools: list[Pool], node: Obj
 ) -> tuple[dict[tuple[int, int, int], RequestData], list[list[ConstraintSpec]]]:
     requests: dict[tuple[int, int, int], RequestData] = {}
     constraints: list[list[ConstraintSpec]] = []
     f = alloc.features
-    for ci, claim in enumerate(claims):
-        ref = claim_ref(claim)
+    # Read as v1 claims (prepared once per claim sequence, so the cast costs nothing).
+    for ci, claim in enumerate(cast(Sequence[ResourceClaim], claims)):
+        ref = meta.key(claim)
         devices = (claim.get("spec") or {}).get("devices") or {}
         min_devices = 0
         for ri, request in enumerate(devices.get("requests") or []):
@@ -73,9 +75,8 @@ def prepare(
                     smallest = rd.count if smallest is None else min(smallest, rd.count)
                 min_devices += smallest or 0
             else:
-                rd = _request(
-                    alloc, ci, ri, 0, exactly or {}, "", claim, pools, node, admin=request
-                )
+                plain: ExactDeviceRequest = exactly or {}
+                rd = _request(alloc, ci, ri, 0, plain, "", claim, pools, node, admin=request)
                 requests[rd.key] = rd
                 min_devices += rd.count
         if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
@@ -99,21 +100,21 @@ def prepare(
 
 
 def _request(
-    alloc: Allocator,
+    alloc: AllocationContext,
     ci: int,
     ri: int,
     si: int,
-    spec: Obj,
+    spec: Request,
     parent: str,
-    claim: Obj,
+    claim: ResourceClaim,
     pools: list[Pool],
     node: Obj,
     *,
-    admin: Obj | None,
+    admin: DeviceRequest | None,
 ) -> RequestData:
     """Validate one request (`admin` = the request, for `exactly`) or subrequest."""
-    ref = claim_ref(claim)
-    name = spec.get("name", "") if parent else (admin or {}).get("name", "")
+    ref = meta.key(claim)
+    name = cast(DeviceSubRequest, spec).get("name", "") if parent else (admin or {}).get("name", "")
     for i, expr in enumerate(selector_expressions(spec.get("selectors"))):
         if not expr:
             raise AllocationError(
@@ -156,11 +157,9 @@ def _request(
 
 
 def _all_devices(
-    alloc: Allocator, rd: RequestData, claim: Obj, pools: list[Pool], node: Obj
+    alloc: AllocationContext, rd: RequestData, claim: ResourceClaim, pools: list[Pool], node: Obj
 ) -> list[Candidate]:
-    from draplane.dra.structured.search import capacity_fits, is_selectable
-
-    ref = claim_ref(claim)
+    ref = meta.key(claim)
     out: list[Candidate] = []
     for p in pools:
         if p.incomplete:

@@ -12,27 +12,24 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from draplane.api.types import (
+    Device,
+    DeviceClass,
+    DeviceSelector,
+    DeviceSubRequest,
+    DeviceTaint,
+    DeviceToleration,
+    ExactDeviceRequest,
+    ResourceClaim,
+)
 from draplane.dra.structured.capacity import requested_capacity
-from draplane.dra.structured.state import DeviceID
+from draplane.dra.structured.pools import Candidate
 
 Obj = Mapping[str, Any]
-
-
-class Candidate:
-    """One device of a gathered pool, in search order."""
-
-    __slots__ = ("device", "driver", "id", "independent", "pool", "slice")
-
-    def __init__(self, did: DeviceID, device: Obj, slice_: Obj, pool: Any) -> None:
-        self.id = did
-        self.driver = did[0]
-        self.device = device
-        self.slice = slice_
-        self.pool = pool
-        self.independent = not (
-            device.get("consumesCounters") or device.get("allowMultipleAllocations")
-        )
-        """Whether the device can be picked or not regardless of the other picks."""
+Claim = ResourceClaim | Obj
+"""A v1 ResourceClaim, typed or as the plain dict the caller has (read-only)."""
+Request = ExactDeviceRequest | DeviceSubRequest
+"""What one RequestData serves: a request's `exactly`, or one of its subrequests."""
 
 
 @dataclass
@@ -42,15 +39,15 @@ class RequestData:
     sub_index: int
     name: str  # the request's or the subrequest's own name
     parent: str  # the parent request's name for a subrequest, else ""
-    spec: Obj  # `exactly` or the subrequest
+    spec: Request
     class_name: str
-    device_class: Obj
+    device_class: DeviceClass | Obj
     class_selectors: list[str]
     selectors: list[str]
     count: int
     all_mode: bool
     admin_access: bool
-    tolerations: list[Obj]
+    tolerations: list[DeviceToleration]
     capacity: dict[str, Fraction]
     all_devices: list[Candidate] = field(default_factory=list)
     # Class selectors, a separator no expression can be, request selectors: the cache key.
@@ -68,13 +65,7 @@ class RequestData:
         return f"{self.parent}/{self.name}" if self.parent else self.name
 
 
-def claim_ref(claim: Obj) -> str:
-    md = claim.get("metadata") or {}
-    ns = md.get("namespace")
-    return f"{ns}/{md.get('name', '')}" if ns else str(md.get("name", ""))
-
-
-def selector_expressions(selectors: list[Obj] | None) -> list[str | None]:
+def selector_expressions(selectors: list[DeviceSelector] | None) -> list[str | None]:
     return [((s or {}).get("cel") or {}).get("expression") for s in selectors or []]
 
 
@@ -84,8 +75,8 @@ def make_request_data(
     sub_index: int,
     name: str,
     parent: str,
-    spec: Obj,
-    device_class: Obj,
+    spec: Request,
+    device_class: DeviceClass | Obj,
     *,
     admin_access: bool,
 ) -> RequestData:
@@ -112,7 +103,7 @@ def make_request_data(
     )
 
 
-def tolerates(toleration: Obj, taint: Obj) -> bool:
+def tolerates(toleration: DeviceToleration, taint: DeviceTaint) -> bool:
     """resourceclaim.ToleratesTaint."""
     key = toleration.get("key") or ""
     if key and key != taint.get("key"):
@@ -128,7 +119,7 @@ def tolerates(toleration: Obj, taint: Obj) -> bool:
     return False
 
 
-def taint_prevents_allocation(device: Obj, tolerations: list[Obj]) -> bool:
+def taint_prevents_allocation(device: Device, tolerations: list[DeviceToleration]) -> bool:
     for taint in device.get("taints") or ():
         if taint.get("effect") in ("NoSchedule", "NoExecute") and not any(
             tolerates(t, taint) for t in tolerations

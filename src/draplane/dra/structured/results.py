@@ -9,16 +9,23 @@ the network-attached slices, absent when all come from `allNodes` slices.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 
+from draplane.api import meta
+from draplane.api.types import (
+    AllocationResult,
+    DeviceAllocationConfiguration,
+    DeviceRequestAllocationResult,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+)
 from draplane.dra.structured.capacity import format_quantity
-from draplane.dra.structured.requests import Candidate, RequestData
+from draplane.dra.structured.pools import Candidate
+from draplane.dra.structured.requests import Claim, RequestData
 from draplane.dra.structured.state import AllocationError
-
-if TYPE_CHECKING:
-    from draplane.dra.structured.search import Search
 
 Obj = Mapping[str, Any]
 
@@ -39,9 +46,9 @@ class DeviceResult:
         self.consumed = consumed
 
 
-def _result_entry(r: DeviceResult, binding: bool) -> dict[str, Any]:
+def _result_entry(r: DeviceResult, binding: bool) -> DeviceRequestAllocationResult:
     driver, pool, device = r.candidate.id
-    out: dict[str, Any] = {
+    out: DeviceRequestAllocationResult = {
         "request": r.request.full_name,
         "driver": driver,
         "pool": pool,
@@ -50,7 +57,7 @@ def _result_entry(r: DeviceResult, binding: bool) -> dict[str, Any]:
     if r.request.admin_access:
         out["adminAccess"] = True
     if r.request.tolerations:
-        out["tolerations"] = [dict(t) for t in r.request.tolerations]
+        out["tolerations"] = [t.copy() for t in r.request.tolerations]
     if binding:
         d = r.candidate.device
         if d.get("bindingConditions"):
@@ -64,14 +71,24 @@ def _result_entry(r: DeviceResult, binding: bool) -> dict[str, Any]:
     return out
 
 
-def build_allocation(search: Search, ci: int, claim: Obj, devices: list[DeviceResult]) -> Obj:
+def build_allocation(
+    ci: int,
+    claim: Claim,
+    devices: list[DeviceResult],
+    request_data: Callable[[int, int], RequestData],
+    *,
+    node_name: str,
+    binding: bool,
+) -> AllocationResult:
+    """The AllocationResult of claim `ci` from its picked `devices`; `request_data(ci, ri)` is
+    the request (or the chosen subrequest) the search served, `binding` the
+    DRADeviceBindingConditions switch."""
     spec_devices = (claim.get("spec") or {}).get("devices") or {}
     requests = spec_devices.get("requests") or []
-    binding = search.features.device_binding_and_status
     config: list[dict[str, Any]] = []
     class_ranges: dict[str, tuple[int, int]] = {}
     for ri in range(len(requests)):
-        rd = search.request_data(ci, ri)
+        rd = request_data(ci, ri)
         rng = class_ranges.get(rd.class_name)
         if rng is not None:
             for i in range(*rng):
@@ -89,30 +106,30 @@ def build_allocation(search: Search, ci: int, claim: Obj, devices: list[DeviceRe
             config.append({"source": "FromClaim", **entry})
             continue
         for ri, request in enumerate(requests):
-            rd = search.request_data(ci, ri)
+            rd = request_data(ci, ri)
             if request.get("name") in names or (rd.parent and rd.full_name in names):
                 config.append({"source": "FromClaim", "requests": list(names), **entry})
     for entry in config:
         if len(entry.get("requests") or ()) == len(requests):
             entry.pop("requests", None)
-    allocation: dict[str, Any] = {
+    allocation: AllocationResult = {
         "devices": {"results": [_result_entry(r, binding) for r in devices]}
     }
     if config:
-        allocation["devices"]["config"] = config
+        allocation["devices"]["config"] = cast(list[DeviceAllocationConfiguration], config)
     try:
-        selector = node_selector(devices, (search.node.get("metadata") or {}).get("name", ""))
+        selector = node_selector(devices, node_name)
     except AllocationError as e:
-        name = (claim.get("metadata") or {}).get("name", "")
+        name = meta.metadata(claim).get("name", "")
         raise AllocationError(f"create NodeSelector for claim {name}: {e}") from None
     if selector is not None:
         allocation["nodeSelector"] = selector
     return allocation
 
 
-def node_selector(devices: list[DeviceResult], node_name: str) -> dict[str, Any] | None:
-    fields: list[Obj] = []
-    exprs: list[Obj] = []
+def node_selector(devices: list[DeviceResult], node_name: str) -> NodeSelector | None:
+    fields: list[NodeSelectorRequirement] = []
+    exprs: list[NodeSelectorRequirement] = []
     for r in devices:
         spec = r.candidate.slice.get("spec") or {}
         source = r.candidate.device if spec.get("perDeviceNodeSelection") else spec
@@ -137,15 +154,15 @@ def node_selector(devices: list[DeviceResult], node_name: str) -> dict[str, Any]
             _merge(terms[0].get("matchExpressions") or [], exprs)
     if not fields and not exprs:
         return None
-    term: dict[str, Any] = {}
+    term: NodeSelectorTerm = {}
     if exprs:
-        term["matchExpressions"] = [dict(e) for e in exprs]
+        term["matchExpressions"] = [e.copy() for e in exprs]
     if fields:
-        term["matchFields"] = [dict(f) for f in fields]
+        term["matchFields"] = [f.copy() for f in fields]
     return {"nodeSelectorTerms": [term]}
 
 
-def _merge(src: list[Obj], dst: list[Obj]) -> None:
+def _merge(src: list[NodeSelectorRequirement], dst: list[NodeSelectorRequirement]) -> None:
     for req in src:
         values = set(req.get("values") or [])
         if not any(

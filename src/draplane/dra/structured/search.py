@@ -12,24 +12,22 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from draplane.api import meta
 from draplane.api.quantity import parse_quantity
 from draplane.dra.cel import CELCompileError, CELRuntimeError
 from draplane.dra.structured import capacity as cap
 from draplane.dra.structured.constraints import _Constraint
-from draplane.dra.structured.pools import Pool, node_matches
+from draplane.dra.structured.context import AllocationContext
+from draplane.dra.structured.pools import Candidate, Pool, node_matches
 from draplane.dra.structured.requests import (
-    Candidate,
+    Claim,
     RequestData,
-    claim_ref,
     taint_prevents_allocation,
 )
 from draplane.dra.structured.results import DeviceResult, build_allocation
 from draplane.dra.structured.state import AllocatedState, AllocationError, DeviceID
-
-if TYPE_CHECKING:
-    from draplane.dra.structured.allocator import Allocator
 
 Obj = Mapping[str, Any]
 Counters = dict[str, dict[str, Fraction]]
@@ -41,11 +39,11 @@ class _MaxSizeExceeded(Exception):
 
 
 def is_selectable(
-    alloc: Allocator,
+    alloc: AllocationContext,
     memo: dict[tuple[DeviceID, tuple[int, int, int]], bool] | None,
     rd: RequestData,
     c: Candidate,
-    claim: Obj,
+    claim: Claim,
     node: Obj,
 ) -> bool:
     """Class selectors, then request selectors, then per-device node selection (cached)."""
@@ -60,7 +58,7 @@ def is_selectable(
     ok = cache.cached_all(rd.all_selectors, c.driver, device)
     if ok is None:
         ok = _selectors_match(alloc, rd.class_selectors, c, f"class {rd.class_name}") and (
-            _selectors_match(alloc, rd.selectors, c, f"claim {claim_ref(claim)}")
+            _selectors_match(alloc, rd.selectors, c, f"claim {meta.key(claim)}")
         )
         cache.remember_all(rd.all_selectors, c.driver, device, ok)
     if ok and (c.slice.get("spec") or {}).get("perDeviceNodeSelection"):
@@ -72,7 +70,7 @@ def is_selectable(
     return ok
 
 
-def _selectors_match(alloc: Allocator, exprs: list[str], c: Candidate, owner: str) -> bool:
+def _selectors_match(alloc: AllocationContext, exprs: list[str], c: Candidate, owner: str) -> bool:
     for i, expr in enumerate(exprs):
         try:
             if not alloc.cache.matches(expr, c.driver, c.device):
@@ -104,9 +102,9 @@ def capacity_fits(
 class Search:
     def __init__(
         self,
-        alloc: Allocator,
+        alloc: AllocationContext,
         node: Obj,
-        claims: Sequence[Obj],
+        claims: Sequence[Claim],
         requests: dict[tuple[int, int, int], RequestData],
         constraints: list[list[_Constraint]],
         candidates: list[Candidate],
@@ -138,9 +136,9 @@ class Search:
     @classmethod
     def answered(
         cls,
-        alloc: Allocator,
+        alloc: AllocationContext,
         node: Obj,
-        claims: Sequence[Obj],
+        claims: Sequence[Claim],
         requests: dict[tuple[int, int, int], RequestData],
         picked: list[DeviceResult],
     ) -> Search:
@@ -163,8 +161,12 @@ class Search:
             return False
 
     def results(self) -> list[Obj]:
+        node_name = (self.node.get("metadata") or {}).get("name", "")
+        binding = self.features.device_binding_and_status
         return [
-            build_allocation(self, ci, claim, self.picked[ci])
+            build_allocation(
+                ci, claim, self.picked[ci], self.request_data, node_name=node_name, binding=binding
+            )
             for ci, claim in enumerate(self.claims)
         ]
 
@@ -294,7 +296,7 @@ class Search:
             if not con.add(base, subname, device, c.driver):
                 if must:
                     raise AllocationError(
-                        f"claim {claim_ref(self.claims[ci])}, request {rd.name}: cannot add device "
+                        f"claim {meta.key(self.claims[ci])}, request {rd.name}: cannot add device "
                         f"{'/'.join(did)} because a claim constraint would not be satisfied"
                     )
                 for done in added:

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from draplane.api.meta import Obj
 from draplane.api.quantity import bytes_value, parse_quantity
+from draplane.api.types import CounterSet, Device, NodeSelector, ResourceSliceSpec
 
 DEVICE_CLASS_NAME = "gpu.example.com"
 DRIVER_VERSION = "1.0.0"
@@ -71,7 +72,7 @@ def device_uuid(pool: str, device: str) -> str:
     return f"GPU-{uuid.uuid5(_UUID_NAMESPACE, f'{pool}/{device}')}"
 
 
-def _device(pool: str, name: str, index: int, profile: DeviceProfile, memory: str) -> Obj:
+def _device(pool: str, name: str, index: int, profile: DeviceProfile, memory: str) -> Device:
     return {
         "name": name,
         "attributes": {
@@ -84,10 +85,10 @@ def _device(pool: str, name: str, index: int, profile: DeviceProfile, memory: st
     }
 
 
-def pool_devices(pool: str, profile: DeviceProfile) -> tuple[list[Obj], list[Obj]]:
+def pool_devices(pool: str, profile: DeviceProfile) -> tuple[list[Device], list[CounterSet]]:
     """(devices, shared counter sets) of one pool."""
-    devices: list[Obj] = []
-    counters: list[Obj] = []
+    devices: list[Device] = []
+    counters: list[CounterSet] = []
     for i in range(profile.count):
         name = f"gpu-{i}"
         whole = _device(pool, name, i, profile, profile.memory)
@@ -111,10 +112,12 @@ def pool_devices(pool: str, profile: DeviceProfile) -> tuple[list[Obj], list[Obj
     return devices, counters
 
 
-def _specs(driver_name: str, pool: str, selection: Obj, profile: DeviceProfile) -> list[Obj]:
+def _specs(
+    driver_name: str, pool: str, selection: ResourceSliceSpec, profile: DeviceProfile
+) -> list[ResourceSliceSpec]:
     """Slice specs without pool generation/resourceSliceCount (the publisher sets those)."""
     devices, counters = pool_devices(pool, profile)
-    specs: list[Obj] = []
+    specs: list[ResourceSliceSpec] = []
     if counters:
         specs.append({"driver": driver_name, **selection, "sharedCounters": counters})
     for start in range(0, len(devices), MAX_DEVICES_PER_SLICE):
@@ -125,16 +128,18 @@ def _specs(driver_name: str, pool: str, selection: Obj, profile: DeviceProfile) 
     return specs
 
 
-def node_slice_specs(driver_name: str, node_name: str, profile: DeviceProfile) -> list[Obj]:
+def node_slice_specs(
+    driver_name: str, node_name: str, profile: DeviceProfile
+) -> list[ResourceSliceSpec]:
     """The slices of the pool named after `node_name` (`nodeName` set)."""
     return _specs(driver_name, node_name, {"nodeName": node_name}, profile)
 
 
 def network_slice_specs(
-    driver_name: str, profile: DeviceProfile, *, node_selector: Obj | None = None
-) -> list[Obj]:
+    driver_name: str, profile: DeviceProfile, *, node_selector: NodeSelector | Obj | None = None
+) -> list[ResourceSliceSpec]:
     """The network-attached pool's slices: `allNodes`, or `nodeSelector` when given."""
-    selection: dict[str, Any] = (
-        {"nodeSelector": node_selector} if node_selector else {"allNodes": True}
+    selection: ResourceSliceSpec = (
+        {"nodeSelector": cast(NodeSelector, node_selector)} if node_selector else {"allNodes": True}
     )
     return _specs(driver_name, NETWORK_POOL, selection, profile)

@@ -13,12 +13,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from typing import cast
 
 import orjson
 
 from draplane.api import kinds, meta
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
+from draplane.api.types.resourcev1alpha2 import (
+    AllocationResult,
+    ResourceClaim,
+    ResourceClaimParametersReference,
+    ResourceClass,
+    ResourceClassParametersReference,
+)
 from draplane.client.interface import Client
 from draplane.dra.controller import ClaimAllocation
 from draplane.drivers.example._allocator import AllocationError, Allocator, Grant, Resources
@@ -60,7 +68,7 @@ class ExampleDriver:
         self._loaded = False
 
     async def get_class_parameters(self, resource_class: Obj) -> dict[str, str]:
-        ref = resource_class.get("parametersRef")
+        ref = cast(ResourceClass, resource_class).get("parametersRef")
         if not ref:
             return {}
         return await self._parameters(
@@ -70,12 +78,18 @@ class ExampleDriver:
     async def get_claim_parameters(
         self, claim: Obj, *, resource_class: Obj, class_parameters: object
     ) -> dict[str, str]:
-        ref = (claim.get("spec") or {}).get("parametersRef")
+        ref = (cast(ResourceClaim, claim).get("spec") or {}).get("parametersRef")
         if not ref:
             return {}
         return await self._parameters("claim", ref, namespace=meta.namespace(claim))
 
-    async def _parameters(self, what: str, ref: Obj, *, namespace: str) -> dict[str, str]:
+    async def _parameters(
+        self,
+        what: str,
+        ref: ResourceClassParametersReference | ResourceClaimParametersReference,
+        *,
+        namespace: str,
+    ) -> dict[str, str]:
         custom = _PARAMETER_KINDS[what]
         name = str(ref.get("name", ""))
         if not ref.get("apiGroup") and ref.get("kind") == "ConfigMap":
@@ -102,7 +116,7 @@ class ExampleDriver:
                 except AllocationError as err:
                     item.error = f"failed allocating claim {uid}: {err}"
                     continue
-                item.allocation = self._allocation_result(item, grant)
+                item.allocation = cast(Obj, self._allocation_result(item, grant))
 
     async def deallocate(self, claim: Obj) -> None:
         async with self._lock:
@@ -120,7 +134,7 @@ class ExampleDriver:
         for item in claims:
             item.unsuitable_nodes = list(unsuitable)
 
-    def _allocation_result(self, item: ClaimAllocation, grant: Grant) -> Obj:
+    def _allocation_result(self, item: ClaimAllocation, grant: Grant) -> AllocationResult:
         claim_parameters = _as_parameters(item.claim_parameters)
         class_parameters = _as_parameters(item.class_parameters)
         env = {f"user_{k.lower()}": v for k, v in claim_parameters.items()}
@@ -131,7 +145,7 @@ class ExampleDriver:
             or claim_parameters.get("shareable") == "true"
             or class_parameters.get("shareable") == "true"
         )
-        result: Obj = {
+        result: AllocationResult = {
             "resourceHandles": [
                 {"driverName": self.driver_name, "data": orjson.dumps(data).decode()}
             ],
@@ -163,13 +177,13 @@ class ExampleDriver:
             return
         listed = await self._client.list(kinds.RESOURCE_CLAIMS)
         for claim in listed.get("items") or []:
-            grant = self._grant_of(claim)
+            grant = self._grant_of(cast(ResourceClaim, claim))
             if grant is not None:
                 self.allocator.restore(meta.uid(claim), grant)
         self._loaded = True
         log.info("driver %s: rebuilt %d allocations", self.driver_name, len(self.allocator.grants))
 
-    def _grant_of(self, claim: Obj) -> Grant | None:
+    def _grant_of(self, claim: ResourceClaim) -> Grant | None:
         status = claim.get("status") or {}
         if status.get("driverName") != self.driver_name or not status.get("allocation"):
             return None

@@ -8,11 +8,13 @@ needs comes from the claim's allocation, so it holds no state that the API canno
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import orjson
 
 from draplane.api import meta
 from draplane.api.meta import Obj
+from draplane.api.types.resourcev1alpha2 import ResourceClaim
 from draplane.dra.controller import NodePluginFactory
 from draplane.drivers.example._driver import DRIVER_NAME
 
@@ -62,7 +64,7 @@ class ExampleNodePlugin:
         self.prepared.pop(meta.uid(claim), None)
 
     def _handle_data(self, claim: Obj) -> Obj:
-        allocation = (claim.get("status") or {}).get("allocation") or {}
+        allocation = (cast(ResourceClaim, claim).get("status") or {}).get("allocation") or {}
         for handle in allocation.get("resourceHandles") or []:
             if handle.get("driverName") == self.driver_name:
                 try:

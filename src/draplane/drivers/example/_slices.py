@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import cast
 
 from draplane.api import errors, meta
 from draplane.api.kinds import RESOURCE_GROUP, ResourceType
 from draplane.api.meta import Obj
+from draplane.api.types import ObjectMeta, OwnerReference, ResourceSlice, ResourceSliceSpec
 from draplane.client.interface import Client
 
 log = logging.getLogger(__name__)
@@ -55,19 +57,20 @@ class SlicePublisher:
         self.node_name = node_name
         self._owner = owner
 
-    async def current(self) -> list[Obj]:
+    async def current(self) -> list[ResourceSlice]:
         """This pool's slices as stored, by name."""
         selector = f"spec.nodeName={self.node_name}" if self.node_name else ""
         listed = await self._client.list(RESOURCE_SLICES, field_selector=selector)
+        items = cast(list[ResourceSlice], listed.get("items") or [])
         mine = [
             s
-            for s in listed.get("items") or []
-            if (s.get("spec") or {}).get("driver") == self.driver_name
-            and ((s.get("spec") or {}).get("pool") or {}).get("name") == self.pool
+            for s in items
+            if (spec := s.get("spec") or {}).get("driver") == self.driver_name
+            and (spec.get("pool") or {}).get("name") == self.pool
         ]
         return sorted(mine, key=meta.name)
 
-    async def publish(self, specs: list[Obj]) -> PublishResult:
+    async def publish(self, specs: list[ResourceSliceSpec]) -> PublishResult:
         """Make the pool consist of `specs` (ResourceSlice specs without `pool`)."""
         existing = await self.current()
         generation = max((_generation(s) for s in existing), default=0)
@@ -89,7 +92,7 @@ class SlicePublisher:
             updated["spec"] = wanted[i]
             await self._client.update(RESOURCE_SLICES, updated)
         for i in range(len(kept), len(specs)):
-            await self._client.create(RESOURCE_SLICES, self._slice(i, wanted[i]))
+            await self._client.create(RESOURCE_SLICES, cast(Obj, self._slice(i, wanted[i])))
         return PublishResult(generation, new, len(changed), len(obsolete))
 
     async def remove(self) -> int:
@@ -99,17 +102,17 @@ class SlicePublisher:
             await self._delete(stale)
         return len(existing)
 
-    def _spec(self, spec: Obj, generation: int, count: int) -> Obj:
-        out = dict(spec)
+    def _spec(self, spec: ResourceSliceSpec, generation: int, count: int) -> ResourceSliceSpec:
+        out = spec.copy()
         out["pool"] = {"name": self.pool, "generation": generation, "resourceSliceCount": count}
         return out
 
-    def _slice(self, index: int, spec: Obj) -> Obj:
-        metadata: dict[str, object] = {
+    def _slice(self, index: int, spec: ResourceSliceSpec) -> ResourceSlice:
+        metadata: ObjectMeta = {
             "generateName": f"{index:x}-{self.driver_name}-{self.pool}-",
         }
         if self._owner is not None:
-            metadata["ownerReferences"] = [meta.owner_reference(self._owner)]
+            metadata["ownerReferences"] = [cast(OwnerReference, meta.owner_reference(self._owner))]
         return {
             "apiVersion": RESOURCE_SLICES.api_version,
             "kind": RESOURCE_SLICES.kind,
@@ -117,7 +120,7 @@ class SlicePublisher:
             "spec": spec,
         }
 
-    async def _delete(self, stale: Obj) -> None:
+    async def _delete(self, stale: ResourceSlice) -> None:
         try:
             await self._client.delete(
                 RESOURCE_SLICES,
@@ -129,5 +132,5 @@ class SlicePublisher:
                 raise
 
 
-def _generation(slice_: Obj) -> int:
+def _generation(slice_: ResourceSlice) -> int:
     return int(((slice_.get("spec") or {}).get("pool") or {}).get("generation") or 0)

@@ -26,6 +26,7 @@ from draplane.api import errors, meta
 from draplane.api.deviceconfig import PreparedDevice, prepared_devices
 from draplane.api.kinds import RESOURCE_GROUP, ResourceType
 from draplane.api.meta import Obj
+from draplane.api.types import AllocatedDeviceStatus, NetworkDeviceData
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock, format_time
 from draplane.drivers.example._devices import (
@@ -152,9 +153,9 @@ class StructuredNodePlugin:
                 self.write_device_status = False
 
 
-def device_status(driver_name: str, device: PreparedDevice, *, now: str) -> Obj:
+def device_status(driver_name: str, device: PreparedDevice, *, now: str) -> AllocatedDeviceStatus:
     """One AllocatedDeviceStatus: `Ready` and what the container gets."""
-    entry: Obj = {
+    entry: AllocatedDeviceStatus = {
         "driver": driver_name,
         "pool": device.pool,
         "device": device.device,
@@ -176,7 +177,7 @@ def device_status(driver_name: str, device: PreparedDevice, *, now: str) -> Obj:
     return entry
 
 
-def network_data(device: str) -> Obj:
+def network_data(device: str) -> NetworkDeviceData:
     """NetworkDeviceData of a network-attached device: an interface named after the device and
     an address derived from its name (canonical CIDR spelling, host bits set)."""
     index = sum(device.encode()) % 250 + 1

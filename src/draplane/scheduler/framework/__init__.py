@@ -39,6 +39,7 @@ from draplane.scheduler.framework.types import (
     QueueingHint,
     QueueingHintFn,
     Resource,
+    unwrap,
 )
 
 __all__ = [
@@ -82,4 +83,5 @@ __all__ = [
     "Status",
     "WaitingPod",
     "lister_get",
+    "unwrap",
 ]

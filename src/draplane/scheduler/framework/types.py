@@ -8,12 +8,14 @@ access. Objects they wrap are informer objects: read-only.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from draplane.api import meta
 from draplane.api.meta import Obj
 from draplane.api.quantity import bytes_value, cpu_millis, parse_quantity
+from draplane.api.types import Node, Pod
 
 
 class ActionType(enum.IntFlag):
@@ -123,9 +125,9 @@ class Resource:
         return f"Resource(milli_cpu={self.milli_cpu}, memory={self.memory}, pods={self.pods})"
 
 
-def pod_requests(pod: Obj) -> Resource:
+def pod_requests(pod: Pod | Obj) -> Resource:
     """Effective requests: max(sum over containers, largest init container) plus overhead."""
-    spec = pod.get("spec") or {}
+    spec = meta.pod_spec(pod)
     total = Resource()
     for container in spec.get("containers") or ():
         req = Resource.from_list((container.get("resources") or {}).get("requests"))
@@ -141,11 +143,11 @@ def pod_requests(pod: Obj) -> Resource:
     return total
 
 
-def scalar_requests(pod: Obj) -> dict[str, int]:
+def scalar_requests(pod: Pod | Obj) -> dict[str, int]:
     """Effective requests of the pod's prefixed resources (`example.com/gpu`): the larger of
     the containers' sum and the largest init container's, in whole units (upstream's
     ScalarResources)."""
-    spec = pod.get("spec") or {}
+    spec = meta.pod_spec(pod)
     total: dict[str, int] = {}
     for container in spec.get("containers") or ():
         for name, value in _prefixed((container.get("resources") or {}).get("requests")).items():
@@ -156,7 +158,7 @@ def scalar_requests(pod: Obj) -> dict[str, int]:
     return {name: value for name, value in total.items() if value}
 
 
-def _prefixed(resources: Obj | None) -> dict[str, int]:
+def _prefixed(resources: Mapping[str, Any] | None) -> dict[str, int]:
     """The prefixed (extended) resources of a ResourceList in whole units; unparsable
     amounts are left out."""
     out: dict[str, int] = {}
@@ -194,13 +196,16 @@ class PodInfo:
 
     def __init__(self, pod: Obj) -> None:
         self.pod = pod
-        md = pod.get("metadata") or {}
+        """The informer's pod (untyped: it goes on to the API and the event recorder)."""
+        typed = cast(Pod, pod)
+        md = meta.metadata(typed)
         self.name: str = md.get("name") or ""
         self.namespace: str = md.get("namespace") or ""
         self.uid: str = md.get("uid") or ""
         self.key = f"{self.namespace}/{self.name}"
         spec: Obj = pod.get("spec") or {}
         self.spec = spec
+        """Untyped too: Filter hands its parts to the api layer's matchers as they are."""
         self.node_name: str = spec.get("nodeName") or ""
         self.priority: int = int(spec.get("priority") or 0)
         self.requests = pod_requests(pod)
@@ -243,13 +248,14 @@ class NodeInfo:
 
     def set_node(self, node: Obj) -> None:
         self.node = node
-        md = node.get("metadata") or {}
-        spec = node.get("spec") or {}
+        typed = cast(Node, node)
+        md = meta.metadata(typed)
+        spec = typed.get("spec") or {}
         self.name: str = md.get("name") or ""
         self.labels: dict[str, str] = md.get("labels") or {}
-        self.taints: list[Obj] = spec.get("taints") or []
+        self.taints: list[Obj] = cast(list[Obj], spec.get("taints") or [])
         self.unschedulable = bool(spec.get("unschedulable"))
-        allocatable = (node.get("status") or {}).get("allocatable")
+        allocatable = (typed.get("status") or {}).get("allocatable")
         self.allocatable = Resource.from_list(allocatable)
         self.allocatable_scalar = _prefixed(allocatable)
 
@@ -287,6 +293,13 @@ class NodeInfo:
 
     def __repr__(self) -> str:
         return f"NodeInfo({self.name}, pods={len(self.pods)})"
+
+
+def unwrap(obj: Any) -> Any:
+    """The object of an informer's delete event: a `DeletedFinalStateUnknown` tombstone's
+    `obj`, or `obj` itself."""
+    inner = getattr(obj, "obj", None)
+    return inner if isinstance(inner, dict) else obj
 
 
 @dataclass(slots=True, eq=False)

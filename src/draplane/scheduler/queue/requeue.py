@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from draplane.api import meta
 from draplane.api.meta import Obj
 from draplane.scheduler.framework.types import (
     ClusterEvent,
@@ -85,10 +86,10 @@ _IGNORED_METADATA = ("resourceVersion", "generation", "managedFields", "finalize
 
 
 def _relevant(pod: Obj) -> Obj:
-    md = dict(pod.get("metadata") or {})
+    md = dict(meta.metadata(pod))
     for field in _IGNORED_METADATA:
         md.pop(field, None)
-    claim_statuses = (pod.get("status") or {}).get("resourceClaimStatuses")
+    claim_statuses = meta.pod_status(pod).get("resourceClaimStatuses")
     return {**pod, "metadata": md, "status": claim_statuses}
 
 

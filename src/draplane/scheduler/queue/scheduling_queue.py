@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from draplane.api import meta
 from draplane.api.meta import Obj
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.klog import V5
@@ -94,7 +95,7 @@ class SchedulingQueue:
 
     def add(self, pod: Obj) -> None:
         """A new unscheduled pod."""
-        key = _key(pod)
+        key = meta.namespaced_key(pod)
         if key in self._active or key in self._backoff or key in self._unschedulable:
             self.update(None, pod)
             return
@@ -102,7 +103,7 @@ class SchedulingQueue:
         self._add_to_active(qpi, "PodAdd")
 
     def update(self, old: Obj | None, new: Obj) -> None:
-        key = _key(new)
+        key = meta.namespaced_key(new)
         for heap in (self._active, self._backoff):
             qpi = heap.get(key)
             if qpi is not None:
@@ -128,7 +129,7 @@ class SchedulingQueue:
         self._add_to_active(qpi, "PodUpdate")
 
     def delete(self, pod: Obj) -> None:
-        key = _key(pod)
+        key = meta.namespaced_key(pod)
         self._active.remove(key)
         self._backoff.remove(key)
         self._unschedulable.pop(key)
@@ -136,7 +137,7 @@ class SchedulingQueue:
     def activate(self, pods: Iterable[Obj]) -> None:
         """Move the given pods from backoffQ or the unschedulable pool straight to activeQ."""
         for pod in pods:
-            key = _key(pod)
+            key = meta.namespaced_key(pod)
             qpi = self._unschedulable.get(key) or self._backoff.remove(key)
             if qpi is not None:
                 self._add_to_active(qpi, "ForceActivate")
@@ -366,8 +367,3 @@ class SchedulingQueue:
             or self._backoff.get(pod_key)
             or self._unschedulable.get(pod_key)
         )
-
-
-def _key(pod: Obj) -> str:
-    md = pod.get("metadata") or {}
-    return f"{md.get('namespace') or ''}/{md.get('name') or ''}"

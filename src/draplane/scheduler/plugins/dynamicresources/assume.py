@@ -20,18 +20,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from draplane.api import meta
 from draplane.api.meta import Obj
 from draplane.dra.structured import AllocatedCounts, AllocatedState
-from draplane.scheduler.framework import EventSource, Lister
-
-
-def _uid(obj: Obj) -> str:
-    return str((obj.get("metadata") or {}).get("uid") or "")
+from draplane.scheduler.framework import EventSource, Lister, unwrap
 
 
 def _rv(obj: Obj) -> int:
     try:
-        return int((obj.get("metadata") or {}).get("resourceVersion") or 0)
+        return int(meta.resource_version(obj) or 0)
     except ValueError:
         return 0
 
@@ -70,23 +67,23 @@ class ClaimTracker:
     # -- informer events -----------------------------------------------------------------------
 
     def _on_add(self, obj: Obj) -> None:
-        uid = _uid(obj)
+        uid = meta.uid(obj)
         with self._lock:
             self._objects[uid] = obj
             self._recount(uid)
 
     def _on_update(self, old: Obj, new: Obj) -> None:
-        uid = _uid(new)
+        uid = meta.uid(new)
         with self._lock:
-            if _uid(old) != uid:
-                self._objects.pop(_uid(old), None)
-                self._recount(_uid(old))
+            if meta.uid(old) != uid:
+                self._objects.pop(meta.uid(old), None)
+                self._recount(meta.uid(old))
             self._objects[uid] = new
             self._recount(uid)
 
     def _on_delete(self, obj: Any) -> None:
-        obj = getattr(obj, "obj", obj)  # DeletedFinalStateUnknown
-        uid = _uid(obj)
+        obj = unwrap(obj)
+        uid = meta.uid(obj)
         with self._lock:
             self._objects.pop(uid, None)
             self._recount(uid)
@@ -120,7 +117,7 @@ class ClaimTracker:
     def _overlay(self, obj: Obj | None) -> Obj | None:
         if obj is None:
             return None
-        uid = _uid(obj)
+        uid = meta.uid(obj)
         with self._lock:
             assumed = self._assumed.get(uid)
             if assumed is None:
@@ -133,7 +130,7 @@ class ClaimTracker:
     def assume(self, claim: Obj) -> None:
         """The scheduler wrote `claim` (the API server's answer): read it until the informer
         catches up."""
-        uid = _uid(claim)
+        uid = meta.uid(claim)
         with self._lock:
             self._assumed[uid] = claim
             self._recount(uid)
@@ -162,7 +159,7 @@ class ClaimTracker:
 
     def set_in_flight(self, claim: Obj, pod_uid: str) -> bool:
         """Register the allocation; False when another pod's allocation of the claim is."""
-        uid = _uid(claim)
+        uid = meta.uid(claim)
         with self._lock:
             current = self._in_flight.get(uid)
             if current is not None and current.pod_uid != pod_uid:
@@ -195,7 +192,7 @@ class ClaimTracker:
             flying = dict(self._in_flight)
         state = AllocatedState()
         for claim in self.list():
-            if _uid(claim) in flying:
+            if meta.uid(claim) in flying:
                 continue
             allocation = _allocation(claim)
             if allocation:

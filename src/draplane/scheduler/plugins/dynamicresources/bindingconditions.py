@@ -14,8 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import timedelta
+from typing import cast
 
+from draplane.api import meta
 from draplane.api.meta import Obj
+from draplane.api.types import (
+    AllocatedDeviceStatus,
+    Condition,
+    DeviceRequestAllocationResult,
+    Pod,
+    ResourceClaim,
+)
 from draplane.clock import Clock, parse_time
 from draplane.scheduler.framework.handle import EventRecorder
 
@@ -28,39 +37,41 @@ class BindingError(Exception):
     """A claim's binding failed or timed out (the PreBind error's text)."""
 
 
-def _results(claim: Obj) -> list[Obj]:
+def _results(claim: ResourceClaim) -> list[DeviceRequestAllocationResult]:
     allocation = (claim.get("status") or {}).get("allocation") or {}
     return list((allocation.get("devices") or {}).get("results") or ())
 
 
-def has_binding_conditions(claim: Obj) -> bool:
+def has_binding_conditions(claim: ResourceClaim) -> bool:
     """Any allocated device of `claim` has binding conditions."""
     return any(r.get("bindingConditions") for r in _results(claim))
 
 
-def _device_status(claim: Obj, result: Obj) -> Obj | None:
+def _device_status(
+    claim: ResourceClaim, result: DeviceRequestAllocationResult
+) -> AllocatedDeviceStatus | None:
     """getAllocatedDeviceStatus: the claim's `status.devices` entry of the allocated device."""
     key = (result.get("driver"), result.get("pool"), result.get("device"), result.get("shareID"))
     for entry in (claim.get("status") or {}).get("devices") or ():
         if (entry.get("driver"), entry.get("pool"), entry.get("device"), entry.get("shareID")) == (
             key
         ):
-            return dict(entry)
+            return entry.copy()
     return None
 
 
-def _condition(entry: Obj, type_: str) -> Obj | None:
+def _condition(entry: AllocatedDeviceStatus, type_: str) -> Condition | None:
     for condition in entry.get("conditions") or ():
         if condition.get("type") == type_:
-            return dict(condition)
+            return condition.copy()
     return None
 
 
-def claim_ready(claim: Obj, *, clock: Clock, timeout: float) -> bool:
+def claim_ready(claim: ResourceClaim, *, clock: Clock, timeout: float) -> bool:
     """isClaimReadyForBinding: True when every device with binding conditions has them all
     True; `BindingError` for a True failure condition or a passed `timeout` (seconds after the
     allocation's timestamp)."""
-    name = (claim.get("metadata") or {}).get("name", "")
+    name = meta.metadata(claim).get("name", "")
     if not (claim.get("status") or {}).get("allocation"):
         return False
     ready = True
@@ -86,7 +97,7 @@ def claim_ready(claim: Obj, *, clock: Clock, timeout: float) -> bool:
     return ready
 
 
-def binding_failed(claim: Obj, *, clock: Clock, timeout: float) -> bool:
+def binding_failed(claim: ResourceClaim, *, clock: Clock, timeout: float) -> bool:
     """The claim's devices failed their binding conditions (a True failure condition) or did
     not meet them within `timeout` of the allocation: what PreBind's wait gave up on."""
     try:
@@ -96,7 +107,7 @@ def binding_failed(claim: Obj, *, clock: Clock, timeout: float) -> bool:
     return False
 
 
-def _timed_out(claim: Obj, *, clock: Clock, timeout: float) -> bool:
+def _timed_out(claim: ResourceClaim, *, clock: Clock, timeout: float) -> bool:
     stamp = ((claim.get("status") or {}).get("allocation") or {}).get("allocationTimestamp")
     if not stamp:
         return False
@@ -104,11 +115,11 @@ def _timed_out(claim: Obj, *, clock: Clock, timeout: float) -> bool:
 
 
 async def wait_until_bound(
-    pod: Obj,
+    pod: Pod | Obj,
     node_name: str,
     claims: Sequence[tuple[str, str]],
     *,
-    get: Callable[[str, str], Obj | None],
+    get: Callable[[str, str], ResourceClaim | None],
     clock: Clock,
     timeout: float,
     events: EventRecorder,
@@ -120,7 +131,7 @@ async def wait_until_bound(
     if not any(c is not None and has_binding_conditions(c) for c in current):
         return
     events.event(
-        pod,
+        cast(Obj, pod),
         "Normal",
         PENDING_REASON,
         f"waiting for binding conditions for device on node {node_name}",

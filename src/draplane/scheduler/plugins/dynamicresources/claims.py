@@ -11,12 +11,18 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar, cast
 
 from draplane import dra
-from draplane.api import errors
+from draplane.api import errors, meta
 from draplane.api.kinds import RESOURCE_CLAIMS
 from draplane.api.meta import Obj
+from draplane.api.types import AnyResourceClaim, Pod, ResourceClaimStatus, resourcev1alpha2
 from draplane.scheduler.framework import SUCCESS, Lister, Status, lister_get
+
+C = TypeVar("C", bound=AnyResourceClaim)
+"""The ResourceClaim version a PodClaim holds: v1 (structured mode), v1alpha2 (classic), or
+either (`AnyResourceClaim`: the lookups and hints both modes share)."""
 
 IMMEDIATE = "Immediate"
 WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
@@ -27,13 +33,13 @@ class ClaimLookupError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class PodClaim:
+class PodClaim(Generic[C]):
     pod_claim_name: str
     """`pod.spec.resourceClaims[].name`"""
-    claim: Obj
+    claim: C
 
 
-def pre_enqueue(pod: Obj, claims: Lister) -> Status:
+def pre_enqueue(pod: Pod | Obj, claims: Lister) -> Status:
     """PreEnqueue of both modes: the pod waits, unresolvable, until every claim it names can be
     used."""
     try:
@@ -43,12 +49,13 @@ def pre_enqueue(pod: Obj, claims: Lister) -> Status:
     return SUCCESS
 
 
-def pod_resource_claims(pod: Obj, claims: Lister) -> list[PodClaim]:
+def pod_resource_claims(pod: Pod | Obj, claims: Lister) -> list[PodClaim[AnyResourceClaim]]:
     """The pod's claims in `spec.resourceClaims` order, skipping pod claims that need no
-    claim; raises ClaimLookupError at the first claim that cannot be used."""
-    namespace = (pod.get("metadata") or {}).get("namespace") or ""
-    out: list[PodClaim] = []
-    for pod_claim in (pod.get("spec") or {}).get("resourceClaims") or ():
+    claim; raises ClaimLookupError at the first claim that cannot be used. Each mode's
+    plugin takes them as claims of its own version."""
+    namespace = meta.namespace(pod)
+    out: list[PodClaim[AnyResourceClaim]] = []
+    for pod_claim in meta.pod_claims(pod):
         try:
             claim_name, check_owner = dra.name(pod, pod_claim)
         except dra.ClaimNameError as err:
@@ -56,10 +63,13 @@ def pod_resource_claims(pod: Obj, claims: Lister) -> list[PodClaim]:
         if claim_name is None:
             continue
         try:
-            claim = lister_get(claims, RESOURCE_CLAIMS, name=claim_name, namespace=namespace)
+            claim = cast(
+                AnyResourceClaim,
+                lister_get(claims, RESOURCE_CLAIMS, name=claim_name, namespace=namespace),
+            )
         except errors.StatusError as err:
             raise ClaimLookupError(str(err)) from None
-        if (claim.get("metadata") or {}).get("deletionTimestamp"):
+        if meta.deletion_timestamp(claim):
             raise ClaimLookupError(f'resourceclaim "{claim_name}" is being deleted')
         if check_owner:
             problem = dra.is_for_pod(pod, claim)
@@ -69,17 +79,19 @@ def pod_resource_claims(pod: Obj, claims: Lister) -> list[PodClaim]:
     return out
 
 
-def allocation_mode(claim: Obj) -> str:
+def allocation_mode(claim: resourcev1alpha2.ResourceClaim) -> str:
     return str((claim.get("spec") or {}).get("allocationMode") or WAIT_FOR_FIRST_CONSUMER)
 
 
-def claim_status(claim: Obj) -> Obj:
-    status: Obj = claim.get("status") or {}
-    return status
+def claim_status(
+    claim: AnyResourceClaim,
+) -> ResourceClaimStatus | resourcev1alpha2.ResourceClaimStatus:
+    """`status` of a claim of either version ({} when it has none)."""
+    return claim.get("status") or {}
 
 
 def deallocation_candidates(
-    claims: Sequence[PodClaim], indices: Iterable[int], pod_uid: str
+    claims: Sequence[PodClaim[C]], indices: Iterable[int], pod_uid: str
 ) -> list[int]:
     """PostFilter's candidates in the random order it tries them: the claims at `indices`
     reserved by nobody or by this pod alone (one in use by another pod is never deallocated)."""

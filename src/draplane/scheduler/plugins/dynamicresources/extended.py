@@ -19,10 +19,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from draplane.api import errors, kinds
+from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj, deep_copy
+from draplane.api.types import Pod, ResourceClaim, ResourceClaimSpec
 from draplane.client.interface import Client
 from draplane.dra import extended
 from draplane.dra.extended import ExtendedRequest
@@ -48,7 +49,7 @@ class ExtendedState:
     """Node name -> the in-memory claim allocated there (Filter)."""
     results: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     """Node name -> its allocation result (Reserve, for PreBind)."""
-    created: Obj | None = None
+    created: ResourceClaim | None = None
     """The claim PreBind created (for Unreserve)."""
     recorded: bool = False
     """PreBind wrote `pod.status.extendedResourceClaimStatus`."""
@@ -56,13 +57,13 @@ class ExtendedState:
 
 @dataclass(frozen=True)
 class NodeClaim:
-    claim: Obj
+    claim: ResourceClaim
     requests: list[ExtendedRequest]
 
 
-def _has_named_requests(pod: Obj) -> bool:
+def _has_named_requests(pod: Pod | Obj) -> bool:
     """Any container requests a resource with a prefix (extended resources only have one)."""
-    spec = pod.get("spec") or {}
+    spec = meta.pod_spec(pod)
     for container in (*(spec.get("initContainers") or ()), *(spec.get("containers") or ())):
         if any("/" in name for name in (container.get("resources") or {}).get("requests") or ()):
             return True
@@ -78,14 +79,13 @@ def _in_flight_uid(pod_info: PodInfo) -> str:
     return f"{pod_info.uid}{GENERATE_NAME_SUFFIX}in-flight"
 
 
-def recorded_claim(pod: Obj, claims: Lister) -> list[PodClaim]:
+def recorded_claim(pod: Pod | Obj, claims: Lister) -> list[PodClaim[ResourceClaim]]:
     """The claim an earlier cycle created and recorded in the pod's status, as one of the
     pod's claims; raises ClaimLookupError when it is gone."""
     name = extended.claim_name(pod)
     if name is None:
         return []
-    namespace = str((pod.get("metadata") or {}).get("namespace") or "")
-    claim = claims.get(name, namespace)
+    claim = cast("ResourceClaim | None", claims.get(name, meta.namespace(pod)))
     if claim is None:
         raise ClaimLookupError(f'resourceclaim.resource.k8s.io "{name}" not found')
     return [PodClaim(extended.SPECIAL_CLAIM_NAME, claim)]
@@ -116,7 +116,7 @@ class ExtendedResources:
         key = frozenset(r.resource_name for r in wanted)
         found = state.claims.get(key)
         if found is None:
-            claim: Obj = {
+            claim: ResourceClaim = {
                 "apiVersion": "resource.k8s.io/v1",
                 "kind": "ResourceClaim",
                 "metadata": {
@@ -187,7 +187,7 @@ class ExtendedResources:
         found = state.node_claims.get(node_name)
         if found is None:
             return
-        obj: Obj = {
+        obj: ResourceClaim = {
             "apiVersion": "resource.k8s.io/v1",
             "kind": "ResourceClaim",
             "metadata": {
@@ -207,10 +207,10 @@ class ExtendedResources:
                     }
                 ],
             },
-            "spec": deep_copy(found.claim["spec"]),
+            "spec": cast(ResourceClaimSpec, deep_copy(found.claim["spec"])),
         }
-        created = await self._client.create(RESOURCE_CLAIMS_V1, obj, pod_info.namespace)
-        state.created = created
+        created = await self._client.create(RESOURCE_CLAIMS_V1, cast(Obj, obj), pod_info.namespace)
+        state.created = cast(ResourceClaim, created)
         written = deep_copy(created)
         written["status"] = {
             "allocation": deep_copy(dict(state.results[node_name])),

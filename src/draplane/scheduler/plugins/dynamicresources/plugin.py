@@ -16,13 +16,14 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from draplane import dra
 from draplane.api import errors
 from draplane.api.kinds import POD_SCHEDULING_CONTEXTS, RESOURCE_CLAIMS, RESOURCE_CLASSES
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.nodeselector import NodeSelector
+from draplane.api.types.resourcev1alpha2 import ResourceClaim, ResourceClass
 from draplane.dra.resourcev1 import RESOURCE_SLICES
 from draplane.scheduler.framework import (
     GVK,
@@ -127,7 +128,9 @@ class DynamicResources:
         data = StateData()
         state.write(STATE_KEY, data)
         try:
-            claims = pod_resource_claims(pod_info.pod, self._claims)
+            claims = cast(
+                list[PodClaim[ResourceClaim]], pod_resource_claims(pod_info.pod, self._claims)
+            )
         except ClaimLookupError as err:
             return Status.unresolvable(str(err))
         if not claims:
@@ -135,7 +138,7 @@ class DynamicResources:
         selectors: list[NodePredicate | None] = []
         for pod_claim in claims:
             claim = pod_claim.claim
-            status = claim_status(claim)
+            status = claim.get("status") or {}
             allocation = status.get("allocation")
             if allocation_mode(claim) == IMMEDIATE and not allocation:
                 return Status.unresolvable("unallocated immediate resourceclaim")
@@ -150,7 +153,8 @@ class DynamicResources:
             selector = None
             if allocation and allocation.get("availableOnNodes"):
                 try:
-                    selector = node_predicate(NodeSelector.parse(allocation["availableOnNodes"]))
+                    available = cast(Obj, allocation["availableOnNodes"])
+                    selector = node_predicate(NodeSelector.parse(available))
                 except ValueError as err:
                     return Status.error(str(err))
             selectors.append(selector)
@@ -212,13 +216,15 @@ class DynamicResources:
         """The ResourceClass's suitableNodes as a predicate (None: every node)."""
         if class_name not in data.class_selectors:
             try:
-                resource_class = lister_get(self._classes, RESOURCE_CLASSES, name=class_name)
+                resource_class = cast(
+                    ResourceClass, lister_get(self._classes, RESOURCE_CLASSES, name=class_name)
+                )
             except errors.StatusError as err:
                 raise _FilterError(Status.error(f"look up resource class: {err}")) from None
             suitable = resource_class.get("suitableNodes")
             try:
                 data.class_selectors[class_name] = (
-                    node_predicate(NodeSelector.parse(suitable)) if suitable else None
+                    node_predicate(NodeSelector.parse(cast(Obj, suitable))) if suitable else None
                 )
             except ValueError as err:
                 raise _FilterError(Status.error(f"potential node filter: {err}")) from None
@@ -241,7 +247,9 @@ class DynamicResources:
             except errors.StatusError as err:
                 self._claim_warning(claim, f"requesting deallocation for pod {pod_info.key}: {err}")
                 return Status.error(str(err))
-            data.claims[index] = PodClaim(data.claims[index].pod_claim_name, updated)
+            data.claims[index] = PodClaim(
+                data.claims[index].pod_claim_name, cast(ResourceClaim, updated)
+            )
             return SUCCESS
         return Status.unschedulable("still not schedulable")
 
@@ -318,7 +326,7 @@ class DynamicResources:
                 )
                 return Status.error(str(err))
             # Kept in state (1.29 behaviour) so that Unreserve undoes this reservation.
-            data.claims[index] = PodClaim(pod_claim.pod_claim_name, updated)
+            data.claims[index] = PodClaim(pod_claim.pod_claim_name, cast(ResourceClaim, updated))
         return SUCCESS
 
     async def _publish_and_hold(self, data: StateData, pod_info: PodInfo, node_name: str) -> Status:
@@ -364,7 +372,7 @@ class DynamicResources:
                 )
                 self._claim_warning(claim, f"unreserving the claim for pod {pod_info.key}: {err}")
                 continue
-            data.claims[index] = PodClaim(pod_claim.pod_claim_name, updated)
+            data.claims[index] = PodClaim(pod_claim.pod_claim_name, cast(ResourceClaim, updated))
 
     async def post_bind(self, state: CycleState, pod_info: PodInfo, node_name: str) -> None:
         data = state.get(STATE_KEY)
@@ -376,10 +384,10 @@ class DynamicResources:
             if not errors.is_not_found(err):
                 log.warning("Deleting PodSchedulingContext %s failed: %s", pod_info.key, err)
 
-    def _claim_warning(self, claim: Obj, message: str) -> None:
+    def _claim_warning(self, claim: ResourceClaim, message: str) -> None:
         """A write to the claim failed: the claim's Events say so (the pod's FailedScheduling
         event only names the attempt)."""
-        self._handle.event_recorder.event(claim, "Warning", FAILED_SCHEDULING, message)
+        self._handle.event_recorder.event(cast(Obj, claim), "Warning", FAILED_SCHEDULING, message)
 
 
 class _FilterError(Exception):

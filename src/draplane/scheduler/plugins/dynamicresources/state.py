@@ -11,18 +11,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
-from draplane.api import selectors
+from draplane.api import meta, selectors
 from draplane.api.kinds import POD_SCHEDULING_CONTEXTS
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.nodeselector import NodeSelector
+from draplane.api.types import Pod
+from draplane.api.types.resourcev1alpha2 import PodSchedulingContext, ResourceClaim
 from draplane.client.interface import Client
 from draplane.scheduler.framework import Lister, NodeInfo, StateKey
 from draplane.scheduler.plugins import names
 from draplane.scheduler.plugins.dynamicresources.claims import (
     PodClaim,
     allocation_mode,
-    claim_status,
 )
 
 NodePredicate = Callable[[NodeInfo], bool]
@@ -53,9 +55,9 @@ class ClaimFacts:
     class_name: str
 
     @classmethod
-    def of(cls, index: int, pod_claim: PodClaim) -> ClaimFacts:
+    def of(cls, index: int, pod_claim: PodClaim[ResourceClaim]) -> ClaimFacts:
         claim = pod_claim.claim
-        status = claim_status(claim)
+        status = claim.get("status") or {}
         return cls(
             index=index,
             pod_claim_name=pod_claim.pod_claim_name,
@@ -72,14 +74,14 @@ class SchedulingContextError(Exception):
 
 @dataclass
 class StateData:
-    claims: list[PodClaim] = field(default_factory=list)
+    claims: list[PodClaim[ResourceClaim]] = field(default_factory=list)
     available_on_nodes: list[NodePredicate | None] = field(default_factory=list)
     """Per claim: where its allocation is available (None: everywhere or not allocated)."""
     unavailable_claims: set[int] = field(default_factory=set)
     """Indices of allocated delayed claims whose availableOnNodes excluded some node."""
     class_selectors: dict[str, NodePredicate | None] = field(default_factory=dict)
     """ResourceClass name -> its suitableNodes as a predicate, cached for the attempt."""
-    scheduling_ctx: Obj | None = None
+    scheduling_ctx: PodSchedulingContext | None = None
     scheduling_ctx_dirty: bool = False
     delayed_checks: dict[int, tuple[NodePredicate | None, frozenset[str]]] = field(
         default_factory=dict
@@ -97,7 +99,7 @@ class StateData:
             self._facts = [ClaimFacts.of(i, pc) for i, pc in enumerate(self.claims)]
         return self._facts
 
-    def unsuitable_set(self, psc: Obj, pod_claim_name: str) -> frozenset[str]:
+    def unsuitable_set(self, psc: PodSchedulingContext, pod_claim_name: str) -> frozenset[str]:
         """The drivers' unsuitable nodes for the pod claim in `psc`, as a set (cached)."""
         if self._unsuitable_of != id(psc):
             self._unsuitable, self._unsuitable_of = {}, id(psc)
@@ -108,12 +110,12 @@ class StateData:
             )
         return found
 
-    def scheduling_context(self, *, pod: Obj, lister: Lister) -> Obj:
+    def scheduling_context(self, *, pod: Pod | Obj, lister: Lister) -> PodSchedulingContext:
         """The pod's PodSchedulingContext (from the informer, or a new in-memory object)."""
         if self.scheduling_ctx is not None:
             return self.scheduling_ctx
         md = pod["metadata"]
-        psc = lister.get(md["name"], md.get("namespace") or "")
+        psc = cast("PodSchedulingContext | None", lister.get(md["name"], md.get("namespace") or ""))
         if psc is None:
             psc = {
                 "apiVersion": POD_SCHEDULING_CONTEXTS.api_version,
@@ -142,11 +144,11 @@ class StateData:
         self.scheduling_ctx = psc
         return psc
 
-    def modify(self) -> Obj:
+    def modify(self) -> PodSchedulingContext:
         """A private, changeable copy of the loaded PodSchedulingContext (marked dirty)."""
         assert self.scheduling_ctx is not None, "scheduling_context() must be called first"
         if not self.scheduling_ctx_dirty:
-            self.scheduling_ctx = deep_copy(self.scheduling_ctx)
+            self.scheduling_ctx = cast(PodSchedulingContext, deep_copy(self.scheduling_ctx))
             self.scheduling_ctx_dirty = True
         self.scheduling_ctx.setdefault("spec", {})
         return self.scheduling_ctx
@@ -158,21 +160,21 @@ class StateData:
             return
         namespace = psc["metadata"].get("namespace") or ""
         if psc["metadata"].get("uid"):
-            result = await client.update(POD_SCHEDULING_CONTEXTS, psc)
+            result = await client.update(POD_SCHEDULING_CONTEXTS, cast(Obj, psc))
         else:
-            result = await client.create(POD_SCHEDULING_CONTEXTS, psc, namespace)
-        self.scheduling_ctx = result
+            result = await client.create(POD_SCHEDULING_CONTEXTS, cast(Obj, psc), namespace)
+        self.scheduling_ctx = cast(PodSchedulingContext, result)
         self.scheduling_ctx_dirty = False
 
 
-def _controlled_by(obj: Obj, uid: str) -> bool:
-    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
+def _controlled_by(obj: PodSchedulingContext, uid: str) -> bool:
+    for ref in meta.metadata(obj).get("ownerReferences") or ():
         if ref.get("controller"):
             return bool(ref.get("uid") == uid)
     return False
 
 
-def unsuitable_nodes(psc: Obj, pod_claim_name: str) -> list[str] | None:
+def unsuitable_nodes(psc: PodSchedulingContext, pod_claim_name: str) -> list[str] | None:
     """The driver's unsuitable nodes for one pod claim, or None when it has not answered."""
     for entry in (psc.get("status") or {}).get("resourceClaims") or ():
         if entry.get("name") == pod_claim_name:

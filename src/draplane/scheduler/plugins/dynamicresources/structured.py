@@ -18,12 +18,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from draplane import dra
-from draplane.api import errors
+from draplane.api import errors, meta
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.nodeselector import NodeSelector
+from draplane.api.types import ResourceClaim
 from draplane.clock import format_time
 from draplane.dra.resourcev1 import (
     DELETE_PROTECTION_FINALIZER,
@@ -62,7 +63,6 @@ from draplane.scheduler.plugins.dynamicresources.assume import ClaimTracker
 from draplane.scheduler.plugins.dynamicresources.claims import (
     ClaimLookupError,
     PodClaim,
-    claim_status,
     deallocation_candidates,
     pod_resource_claims,
     pre_enqueue as claims_pre_enqueue,
@@ -95,10 +95,10 @@ def _on_no_node(_node: NodeInfo) -> bool:
 
 @dataclass
 class StructuredState:
-    claims: list[PodClaim] = field(default_factory=list)
+    claims: list[PodClaim[ResourceClaim]] = field(default_factory=list)
     to_allocate: list[int] = field(default_factory=list)
     """Indices of the claims the scheduler allocates in this cycle."""
-    allocating: tuple[Obj, ...] = ()
+    allocating: tuple[ResourceClaim, ...] = ()
     """Those claims (the same sequence for every Filter call, so the allocator's prepared
     requests are reused)."""
     selectors: dict[int, NodePredicate] = field(default_factory=dict)
@@ -116,16 +116,7 @@ class StructuredState:
 STRUCTURED_STATE_KEY: StateKey[StructuredState] = StateKey(names.DYNAMIC_RESOURCES)
 
 
-def _key(obj: Obj) -> str:
-    md = obj.get("metadata") or {}
-    return f"{md.get('namespace', '')}/{md.get('name', '')}"
-
-
-def _uid(obj: Obj) -> str:
-    return str((obj.get("metadata") or {}).get("uid") or "")
-
-
-def _class_names(claim: Obj) -> list[tuple[str, str]]:
+def _class_names(claim: ResourceClaim) -> list[tuple[str, str]]:
     """(request name, device class) of every request and subrequest."""
     out: list[tuple[str, str]] = []
     for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
@@ -211,7 +202,9 @@ class StructuredDynamicResources:
         data = StructuredState()
         state.write(STRUCTURED_STATE_KEY, data)
         try:
-            claims = pod_resource_claims(pod_info.pod, self.tracker)
+            claims = cast(
+                list[PodClaim[ResourceClaim]], pod_resource_claims(pod_info.pod, self.tracker)
+            )
             claims += recorded_claim(pod_info.pod, self.tracker)
         except ClaimLookupError as err:
             return Status.unresolvable(str(err))
@@ -220,7 +213,7 @@ class StructuredDynamicResources:
             return SKIP
         for index, pod_claim in enumerate(claims):
             claim = pod_claim.claim
-            status = claim_status(claim)
+            status = claim.get("status") or {}
             allocation = status.get("allocation")
             if allocation:
                 reserved = status.get("reservedFor") or ()
@@ -238,15 +231,16 @@ class StructuredDynamicResources:
                 elif allocation.get("nodeSelector"):
                     try:
                         data.selectors[index] = node_predicate(
-                            NodeSelector.parse(allocation["nodeSelector"])
+                            NodeSelector.parse(cast(Obj, allocation["nodeSelector"]))
                         )
                     except ValueError as err:
                         return Status.error(str(err))
                 continue
-            flying = self.tracker.in_flight(_uid(claim))
+            flying = self.tracker.in_flight(meta.uid(claim))
             if flying is not None and flying.pod_uid != pod_info.uid:
                 return Status.unschedulable(
-                    f"resource claim {_key(claim)} is in the process of being allocated"
+                    f"resource claim {meta.namespaced_key(claim)} is in the process of being "
+                    "allocated"
                 )
             for request, class_name in _class_names(claim):
                 if self._classes.get(class_name) is None:
@@ -265,6 +259,10 @@ class StructuredDynamicResources:
             )
         return SUCCESS
 
+    def _claim(self, name: str, namespace: str) -> ResourceClaim | None:
+        """The claim as the assume cache has it."""
+        return cast("ResourceClaim | None", self.tracker.get(name, namespace))
+
     def _slices_changed(self, _obj: Any) -> None:
         self._slice_index = None
 
@@ -274,9 +272,7 @@ class StructuredDynamicResources:
         if self._slices_followed and self._slice_index is not None:
             return self._slice_index[1]
         slices = self._slices.list()
-        key = tuple(
-            (_uid(s), str((s.get("metadata") or {}).get("resourceVersion") or "")) for s in slices
-        )
+        key = tuple((meta.uid(s), meta.resource_version(s)) for s in slices)
         if self._slice_index is None or self._slice_index[0] != key:
             self._slice_index = (key, SliceIndex(slices))
         return self._slice_index[1]
@@ -366,7 +362,8 @@ class StructuredDynamicResources:
             claim.setdefault("status", {})["allocation"] = deep_copy(dict(allocation))
             if not self.tracker.set_in_flight(claim, pod_info.uid):
                 return Status.unschedulable(
-                    f"resource claim {_key(claim)} is in the process of being allocated"
+                    f"resource claim {meta.namespaced_key(claim)} is in the process of being "
+                    "allocated"
                 )
         return SUCCESS
 
@@ -377,7 +374,7 @@ class StructuredDynamicResources:
         if data.extended is not None:
             await self._extended.unreserve(data.extended, pod_info)
         for index in data.to_allocate:
-            self.tracker.drop_in_flight(_uid(data.claims[index].claim), pod_info.uid)
+            self.tracker.drop_in_flight(meta.uid(data.claims[index].claim), pod_info.uid)
         for index in sorted(data.reserved):
             name = data.claims[index].claim["metadata"]["name"]
             await drop_reservation(self._client, self.tracker, name, pod_info)
@@ -402,7 +399,7 @@ class StructuredDynamicResources:
             except BindError as err:
                 return Status.error(str(err))
             except errors.StatusError as err:
-                return Status.error(f"update claim {_key(pod_claim.claim)}: {err}")
+                return Status.error(f"update claim {meta.namespaced_key(pod_claim.claim)}: {err}")
             if updated is not None:
                 data.reserved.add(index)
                 data.claims[index] = PodClaim(pod_claim.pod_claim_name, updated)
@@ -418,7 +415,7 @@ class StructuredDynamicResources:
                     pod_info.pod,
                     node_name,
                     claims,
-                    get=self.tracker.get,
+                    get=self._claim,
                     clock=self._handle.clock,
                     timeout=self.args.binding_timeout,
                     events=self._handle.event_recorder,

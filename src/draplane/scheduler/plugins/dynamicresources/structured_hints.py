@@ -11,21 +11,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from draplane import dra
 from draplane.api.meta import Obj
-from draplane.scheduler.framework import Lister, PodSelector, QueueingHint
+from draplane.scheduler.framework import Lister, PodSelector, QueueingHint, unwrap
 from draplane.scheduler.plugins.dynamicresources import hints
-from draplane.scheduler.plugins.dynamicresources.hints import AFTER_BACKOFF, SKIP, _unwrap
+from draplane.scheduler.plugins.dynamicresources.hints import AFTER_BACKOFF, SKIP
 
 QUEUE = QueueingHint.QUEUE_IMMEDIATELY
 
 
 def _allocated(obj: Any) -> bool:
-    return isinstance(obj, dict) and bool((obj.get("status") or {}).get("allocation"))
+    return isinstance(obj, dict) and dra.is_allocated(obj)
 
 
 def deallocated(old: Any, new: Any) -> bool:
     """The event takes a claim's allocation away (a status update, or a delete)."""
-    old = _unwrap(old) if old is not None else None
+    old = unwrap(old) if old is not None else None
     if not _allocated(old):
         return False
     return new is None or (isinstance(new, dict) and not _allocated(new))

@@ -7,16 +7,18 @@ assume cache (`ClaimTracker.assume`), so the next cycle sees it before the infor
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 from draplane import dra
-from draplane.api import errors
+from draplane.api import errors, meta
 from draplane.api.meta import Obj, deep_copy
+from draplane.api.types import ResourceClaim
 from draplane.client.interface import Client
 from draplane.dra.resourcev1 import DELETE_PROTECTION_FINALIZER, RESOURCE_CLAIMS_V1
 from draplane.scheduler.framework import PodInfo
 from draplane.scheduler.plugins.dynamicresources import bindingconditions
 from draplane.scheduler.plugins.dynamicresources.assume import ClaimTracker
-from draplane.scheduler.plugins.dynamicresources.claims import PodClaim, claim_status
+from draplane.scheduler.plugins.dynamicresources.claims import PodClaim
 
 log = logging.getLogger(__name__)
 
@@ -27,41 +29,32 @@ class BindError(Exception):
     """PreBind cannot write the claim (deleted, or allocated elsewhere meanwhile)."""
 
 
-def _key(obj: Obj) -> str:
-    md = obj.get("metadata") or {}
-    return f"{md.get('namespace', '')}/{md.get('name', '')}"
-
-
-def _uid(obj: Obj) -> str:
-    return str((obj.get("metadata") or {}).get("uid") or "")
-
-
 async def bind_claim(
     client: Client,
     tracker: ClaimTracker,
-    pod_claim: PodClaim,
+    pod_claim: PodClaim[ResourceClaim],
     pod_info: PodInfo,
     allocating: bool,
     *,
     allocation_timestamp: str | None = None,
-) -> Obj | None:
+) -> ResourceClaim | None:
     """Write one claim's allocation (`allocating`: this cycle made one, in flight) and the
     pod's reservation, re-reading the claim after a conflict. An allocation whose devices have
     binding conditions gets `allocation_timestamp` (when given) as its allocationTimestamp.
     Returns the claim as written when this call added the pod to `reservedFor`, else None."""
     name = pod_claim.claim["metadata"]["name"]
-    key = _key(pod_claim.claim)
-    uid = _uid(pod_claim.claim)
+    key = meta.namespaced_key(pod_claim.claim)
+    uid = meta.uid(pod_claim.claim)
     flying = tracker.in_flight(uid) if allocating else None
-    fresh: Obj | None = None
-    written: Obj | None = None
+    fresh: ResourceClaim | None = None
+    written: ResourceClaim | None = None
     for attempt in range(_CONFLICT_RETRIES):
-        claim = fresh or tracker.get(name, pod_info.namespace)
+        claim = fresh or cast("ResourceClaim | None", tracker.get(name, pod_info.namespace))
         fresh = None
-        if claim is None or _uid(claim) != uid:
+        if claim is None or meta.uid(claim) != uid:
             raise BindError(f"claim {key} got deleted in the meantime")
         if flying is not None:
-            allocation = claim_status(claim).get("allocation")
+            allocation = (claim.get("status") or {}).get("allocation")
             wanted = flying.claim["status"]["allocation"]
             if allocation and allocation != wanted:
                 raise BindError(f"claim {key} got allocated elsewhere in the meantime")
@@ -75,16 +68,18 @@ async def bind_claim(
                     fresh = await _fresh(client, name, pod_info.namespace)
                     continue
                 claim = finalized
-                tracker.assume(claim)
+                tracker.assume(cast(Obj, claim))
         if dra.is_reserved_for_pod(pod_info.pod, claim) and (
-            flying is None or claim_status(claim).get("allocation")
+            flying is None or (claim.get("status") or {}).get("allocation")
         ):
             break
         changed = deep_copy(claim)
         status = changed.setdefault("status", {})
         if flying is not None:
             status["allocation"] = deep_copy(flying.claim["status"]["allocation"])
-            if allocation_timestamp and bindingconditions.has_binding_conditions(changed):
+            if allocation_timestamp and bindingconditions.has_binding_conditions(
+                cast(ResourceClaim, changed)
+            ):
                 status["allocation"]["allocationTimestamp"] = allocation_timestamp
         if not dra.is_reserved_for_pod(pod_info.pod, changed):
             status.setdefault("reservedFor", []).append(dra.pod_reference(pod_info.pod))
@@ -92,7 +87,7 @@ async def bind_claim(
         if updated is None:
             fresh = await _fresh(client, name, pod_info.namespace)
             continue
-        tracker.assume(updated)
+        tracker.assume(cast(Obj, updated))
         written = updated
         break
     if flying is not None:
@@ -100,20 +95,23 @@ async def bind_claim(
     return written
 
 
-async def _updated(client: Client, claim: Obj, subresource: str, *, retry: bool) -> Obj | None:
+async def _updated(
+    client: Client, claim: Obj, subresource: str, *, retry: bool
+) -> ResourceClaim | None:
     """The claim (or its `subresource`) updated; None on a conflict that may be retried."""
     try:
-        return await client.update(RESOURCE_CLAIMS_V1, claim, subresource=subresource)
+        updated = await client.update(RESOURCE_CLAIMS_V1, claim, subresource=subresource)
+        return cast(ResourceClaim, updated)
     except errors.StatusError as err:
         if errors.is_conflict(err) and retry:
             return None
         raise
 
 
-async def _fresh(client: Client, name: str, namespace: str) -> Obj | None:
+async def _fresh(client: Client, name: str, namespace: str) -> ResourceClaim | None:
     """The claim as the API server has it now (after a conflict the cache may lag)."""
     try:
-        return await client.get(RESOURCE_CLAIMS_V1, name, namespace)
+        return cast(ResourceClaim, await client.get(RESOURCE_CLAIMS_V1, name, namespace))
     except errors.StatusError as err:
         if errors.is_not_found(err):
             return None
@@ -135,12 +133,14 @@ async def drop_reservation(
     try:
         updated = await client.update(RESOURCE_CLAIMS_V1, changed, subresource="status")
     except errors.StatusError as err:
-        log.warning("Unreserve of claim %s for pod %s: %s", _key(claim), pod_info.key, err)
+        log.warning(
+            "Unreserve of claim %s for pod %s: %s", meta.namespaced_key(claim), pod_info.key, err
+        )
         return
     tracker.assume(updated)
 
 
-async def deallocate(client: Client, tracker: ClaimTracker, claim: Obj) -> Obj:
+async def deallocate(client: Client, tracker: ClaimTracker, claim: ResourceClaim) -> ResourceClaim:
     """PostFilter: clear the claim's allocation, reservations and device status."""
     changed = deep_copy(claim)
     status = changed.setdefault("status", {})
@@ -148,4 +148,4 @@ async def deallocate(client: Client, tracker: ClaimTracker, claim: Obj) -> Obj:
         status.pop(name, None)
     updated = await client.update(RESOURCE_CLAIMS_V1, changed, subresource="status")
     tracker.assume(updated)
-    return updated
+    return cast(ResourceClaim, updated)
