@@ -56,6 +56,14 @@ class Field:
     `emit`: the Go field is serialized even when empty: a non-pointer struct (`{}`), a non-pointer
     metav1.Time (`null`) or a field without `omitempty` (its zero value). `required` is
     OpenAPI's `required`. The list/patch attributes are upstream's `x-kubernetes-*` markers.
+
+    The protobuf form (`application/vnd.kubernetes.protobuf`) comes from the same field: `tag` is
+    its field number in upstream's `generated.proto` (the Go field's `protobuf:"...,N,..."` tag;
+    0 while unnumbered), `wire` names a protobuf form the JSON type does not tell (`raw`: a
+    message whose field 1 holds the value's JSON bytes, as metav1.FieldsV1 and
+    runtime.RawExtension do; `duration`: metav1.Duration, int64 nanoseconds in field 1), and
+    `pointer` marks a Go pointer scalar, whose zero value on the wire is kept (a non-pointer
+    zero is dropped, as Go's `omitempty` drops it).
     """
 
     name: str
@@ -69,6 +77,9 @@ class Field:
     list_type: str = ""
     map_keys: tuple[str, ...] = ()
     map_type: str = ""
+    tag: int = 0
+    wire: str = ""
+    pointer: bool = False
 
 
 @dataclass(frozen=True, slots=True)
