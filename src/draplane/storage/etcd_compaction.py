@@ -5,6 +5,9 @@ API servers sharing one etcd take turns through the `compact_rev_key` key: each 
 transaction increments its version only if it is still the version this server saw last; the
 one that succeeds compacts to the revision it recorded one interval before. The others adopt the
 winner's version and record the current revision.
+
+The compactor sees its store through the narrow `CompactedStore` (the stubs, the request timeout
+and the compacted revision it raises); `EtcdStorage` satisfies it.
 """
 
 from __future__ import annotations
@@ -12,12 +15,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from draplane.storage import etcd_rpc as rpc
-
-if TYPE_CHECKING:
-    from draplane.storage.etcd import EtcdStorage
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +25,21 @@ COMPACT_REV_KEY = b"compact_rev_key"
 DEFAULT_INTERVAL = 300.0
 
 
+class CompactedStore(Protocol):
+    """What the compactor uses of its store."""
+
+    @property
+    def stubs(self) -> rpc.Stubs: ...
+
+    @property
+    def config(self) -> rpc.EtcdConfig: ...
+
+    compacted: int
+    """The newest revision the store knows etcd has compacted to (the compactor raises it)."""
+
+
 class Compactor:
-    def __init__(self, store: EtcdStorage, interval: float = DEFAULT_INTERVAL) -> None:
+    def __init__(self, store: CompactedStore, interval: float = DEFAULT_INTERVAL) -> None:
         self._store = store
         self.interval = interval
         self._version = 0
