@@ -4,26 +4,29 @@ custom resources before the CRD goes, and objects are read at the requested vers
 (conversion `None`: the apiVersion is rewritten) and defaulted as read, as
 apiextensions-apiserver's codec does. `scale` is the one mechanism of `strategies.scale`, at
 the CRD's replicas paths.
+
+Custom resources see the server through the narrow `CustomResourcesContext` (storage, the clock,
+the served kinds, the guaranteed update, deletion and the wait for a commit); `Registry`
+satisfies it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Coroutine
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Awaitable, Coroutine
+from typing import Any, Protocol
 
 from draplane.api import crd, errors, kinds, meta, resourceconversion, structural
 from draplane.api.auth import UserInfo
+from draplane.api.catalog import Catalog
 from draplane.api.handler import WatchEvent, WatchStream
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.request import Request
-from draplane.clock import format_time
-from draplane.storage.interface import Event
-
-if TYPE_CHECKING:
-    from draplane.apiserver.registry import Registry
+from draplane.apiserver.strategies.context import GuaranteedUpdater
+from draplane.clock import Clock, format_time
+from draplane.storage.interface import Event, Storage
 
 log = logging.getLogger(__name__)
 
@@ -32,9 +35,35 @@ _CLEANUP_PAUSE = 0.05
 _CLEANUP_MAX_PAUSE = 1.0
 
 
+class CustomResourcesContext(Protocol):
+    """What serving custom resources uses of the server."""
+
+    @property
+    def storage(self) -> Storage: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def kinds(self) -> Catalog: ...
+
+    @property
+    def writer(self) -> GuaranteedUpdater: ...
+
+    def wait_committed(self, revision: int) -> Awaitable[None]:
+        """Until `revision` is committed (the watch cache has seen it), briefly."""
+        ...
+
+    def delete_object(
+        self, user: UserInfo, rt: ResourceType, namespace: str, name: str
+    ) -> Awaitable[Obj]:
+        """DELETE of the object, with admission, as `user`."""
+        ...
+
+
 class CustomResources:
-    def __init__(self, registry: Registry) -> None:
-        self._r = registry
+    def __init__(self, server: CustomResourcesContext) -> None:
+        self._r = server
         self._cleanups: dict[str, asyncio.Task[None]] = {}
 
     # --- the catalog follows the CRDs ---------------------------------------------------

@@ -5,29 +5,40 @@ gets `deletionTimestamp` and stays; it is removed when an update leaves it with 
 no grace period left; the first deletion mark bumps `metadata.generation`. Propagation: Orphan
 adds finalizer `orphan`, Foreground adds `foregroundDeletion`; the garbage collector (a
 controller) does the cascade, as in Kubernetes.
+
+The deleter sees the server through the narrow `DeletionContext` (storage and the clock);
+`Registry` satisfies it.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from draplane.api import errors, kinds, meta
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.apiserver.strategies import ResourceStrategy
-from draplane.clock import format_time
-
-if TYPE_CHECKING:
-    from draplane.apiserver.registry import Registry
+from draplane.clock import Clock, format_time
+from draplane.storage.interface import Storage
 
 ORPHAN = "orphan"
 FOREGROUND = "foregroundDeletion"
 
 
+class DeletionContext(Protocol):
+    """What deletion uses of the server."""
+
+    @property
+    def storage(self) -> Storage: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+
 class Deleter:
-    def __init__(self, registry: Registry) -> None:
-        self._registry = registry
+    def __init__(self, server: DeletionContext) -> None:
+        self._server = server
 
     async def delete(self, strategy: ResourceStrategy, old: Obj, options: Obj) -> Obj:
         rt = strategy.rt
@@ -49,7 +60,7 @@ class Deleter:
         blocked = bool(md.get("finalizers")) or grace > 0 or _namespace_pending(rt, new)
         if not blocked:
             return old if dry_run else await self.remove(strategy, old, expected_rv=_rv(old))
-        now = self._registry.clock.now()
+        now = self._server.clock.now()
         md["deletionTimestamp"] = format_time(now + timedelta(seconds=grace))
         md["deletionGracePeriodSeconds"] = grace
         generation = md.get("generation")
@@ -59,7 +70,7 @@ class Deleter:
             new.setdefault("status", {})["phase"] = "Terminating"
         if dry_run:
             return new
-        return await self._registry.storage.update(rt.key, new, expected_rv=_rv(old))
+        return await self._server.storage.update(rt.key, new, expected_rv=_rv(old))
 
     async def _delete_again(
         self, strategy: ResourceStrategy, old: Obj, grace: int, *, dry_run: bool
@@ -72,13 +83,13 @@ class Deleter:
         new = meta.deep_copy(old)
         new["metadata"]["deletionGracePeriodSeconds"] = grace
         new["metadata"]["deletionTimestamp"] = format_time(
-            self._registry.clock.now() + timedelta(seconds=grace)
+            self._server.clock.now() + timedelta(seconds=grace)
         )
         if dry_run:
             return new
         if self.should_remove(strategy, new):
             return await self.remove(strategy, new, expected_rv=_rv(old))
-        return await self._registry.storage.update(rt.key, new, expected_rv=_rv(old))
+        return await self._server.storage.update(rt.key, new, expected_rv=_rv(old))
 
     @staticmethod
     def should_remove(strategy: ResourceStrategy, obj: Obj) -> bool:
@@ -92,7 +103,7 @@ class Deleter:
     async def remove(self, strategy: ResourceStrategy, obj: Obj, *, expected_rv: int) -> Obj:
         rt = strategy.rt
         ns = meta.namespace(obj) if rt.namespaced else ""
-        deleted = await self._registry.storage.delete(
+        deleted = await self._server.storage.delete(
             rt.key, ns, meta.name(obj), expected_rv=expected_rv
         )
         if strategy.delete_returns_object:

@@ -5,15 +5,20 @@ into the stored object) -> validation -> validating admission -> the strategy's 
 check -> storage with a resourceVersion precondition. Writes that change nothing are not stored
 (no new revision, no watch event), like kube-apiserver's GuaranteedUpdate. Conflicts on the
 stored revision are retried inside the server unless the client pinned a resourceVersion.
+
+The writer sees the server through the narrow `WriteContext`, never the registry: what a kind's
+hooks may use (`strategies.context.ServerContext`, handed on to them), the admission chain, the
+removal of an object whose deletion completes, and the wait for a revision to be committed.
+`Registry` satisfies it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from draplane.api import errors, kinds, meta, validation
 from draplane.api.apply import server_side_apply
@@ -24,15 +29,13 @@ from draplane.api.names import generate_name
 from draplane.api.patch import STRATEGIC_MERGE_PATCH, patch_object
 from draplane.api.request import NO_OPTIONS, Options, Request
 from draplane.api.validation import fieldtypes
-from draplane.apiserver.admission import AdmissionAttributes
+from draplane.apiserver.admission import AdmissionAttributes, Chain
 from draplane.apiserver.strategies import ResourceStrategy, same_content, scale
+from draplane.apiserver.strategies.context import ServerContext
 from draplane.apiserver.strategies.merge import check_type, merge_for_write, set_namespace
 from draplane.apiserver.strategies.table import strategy_for
 from draplane.clock import format_time
 from draplane.storage.errors import KeyExists, RevisionConflict
-
-if TYPE_CHECKING:
-    from draplane.apiserver.registry import Registry
 
 APPLY_PATCH = "application/apply-patch+yaml"
 _GENERATE_NAME_ATTEMPTS = 8
@@ -48,9 +51,36 @@ _CLEARED_ON_CREATE = (
 Mutation = Callable[[Obj], Obj]
 
 
+class Remover(Protocol):
+    """The end of a deletion, when a write leaves the object with nothing to wait for
+    (`deletion.Deleter`)."""
+
+    def should_remove(self, strategy: ResourceStrategy, obj: Obj) -> bool:
+        """Whether `obj` is marked deleted with no finalizers and no grace period left."""
+        ...
+
+    def remove(self, strategy: ResourceStrategy, obj: Obj, *, expected_rv: int) -> Awaitable[Obj]:
+        """Remove `obj` from storage if it is still at `expected_rv`; the DELETE response."""
+        ...
+
+
+class WriteContext(ServerContext, Protocol):
+    """What the write verbs use of the server."""
+
+    @property
+    def admission(self) -> Chain: ...
+
+    @property
+    def deleter(self) -> Remover: ...
+
+    def wait_committed(self, revision: int) -> Awaitable[None]:
+        """Until `revision` is committed (the watch cache has seen it), briefly."""
+        ...
+
+
 class Writer:
-    def __init__(self, registry: Registry) -> None:
-        self._r = registry
+    def __init__(self, server: WriteContext) -> None:
+        self._r = server
 
     # --- create ------------------------------------------------------------------------
 
