@@ -28,7 +28,7 @@ def version_priority(version: str) -> tuple[int, int, int, str]:
 
 
 class Catalog:
-    def __init__(self, mode: versions.Mode = versions.IN_PROCESS_DEFAULT) -> None:
+    def __init__(self, mode: versions.Mode) -> None:
         self.mode = mode
         """The Kubernetes version served: its built-in kinds (`draplane.api.versions`)."""
         builtin = mode.served

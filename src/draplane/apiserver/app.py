@@ -12,7 +12,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import prometheus_client
 from aiohttp import web
@@ -85,7 +85,7 @@ class AppConfig:
     metrics_registry: prometheus_client.CollectorRegistry
     request_metrics: RequestMetrics
     watches: ActiveWatches
-    catalog: Catalog = field(default_factory=Catalog)
+    catalog: Catalog
     """The served kinds (the registry's), for routing and discovery."""
 
 

@@ -23,13 +23,12 @@ from typing import Any
 
 import orjson
 
-from draplane.api import kinds, schema, versions
+from draplane.api import schema, versions
 from draplane.api.catalog import Catalog
 from draplane.api.kinds import ResourceType
 from draplane.api.schema import model
 from draplane.api.schema.openapi import Converter
 from draplane.apiserver.crdopenapi import crd_openapi_v3, definition_name
-from draplane.apiserver.discovery import KUBE_VERSION
 
 # Go's mime parser rejects the `@v1.0` spelling kubectl puts in its Accept header.
 CONTENT_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
@@ -50,7 +49,7 @@ def _field(number: int, payload: bytes) -> bytes:
     return bytes([(number << 3) | 2, len(payload)]) + payload
 
 
-def openapi_v2_document(version: str = KUBE_VERSION) -> bytes:
+def openapi_v2_document(version: str) -> bytes:
     info = _field(1, b"Kubernetes") + _field(2, version.encode())
     return _field(1, b"2.0") + _field(2, info)
 
@@ -275,13 +274,13 @@ def _crd_document(catalog: Catalog, group: str, version: str) -> bytes | None:
     return orjson.dumps(doc)
 
 
-def v3_document(group: str, version: str, catalog: Catalog | None = None) -> bytes | None:
+def v3_document(group: str, version: str, catalog: Catalog) -> bytes | None:
     """The OpenAPI 3.0 document of one group-version, or None when nothing is served there:
     the built-in kinds' or, for a group-version of established CRDs in `catalog`, theirs."""
-    mode = catalog.mode if catalog is not None else versions.IN_PROCESS_DEFAULT
+    mode = catalog.mode
     with model.serving(mode.name):
         body = _v3_document(group, version, model.generation(), mode)
-    if body is None and catalog is not None:
+    if body is None:
         return _crd_document(catalog, group, version)
     return body
 
@@ -290,12 +289,11 @@ def document_hash(body: bytes) -> str:
     return hashlib.sha512(body).hexdigest().upper()
 
 
-def v3_index(catalog: Catalog | None = None) -> dict[str, Any]:
+def v3_index(catalog: Catalog) -> dict[str, Any]:
     """`/openapi/v3`: each served group-version's document with its content hash (so a CRD
     change gives its group-version a new URL)."""
     paths: dict[str, Any] = {}
-    served = catalog.group_versions() if catalog is not None else kinds.group_versions()
-    for group, group_versions in served.items():
+    for group, group_versions in catalog.group_versions().items():
         for version in group_versions:
             body = v3_document(group, version, catalog)
             if body is not None:
@@ -325,7 +323,7 @@ def _v2_json(generation: int, mode: versions.Mode) -> bytes:
     return orjson.dumps(doc)
 
 
-def v2_json_document(mode: versions.Mode = versions.IN_PROCESS_DEFAULT) -> bytes:
+def v2_json_document(mode: versions.Mode) -> bytes:
     """The Swagger 2.0 document of every served kind, as JSON."""
     with model.serving(mode.name):
         return _v2_json(model.generation(), mode)

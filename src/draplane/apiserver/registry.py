@@ -71,7 +71,7 @@ class Registry:
         *,
         clock: Clock = REAL_CLOCK,
         authorizer: Authorizer | None = None,
-        mode: versions.Mode = versions.IN_PROCESS_DEFAULT,
+        mode: versions.Mode,
         service_cidr: str = DEFAULT_SERVICE_CIDR,
     ) -> None:
         self.storage = storage
