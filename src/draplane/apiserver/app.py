@@ -219,7 +219,7 @@ def _openapi_v2_handler(catalog: Catalog) -> Handler:
         accept = request.headers.get("Accept", "")
         if "application/json" in accept and "protobuf" not in accept:
             return web.Response(
-                body=openapi.v2_json_document(catalog.mode), content_type="application/json"
+                body=openapi.v2_json_document(catalog), content_type="application/json"
             )
         body = openapi.openapi_v2_document(catalog.mode.git_version)
         return web.Response(body=body, headers={"Content-Type": openapi.CONTENT_TYPE})
