@@ -115,13 +115,9 @@ class Struct:
 _STRUCTS: dict[str, Struct] = {}
 _KINDS: dict[tuple[str, str, str], str] = {}
 _GENERATION = [0]
+"""Changes whenever a struct or kind is registered or removed (`Schemas.generation`)."""
 _OVERRIDES: dict[str, dict[str, Struct]] = {}
 """Kubernetes version (a mode's name, `1.36`) -> the structs it serves differently, by name."""
-
-
-def generation() -> int:
-    """Changes whenever a struct or kind is registered or removed (documents cache on it)."""
-    return _GENERATION[0]
 
 
 def f(name: str, type_: Type, description: str, **kw: object) -> Field:
