@@ -12,6 +12,7 @@ from draplane.api.errors import StatusError
 from draplane.api.kinds import ResourceType
 from draplane.api.managed_fields import Path, fields_to_paths
 from draplane.api.meta import Obj, deep_copy
+from draplane.api.schema import schemas_for
 from draplane.testing.builders import make_claim, make_pod, make_scheduling_context
 
 T0 = "2026-01-01T00:00:00Z"
@@ -36,7 +37,14 @@ def apply(
     subresource: str = "",
 ) -> Obj:
     return server_side_apply(
-        live, config, rt, field_manager=manager, force=force, now=now, subresource=subresource
+        live,
+        config,
+        rt,
+        schemas_for(),
+        field_manager=manager,
+        force=force,
+        now=now,
+        subresource=subresource,
     )
 
 

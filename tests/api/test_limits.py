@@ -9,6 +9,7 @@ import pytest
 
 from draplane.api import errors, kinds, limits
 from draplane.api.patch import apply_json_patch, patch_object
+from draplane.api.schema import schemas_for
 
 
 def _nested(depth: int) -> Any:
@@ -122,5 +123,5 @@ def test_json_patch_budget(case: Case) -> None:
 def test_patched_object_over_limit_is_413(content_type: str) -> None:
     live = {**CM, "x": BIG}
     with pytest.raises(errors.StatusError) as err:
-        patch_object(live, {"y": BIG}, content_type, kinds.CONFIGMAPS)
+        patch_object(live, {"y": BIG}, content_type, kinds.CONFIGMAPS, schemas_for())
     assert err.value.code == 413

@@ -14,6 +14,7 @@ from draplane.api.managed_fields import (
     paths_to_fields,
 )
 from draplane.api.patch_schema import schema_for
+from draplane.api.schema import schemas_for
 from draplane.testing.builders import make_claim, make_pod
 
 pod = (
@@ -44,7 +45,7 @@ POD_PATHS = {
 
 
 def test_collect_tracks_leaves_items_and_set_values_but_not_identity() -> None:
-    assert collect(pod, schema=schema_for(kinds.PODS)) == POD_PATHS
+    assert collect(pod, schema=schema_for(schemas_for(), kinds.PODS)) == POD_PATHS
 
 
 def test_fields_v1_round_trip() -> None:
@@ -72,13 +73,13 @@ def test_fields_v1_round_trip() -> None:
     ],
 )
 def test_lookup(path: Path, found: bool, value: object) -> None:
-    assert lookup(pod, path, schema=schema_for(kinds.PODS)) == (found, value)
+    assert lookup(pod, path, schema=schema_for(schemas_for(), kinds.PODS)) == (found, value)
 
 
 def test_reserved_for_items_are_keyed_by_uid() -> None:
     claim = make_claim("c").set("status.reservedFor", [{"resource": "pods", "uid": "u1"}]).obj()
 
-    paths = collect(claim, schema=schema_for(kinds.RESOURCE_CLAIMS))
+    paths = collect(claim, schema=schema_for(schemas_for(), kinds.RESOURCE_CLAIMS))
 
     assert ("f:status", "f:reservedFor", 'k:{"uid":"u1"}') in paths
 

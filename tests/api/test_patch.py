@@ -20,6 +20,7 @@ from draplane.api.patch import (
     json_equal,
     patch_object,
 )
+from draplane.api.schema import schemas_for
 from draplane.testing.builders import make_claim, make_pod
 
 base_pod = (
@@ -416,7 +417,7 @@ def test_merge_patch_rejects_non_object_bodies(patch: Any) -> None:
 def test_patch_object_dispatches_on_content_type(
     content_type: str, patch: Any, expected_finalizers: list[str]
 ) -> None:
-    result = patch_object(base_pod, patch, content_type, kinds.PODS)
+    result = patch_object(base_pod, patch, content_type, kinds.PODS, schemas_for())
 
     assert result["metadata"]["finalizers"] == expected_finalizers
 
@@ -431,7 +432,7 @@ def test_patch_object_dispatches_on_content_type(
 )
 def test_patch_object_rejects_unknown_content_types(content_type: str) -> None:
     with pytest.raises(StatusError) as info:
-        patch_object(make_claim().obj(), {}, content_type, kinds.RESOURCE_CLAIMS)
+        patch_object(make_claim().obj(), {}, content_type, kinds.RESOURCE_CLAIMS, schemas_for())
 
     assert (info.value.code, info.value.reason) == (415, "UnsupportedMediaType")
 

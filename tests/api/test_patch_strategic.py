@@ -11,6 +11,7 @@ from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.patch import apply_strategic_merge_patch
+from draplane.api.schema import schemas_for
 from draplane.testing.builders import make_pod
 
 MISSING = object()
@@ -446,14 +447,16 @@ def test_strategic_merge_patch(case: Case) -> None:
     original = deep_copy(case.original)
     patch = deep_copy(case.patch)
 
-    result = apply_strategic_merge_patch(case.original, case.patch, case.rt)
+    result = apply_strategic_merge_patch(case.original, case.patch, case.rt, schemas_for())
 
     assert at(result, case.path) == case.expected
     assert (case.original, case.patch) == (original, patch)
 
 
 def test_unpatched_fields_survive() -> None:
-    result = apply_strategic_merge_patch(rich_pod, {"spec": {"priority": 5}}, kinds.PODS)
+    result = apply_strategic_merge_patch(
+        rich_pod, {"spec": {"priority": 5}}, kinds.PODS, schemas_for()
+    )
 
     expected = deep_copy(rich_pod)
     expected["spec"]["priority"] = 5

@@ -10,6 +10,7 @@ from draplane.api import kinds
 from draplane.api.errors import StatusError
 from draplane.api.meta import Obj
 from draplane.api.patch import apply_strategic_merge_patch
+from draplane.api.schema import schemas_for
 from draplane.testing.builders import make_node, make_pod
 
 rich_pod = make_pod("web").finalizer("a").obj()
@@ -125,6 +126,6 @@ def containers(*items: Obj) -> Obj:
 def test_strategic_merge_patch_errors(original: Obj, patch: Any, code: int, message: str) -> None:
     with pytest.raises(StatusError) as info:
         rt = kinds.NODES if original["kind"] == "Node" else kinds.PODS
-        apply_strategic_merge_patch(original, patch, rt)
+        apply_strategic_merge_patch(original, patch, rt, schemas_for())
 
     assert (info.value.code, info.value.message) == (code, message)

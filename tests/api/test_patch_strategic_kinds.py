@@ -11,6 +11,7 @@ from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.patch import apply_strategic_merge_patch
+from draplane.api.schema import schemas_for
 from draplane.testing.builders import (
     make_claim,
     make_node,
@@ -424,11 +425,13 @@ def test_strategic_merge_patch(case: Case) -> None:
     original = deep_copy(case.original)
     patch = deep_copy(case.patch)
 
-    result = apply_strategic_merge_patch(case.original, case.patch, case.rt)
+    result = apply_strategic_merge_patch(case.original, case.patch, case.rt, schemas_for())
 
     assert at(result, case.path) == case.expected
     assert (case.original, case.patch) == (original, patch)
 
 
 def test_top_level_patch_delete_empties_the_object() -> None:
-    assert apply_strategic_merge_patch(rich_pod, {"$patch": "delete"}, kinds.PODS) == {}
+    assert (
+        apply_strategic_merge_patch(rich_pod, {"$patch": "delete"}, kinds.PODS, schemas_for()) == {}
+    )

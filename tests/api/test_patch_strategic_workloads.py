@@ -12,6 +12,7 @@ from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.patch import apply_strategic_merge_patch
+from draplane.api.schema import schemas_for
 from draplane.testing.workloadbuilders import (
     WorkloadBuilder,
     make_cron_job,
@@ -107,7 +108,7 @@ def test_pod_template_lists_merge_as_a_pods(
     _at(original, (*template, "spec", "containers", 0))["env"] = deep_copy(_ENV)
     patch = _nest((*template, "spec"), deep_copy(pod_patch))
 
-    result = apply_strategic_merge_patch(original, patch, rt)
+    result = apply_strategic_merge_patch(original, patch, rt, schemas_for())
 
     assert _at(result, (*template, "spec", *path)) == expected
 
@@ -169,4 +170,4 @@ _KIND_CASES = [
 def test_workload_kind_lists(
     rt: ResourceType, original: Obj, patch: Obj, path: tuple[str, ...], expected: Any
 ) -> None:
-    assert _at(apply_strategic_merge_patch(original, patch, rt), path) == expected
+    assert _at(apply_strategic_merge_patch(original, patch, rt, schemas_for()), path) == expected

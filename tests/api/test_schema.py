@@ -19,7 +19,11 @@ def _leaf(t: model.Type) -> model.Type:
 
 
 def test_every_served_kind_has_a_schema_and_every_type_resolves() -> None:
-    assert [rt.kind for rt in kinds.SERVED if schema.for_resource(rt) is schema.GENERIC] == []
+    assert [
+        rt.kind
+        for rt in kinds.SERVED
+        if schema.for_resource(schema.schemas_for(), rt) is schema.GENERIC
+    ] == []
     structs = model.structs()
     unresolved = [
         (name, fld.name, leaf)
@@ -101,9 +105,10 @@ def test_every_served_kind_has_a_schema_and_every_type_resolves() -> None:
 def test_decode_finds_unknown_fields(
     rt: kinds.ResourceType, obj: dict[str, Any], unknown: list[str]
 ) -> None:
-    found = schema.decode(schema.for_resource(rt), obj, prune=True)
+    base = schema.schemas_for()
+    found = schema.decode(base, schema.for_resource(base, rt), obj, prune=True)
     assert found.unknown == unknown
-    assert schema.decode(schema.for_resource(rt), obj).unknown == []  # pruned
+    assert schema.decode(base, schema.for_resource(base, rt), obj).unknown == []  # pruned
 
 
 @pytest.mark.parametrize(
@@ -161,7 +166,8 @@ def test_decode_finds_unknown_fields(
 def test_normalize_writes_what_go_serializes(
     rt: kinds.ResourceType, obj: dict[str, Any], path: tuple[Any, ...], expected: Any
 ) -> None:
-    schema.normalize(schema.for_resource(rt), obj)
+    base = schema.schemas_for()
+    schema.normalize(base, schema.for_resource(base, rt), obj)
     node: Any = obj
     for key in path:
         node = node[key]
@@ -171,7 +177,8 @@ def test_normalize_writes_what_go_serializes(
 def test_normalize_drops_null_omitempty_fields_and_keeps_the_rest() -> None:
     claim = make_claim().obj()
     claim["spec"]["parametersRef"] = None
-    schema.normalize(schema.for_resource(kinds.RESOURCE_CLAIMS), claim)
+    base = schema.schemas_for()
+    schema.normalize(base, schema.for_resource(base, kinds.RESOURCE_CLAIMS), claim)
     assert "parametersRef" not in claim["spec"]
     assert claim["spec"]["resourceClassName"] == make_claim().obj()["spec"]["resourceClassName"]
 
@@ -186,15 +193,16 @@ def test_a_kind_registers_and_unregisters_its_schema() -> None:
     )
     try:
         schema.serve("example.io", "v1", "Widget", name)
-        widget = schema.kind_struct("example.io", "v1", "Widget")
+        base = schema.schemas_for()
+        widget = base.kind_struct("example.io", "v1", "Widget")
         assert widget is not None and widget.by_name["size"].required
-        list_struct = schema.kind_struct("example.io", "v1", "WidgetList")
+        list_struct = base.kind_struct("example.io", "v1", "WidgetList")
         assert list_struct is not None and list_struct.by_name["items"].type == schema.Arr(name)
-        found = schema.decode(widget, {"metadata": {}, "size": "big", "colour": 1})
+        found = schema.decode(base, widget, {"metadata": {}, "size": "big", "colour": 1})
         assert (found.unknown, [e.path for e in found.errors]) == (["colour"], ["size"])
     finally:
         schema.unregister_kind("example.io", "v1", "Widget")
         schema.unregister_kind("example.io", "v1", "WidgetList")
         model.unregister_struct(name)
         model.unregister_struct(name + "List")
-    assert schema.kind_struct("example.io", "v1", "Widget") is None
+    assert schema.schemas_for().kind_struct("example.io", "v1", "Widget") is None

@@ -69,9 +69,8 @@ def _fields(struct_name: str) -> dict[str, list[model.Type]]:
     """Field name -> its types in the served versions where the struct has it."""
     out: dict[str, list[model.Type]] = {}
     for version in VERSIONS:
-        with model.serving(version):
-            for fld in schema.get(struct_name).fields:
-                out.setdefault(fld.name, []).append(fld.type)
+        for fld in schema.schemas_for(version).get(struct_name).fields:
+            out.setdefault(fld.name, []).append(fld.type)
     return out
 
 

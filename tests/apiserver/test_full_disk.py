@@ -14,7 +14,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from draplane.api import errors, kinds
+from draplane.api import errors, kinds, versions
 from draplane.apiserver.kubeconfig import write_kubeconfig
 from draplane.apiserver.server import ApiServer
 from draplane.client.kubeconfig import load_kubeconfig
@@ -70,7 +70,7 @@ async def server(disk: Path) -> AsyncIterator[ApiServer]:
     data_dir = disk / "data"
     storage = open_storage("sqlite", str(data_dir))
     await storage.start()
-    srv = ApiServer(data_dir, port=0, storage=storage)
+    srv = ApiServer(data_dir, port=0, storage=storage, mode=versions.CLASSIC)
     await srv.start()
     yield srv
     await srv.stop()

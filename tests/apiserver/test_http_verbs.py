@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from draplane.api import errors, kinds
+from draplane.api import errors, kinds, versions
 from draplane.api.kinds import ResourceType
 from draplane.apiserver.server import ApiServer
 from draplane.client.rest import RESTClient
@@ -365,7 +365,11 @@ async def test_unexpected_exception_is_500_status_without_traceback(
     server: HttpServer, tmp_path: Path
 ) -> None:
     broken = ApiServer(
-        tmp_path / "broken", port=0, storage=server.storage, handler=_FailingGets(server.registry)
+        tmp_path / "broken",
+        port=0,
+        storage=server.storage,
+        handler=_FailingGets(server.registry),
+        mode=versions.CLASSIC,
     )
     await broken.start()
     client = RESTClient.from_kubeconfig(broken.kubeconfig_path)

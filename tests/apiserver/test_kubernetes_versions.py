@@ -4,6 +4,7 @@ and a data dir that refuses the other mode."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from draplane.api import errors, kinds, versions
 from draplane.client.servermode import resolve_mode, server_mode
 from draplane.storage import mode_marker
 from draplane.storage.memory import MemoryStorage
+from draplane.testing.cluster import start_cluster
 from draplane.testing.httpserver import HttpServer, start_http_server
 
 MODES = [pytest.param(versions.CLASSIC, id="1.28"), pytest.param(versions.STRUCTURED, id="1.36")]
@@ -227,9 +229,12 @@ def test_a_data_dir_without_the_flag_keeps_its_recorded_mode(
     assert mode_marker.mode_for(data_dir, flag) is expected
 
 
-def test_commands_default_to_1_36_and_in_process_blocks_to_1_28() -> None:
-    assert (versions.DEFAULT, versions.IN_PROCESS_DEFAULT) == (
+def test_commands_default_to_1_36_and_the_test_helpers_to_1_28() -> None:
+    helpers = (start_cluster, start_http_server)
+    defaults = tuple(inspect.signature(h).parameters["mode"].default for h in helpers)
+    assert (versions.DEFAULT, *defaults) == (
         versions.STRUCTURED,
+        versions.CLASSIC,
         versions.CLASSIC,
     )
 

@@ -54,7 +54,7 @@ async def _used_data_dir(data_dir: Path) -> None:
     """A data dir an API server has run on: store with objects, certificates, tokens."""
     storage = open_storage("sqlite", str(data_dir))
     await storage.start()
-    server = ApiServer(data_dir, port=0, storage=storage)
+    server = ApiServer(data_dir, port=0, storage=storage, mode=versions.CLASSIC)
     await server.start()
     try:
         client = LocalClient(server.handler, auth.ADMIN_USER)

@@ -38,6 +38,7 @@ from draplane.api.managed_fields import (
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.patch import json_equal
 from draplane.api.patch_schema import FieldStrategy, item_path, schema_for, strategy_at
+from draplane.api.schema.model import Schemas
 from draplane.api.strategic_merge import json_kind, scalar_id
 
 __all__ = ["server_side_apply"]
@@ -47,6 +48,7 @@ def server_side_apply(
     live: Obj | None,
     applied: Obj,
     rt: ResourceType,
+    schemas: Schemas,
     *,
     field_manager: str,
     force: bool,
@@ -55,6 +57,7 @@ def server_side_apply(
 ) -> Obj:
     """Merge `applied` into `live` (None: the object to create) as manager `field_manager`.
 
+    `schemas` are the Go types of the Kubernetes version served (the merge markers of `rt`).
     `subresource` is "" for the main resource or "status"; it scopes what is applied and
     tracked, and is recorded in the managedFields entry as the apiserver does.
 
@@ -79,6 +82,7 @@ def server_side_apply(
             live,
             applied,
             rt,
+            schemas,
             field_manager=field_manager,
             force=force,
             now=now,
@@ -90,13 +94,14 @@ def _apply(
     live: Obj | None,
     applied: Obj,
     rt: ResourceType,
+    schemas: Schemas,
     *,
     field_manager: str,
     force: bool,
     now: str,
     subresource: str,
 ) -> Obj:
-    schema = schema_for(rt)
+    schema = schema_for(schemas, rt)
     config = _scope(_strip(applied), rt=rt, subresource=subresource)
     new_paths = {canonical_path(p, live, schema=schema) for p in collect(config, schema=schema)}
     api_version = str(applied.get("apiVersion") or rt.api_version)

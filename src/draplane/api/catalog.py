@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from draplane.api import crd, kinds, versions
+from draplane.api import crd, kinds, schema, versions
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 
@@ -28,9 +28,10 @@ def version_priority(version: str) -> tuple[int, int, int, str]:
 
 
 class Catalog:
-    def __init__(self, mode: versions.Mode = versions.IN_PROCESS_DEFAULT) -> None:
+    def __init__(self, mode: versions.Mode) -> None:
         self.mode = mode
-        """The Kubernetes version served: its built-in kinds (`draplane.api.versions`)."""
+        """The Kubernetes version served: its built-in kinds (`draplane.api.versions`) and Go
+        types (`schemas`)."""
         builtin = mode.served
         self._builtin = builtin
         self._builtin_gvr = {(r.group, r.version, r.resource): r for r in builtin}
@@ -43,6 +44,11 @@ class Catalog:
         """CRD name -> the served versions' types (established CRDs only)."""
         self._by_gvr: dict[tuple[str, str, str], ResourceType] = {}
         self._by_kind: dict[tuple[str, str], ResourceType] = {}
+
+    @property
+    def schemas(self) -> schema.Schemas:
+        """The Go types of the served version (`draplane.api.schema`), as registered now."""
+        return schema.schemas_for(self.mode.name)
 
     def observe_crd(self, obj: Obj, *, deleted: bool = False) -> None:
         """Serve `obj`'s versions when it is Established, stop serving them otherwise."""

@@ -21,6 +21,7 @@ from draplane.api.limits import (
     encoded_size,
 )
 from draplane.api.meta import Obj, deep_copy
+from draplane.api.schema.model import Schemas
 from draplane.api.strategic_merge import apply_strategic_merge_patch, json_kind
 
 __all__ = [
@@ -40,15 +41,18 @@ MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 
 
-def patch_object(obj: Obj, patch: Any, content_type: str, rt: ResourceType) -> Obj:
-    """Apply `patch` (already JSON-decoded) to `obj` according to the request's Content-Type."""
+def patch_object(
+    obj: Obj, patch: Any, content_type: str, rt: ResourceType, schemas: Schemas
+) -> Obj:
+    """Apply `patch` (already JSON-decoded) to `obj` according to the request's Content-Type
+    (a strategic merge patch merges as kind `rt` in `schemas`)."""
     media_type = content_type.split(";", 1)[0].strip().lower()
     if media_type == JSON_PATCH:
         patched = apply_json_patch(obj, patch)
     elif media_type == MERGE_PATCH:
         patched = apply_merge_patch(obj, patch)
     elif media_type == STRATEGIC_MERGE_PATCH:
-        patched = apply_strategic_merge_patch(obj, patch, rt)
+        patched = apply_strategic_merge_patch(obj, patch, rt, schemas)
     else:
         raise errors.unsupported_media_type(content_type)
     limits.check_object(patched, "the patched object")

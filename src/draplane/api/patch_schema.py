@@ -1,6 +1,7 @@
 """Merge metadata per served kind: the `x-kubernetes-patch-strategy`/`-patch-merge-key` and
 `x-kubernetes-list-type`/`-list-map-keys` of each field, read from the kind's schema
-(`draplane.api.schema`, the same markers the OpenAPI documents carry), as a table.
+(`draplane.api.schema`, the same markers the OpenAPI documents carry) in the `Schemas` of the
+Kubernetes version served, as a table.
 
 Paths are dotted from the object root with `[]` for "each list item":
 `spec.containers[].ports`. A list absent from the table is atomic; a map absent is granular.
@@ -15,8 +16,7 @@ from types import MappingProxyType
 
 from draplane.api import schema
 from draplane.api.kinds import ResourceType
-from draplane.api.schema import model
-from draplane.api.schema.model import Arr, Field, Struct
+from draplane.api.schema.model import Arr, Field, Schemas, Struct, is_struct
 
 __all__ = ["ATOMIC", "FieldStrategy", "item_path", "schema_for", "strategy_at"]
 
@@ -66,33 +66,31 @@ def _strategy(fld: Field) -> FieldStrategy | None:
     return FieldStrategy(patch_strategy, fld.merge_key, list_type, map_keys)
 
 
-def _walk(struct: Struct, prefix: str, out: dict[str, FieldStrategy]) -> None:
+def _walk(schemas: Schemas, struct: Struct, prefix: str, out: dict[str, FieldStrategy]) -> None:
     for fld in struct.fields:
         path = f"{prefix}.{fld.name}" if prefix else fld.name
         strategy = _REPLACED.get((struct.name, fld.name)) or _strategy(fld)
         if strategy is not None:
             out[path] = strategy
         t = fld.type
-        if isinstance(t, Arr) and model.is_struct(t.item):
-            _walk(model.get(t.item), item_path(path), out)  # type: ignore[arg-type]
-        elif model.is_struct(t):
-            _walk(model.get(t), path, out)  # type: ignore[arg-type]
+        if isinstance(t, Arr) and is_struct(t.item):
+            _walk(schemas, schemas.get(t.item), item_path(path), out)  # type: ignore[arg-type]
+        elif is_struct(t):
+            _walk(schemas, schemas.get(t), path, out)  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=256)
-def _table(
-    group: str, version: str, kind: str, _generation: int, _served: str
-) -> Mapping[str, FieldStrategy]:
-    struct = schema.kind_struct(group, version, kind) or schema.GENERIC
+def _table(schemas: Schemas, group: str, version: str, kind: str) -> Mapping[str, FieldStrategy]:
+    struct = schemas.kind_struct(group, version, kind) or schema.GENERIC
     out: dict[str, FieldStrategy] = {}
-    _walk(struct, "", out)
+    _walk(schemas, struct, "", out)
     return MappingProxyType(out)
 
 
-def schema_for(rt: ResourceType) -> Mapping[str, FieldStrategy]:
-    """The merge table of `rt`, read from its schema (`draplane.api.schema`); the ObjectMeta
-    entries only for kinds without a schema (in the Kubernetes version being served)."""
-    return _table(rt.group, rt.version, rt.kind, model.generation(), model.served_version())
+def schema_for(schemas: Schemas, rt: ResourceType) -> Mapping[str, FieldStrategy]:
+    """The merge table of `rt`, read from its schema in `schemas` (the Kubernetes version
+    served, `draplane.api.schema`); the ObjectMeta entries only for kinds without a schema."""
+    return _table(schemas, rt.group, rt.version, rt.kind)
 
 
 def strategy_at(schema: Mapping[str, FieldStrategy], path: str) -> FieldStrategy:

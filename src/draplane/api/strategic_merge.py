@@ -16,6 +16,7 @@ from draplane.api.errors import StatusError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj, deep_copy
 from draplane.api.patch_schema import FieldStrategy, item_path, schema_for, strategy_at
+from draplane.api.schema.model import Schemas
 
 __all__ = ["apply_strategic_merge_patch", "json_kind", "scalar_id"]
 
@@ -25,14 +26,15 @@ DELETE_FROM_PRIMITIVE_LIST = "$deleteFromPrimitiveList/"
 SET_ELEMENT_ORDER = "$setElementOrder/"
 
 
-def apply_strategic_merge_patch(obj: Obj, patch: Any, rt: ResourceType) -> Obj:
-    """Apply a strategic merge patch to a copy of `obj`; the inputs are left untouched."""
+def apply_strategic_merge_patch(obj: Obj, patch: Any, rt: ResourceType, schemas: Schemas) -> Obj:
+    """Apply a strategic merge patch to a copy of `obj` (of kind `rt` as `schemas` has it); the
+    inputs are left untouched."""
     if not isinstance(patch, dict):
         raise errors.bad_request(
             f"json: cannot unmarshal {json_kind(patch)} into Go value of type "
             "map[string]interface {}"
         )
-    merged = _Merger(schema_for(rt)).merge_map(deep_copy(obj), deep_copy(patch), path="")
+    merged = _Merger(schema_for(schemas, rt)).merge_map(deep_copy(obj), deep_copy(patch), path="")
     return merged if merged is not None else {}
 
 

@@ -13,11 +13,11 @@ templates and classes, and `dra`, the kind of DRA it does. Components pass the m
 keep their per-mode policy keyed by `mode.dra` (a small table picked from once, when they are
 built); nothing here knows a component.
 
-Commands default to `1.36` (`DEFAULT`), on a new data dir; a data dir keeps the mode it was
-written in (`draplane.storage.mode_marker.mode_for`). The in-process building blocks of the API
-server (Catalog, Registry, ApiServer, `draplane.testing`) take a `mode` that defaults to
-`IN_PROCESS_DEFAULT`, classic; the components (scheduler, controller-manager, RBAC bootstrap
-policy) take one without a default.
+One default: commands (and `ApiServer`, `ControlPlaneConfig`) serve `1.36` (`DEFAULT`) on a new
+data dir; a data dir keeps the mode it was written in (`draplane.storage.mode_marker.mode_for`).
+The API server's building blocks (`Catalog`, `Registry`) and the components (scheduler,
+controller-manager, RBAC bootstrap policy) take the mode without a default; the test helpers of
+`draplane.testing` pass `CLASSIC` unless told otherwise.
 """
 
 from __future__ import annotations
@@ -97,12 +97,8 @@ STRUCTURED = Mode(
 MODES: dict[str, Mode] = {m.name: m for m in (CLASSIC, STRUCTURED)}
 
 DEFAULT = STRUCTURED
-"""The mode of every command without `--kubernetes-version` on a new data dir, and of
-`ControlPlaneConfig`."""
-
-IN_PROCESS_DEFAULT = CLASSIC
-"""The `mode` of Catalog, Registry, ApiServer and the `draplane.testing` helpers when the caller
-does not pass one (most of the tests build a classic cluster)."""
+"""The mode of every command without `--kubernetes-version` on a new data dir, of
+`ControlPlaneConfig` and of an `ApiServer` given none."""
 
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?$")
 

@@ -12,7 +12,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import prometheus_client
 from aiohttp import web
@@ -85,7 +85,7 @@ class AppConfig:
     metrics_registry: prometheus_client.CollectorRegistry
     request_metrics: RequestMetrics
     watches: ActiveWatches
-    catalog: Catalog = field(default_factory=Catalog)
+    catalog: Catalog
     """The served kinds (the registry's), for routing and discovery."""
 
 
@@ -219,7 +219,7 @@ def _openapi_v2_handler(catalog: Catalog) -> Handler:
         accept = request.headers.get("Accept", "")
         if "application/json" in accept and "protobuf" not in accept:
             return web.Response(
-                body=openapi.v2_json_document(catalog.mode), content_type="application/json"
+                body=openapi.v2_json_document(catalog), content_type="application/json"
             )
         body = openapi.openapi_v2_document(catalog.mode.git_version)
         return web.Response(body=body, headers={"Content-Type": openapi.CONTENT_TYPE})

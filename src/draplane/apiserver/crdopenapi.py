@@ -14,7 +14,6 @@ from typing import Any
 
 from draplane.api.catalog import Catalog
 from draplane.api.kinds import ResourceType
-from draplane.apiserver.discovery import KUBE_VERSION
 
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 LIST_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"
@@ -78,7 +77,7 @@ def crd_openapi_v3(catalog: Catalog) -> dict[str, dict[str, Any]]:
             path,
             {
                 "openapi": "3.0.0",
-                "info": {"title": "Kubernetes CRD Swagger", "version": KUBE_VERSION},
+                "info": {"title": "Kubernetes CRD Swagger", "version": catalog.mode.git_version},
                 "paths": {},
                 "components": {"schemas": {}},
             },

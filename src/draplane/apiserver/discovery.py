@@ -14,8 +14,6 @@ from draplane.api import kinds, versions
 from draplane.api.catalog import Catalog
 from draplane.api.kinds import ResourceType
 
-KUBE_VERSION = versions.IN_PROCESS_DEFAULT.git_version
-
 # Verbs of each subresource, as kube-apiserver advertises them.
 _SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
     "status": ("get", "patch", "update"),
@@ -26,7 +24,7 @@ _SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
 }
 
 
-def version_info(mode: versions.Mode = versions.IN_PROCESS_DEFAULT) -> dict[str, str]:
+def version_info(mode: versions.Mode) -> dict[str, str]:
     major, minor = mode.git_version.lstrip("v").split(".")[:2]
     return {
         "major": major,

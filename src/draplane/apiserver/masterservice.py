@@ -88,7 +88,9 @@ async def _put(registry: Registry, rt: ResourceType, obj: Obj, same: bool) -> No
             if key in obj:
                 new[key] = obj[key]
         new["metadata"]["labels"] = {**meta.labels(old), **meta.labels(obj)}
-        merged = merge_for_write(strategy, "", new, old, NAMESPACE, NAME)
+        merged = merge_for_write(
+            strategy, "", new, old, NAMESPACE, NAME, schemas=registry.kinds.schemas
+        )
         await registry.writer.store_update(_SELF, strategy, "", merged, old)
 
 

@@ -23,13 +23,12 @@ from typing import Any
 
 import orjson
 
-from draplane.api import kinds, schema, versions
+from draplane.api import schema, versions
 from draplane.api.catalog import Catalog
 from draplane.api.kinds import ResourceType
-from draplane.api.schema import model
+from draplane.api.schema import Schemas
 from draplane.api.schema.openapi import Converter
 from draplane.apiserver.crdopenapi import crd_openapi_v3, definition_name
-from draplane.apiserver.discovery import KUBE_VERSION
 
 # Go's mime parser rejects the `@v1.0` spelling kubectl puts in its Accept header.
 CONTENT_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
@@ -50,7 +49,7 @@ def _field(number: int, payload: bytes) -> bytes:
     return bytes([(number << 3) | 2, len(payload)]) + payload
 
 
-def openapi_v2_document(version: str = KUBE_VERSION) -> bytes:
+def openapi_v2_document(version: str) -> bytes:
     info = _field(1, b"Kubernetes") + _field(2, version.encode())
     return _field(1, b"2.0") + _field(2, info)
 
@@ -216,13 +215,13 @@ def _paths(
 
 
 def _served(
-    mode: versions.Mode, group: str | None = None, version: str | None = None
+    mode: versions.Mode, schemas: Schemas, group: str | None = None, version: str | None = None
 ) -> list[tuple[ResourceType, str]]:
     out = []
     for rt in mode.served:
         if group is not None and (rt.group, rt.version) != (group, version):
             continue
-        struct = schema.for_resource(rt)
+        struct = schema.for_resource(schemas, rt)
         if struct is not schema.GENERIC:
             out.append((rt, struct.name))
     return out
@@ -233,25 +232,25 @@ def _patch_definition(v3: bool) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=64)
-def _v3_document(group: str, version: str, generation: int, mode: versions.Mode) -> bytes | None:
-    served = _served(mode, group, version)
+def _v3_document(group: str, version: str, mode: versions.Mode, schemas: Schemas) -> bytes | None:
+    served = _served(mode, schemas, group, version)
     if not served:
         return None
-    conv = Converter(v3=True)
+    conv = Converter(schemas, v3=True)
     paths: dict[str, Any] = {}
     roots = list(_COMMON_SCHEMAS)
     for rt, name in served:
         paths.update(_paths(conv, rt, name))
         roots.append(name)
-        if schema.kind_struct(rt.group, rt.version, rt.kind + "List") is not None:
+        if schemas.kind_struct(rt.group, rt.version, rt.kind + "List") is not None:
             roots.append(name + "List")
-    schemas = conv.definitions(roots)
-    schemas[_META + "Patch"] = _patch_definition(True)
+    definitions = conv.definitions(roots)
+    definitions[_META + "Patch"] = _patch_definition(True)
     doc = {
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": mode.git_version},
         "paths": paths,
-        "components": {"schemas": dict(sorted(schemas.items()))},
+        "components": {"schemas": dict(sorted(definitions.items()))},
     }
     return orjson.dumps(doc)
 
@@ -263,7 +262,7 @@ def _crd_document(catalog: Catalog, group: str, version: str) -> bytes | None:
     doc = crd_openapi_v3(catalog).get(gv_path(group, version))
     if doc is None:
         return None
-    conv = Converter(v3=True)
+    conv = Converter(catalog.schemas, v3=True)
     for rt in catalog.custom():
         if (rt.group, rt.version) == (group, version):
             names = (definition_name(rt, rt.kind), definition_name(rt, rt.list_kind))
@@ -275,13 +274,11 @@ def _crd_document(catalog: Catalog, group: str, version: str) -> bytes | None:
     return orjson.dumps(doc)
 
 
-def v3_document(group: str, version: str, catalog: Catalog | None = None) -> bytes | None:
+def v3_document(group: str, version: str, catalog: Catalog) -> bytes | None:
     """The OpenAPI 3.0 document of one group-version, or None when nothing is served there:
     the built-in kinds' or, for a group-version of established CRDs in `catalog`, theirs."""
-    mode = catalog.mode if catalog is not None else versions.IN_PROCESS_DEFAULT
-    with model.serving(mode.name):
-        body = _v3_document(group, version, model.generation(), mode)
-    if body is None and catalog is not None:
+    body = _v3_document(group, version, catalog.mode, catalog.schemas)
+    if body is None:
         return _crd_document(catalog, group, version)
     return body
 
@@ -290,12 +287,11 @@ def document_hash(body: bytes) -> str:
     return hashlib.sha512(body).hexdigest().upper()
 
 
-def v3_index(catalog: Catalog | None = None) -> dict[str, Any]:
+def v3_index(catalog: Catalog) -> dict[str, Any]:
     """`/openapi/v3`: each served group-version's document with its content hash (so a CRD
     change gives its group-version a new URL)."""
     paths: dict[str, Any] = {}
-    served = catalog.group_versions() if catalog is not None else kinds.group_versions()
-    for group, group_versions in served.items():
+    for group, group_versions in catalog.group_versions().items():
         for version in group_versions:
             body = v3_document(group, version, catalog)
             if body is not None:
@@ -305,14 +301,14 @@ def v3_index(catalog: Catalog | None = None) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=4)
-def _v2_json(generation: int, mode: versions.Mode) -> bytes:
-    conv = Converter(v3=False)
+def _v2_json(mode: versions.Mode, schemas: Schemas) -> bytes:
+    conv = Converter(schemas, v3=False)
     paths: dict[str, Any] = {}
     roots = list(_COMMON_SCHEMAS)
-    for rt, name in _served(mode):
+    for rt, name in _served(mode, schemas):
         paths.update(_paths(conv, rt, name))
         roots.append(name)
-        if schema.kind_struct(rt.group, rt.version, rt.kind + "List") is not None:
+        if schemas.kind_struct(rt.group, rt.version, rt.kind + "List") is not None:
             roots.append(name + "List")
     definitions = conv.definitions(roots)
     definitions[_META + "Patch"] = _patch_definition(False)
@@ -325,7 +321,6 @@ def _v2_json(generation: int, mode: versions.Mode) -> bytes:
     return orjson.dumps(doc)
 
 
-def v2_json_document(mode: versions.Mode = versions.IN_PROCESS_DEFAULT) -> bytes:
-    """The Swagger 2.0 document of every served kind, as JSON."""
-    with model.serving(mode.name):
-        return _v2_json(model.generation(), mode)
+def v2_json_document(catalog: Catalog) -> bytes:
+    """The Swagger 2.0 document of every kind `catalog` serves built in, as JSON."""
+    return _v2_json(catalog.mode, catalog.schemas)

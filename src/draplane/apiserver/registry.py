@@ -14,7 +14,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from draplane.api import errors, kinds, meta, resourceconversion, schema, validation, versions
+from draplane.api import errors, kinds, meta, resourceconversion, validation, versions
 from draplane.api.auth import SYSTEM_NODES, UserInfo
 from draplane.api.catalog import Catalog
 from draplane.api.handler import WatchStream
@@ -71,7 +71,7 @@ class Registry:
         *,
         clock: Clock = REAL_CLOCK,
         authorizer: Authorizer | None = None,
-        mode: versions.Mode = versions.IN_PROCESS_DEFAULT,
+        mode: versions.Mode,
         service_cidr: str = DEFAULT_SERVICE_CIDR,
     ) -> None:
         self.storage = storage
@@ -210,8 +210,7 @@ class Registry:
             # A client's type of a custom resource: serve it as the catalog says.
             request = dataclasses.replace(request, rt=served)
         try:
-            with schema.serving(self.kinds.mode.name):  # the mode's Go types (api/schema)
-                return await self._audited(user, request)
+            return await self._audited(user, request)
         except StorageError as err:
             raise to_status(err) from err
 
@@ -287,6 +286,7 @@ class Registry:
                 body,
                 request.options.patch_type,
                 request.rt,
+                self.kinds.schemas,
             )
             patched.setdefault("metadata", {})["resourceVersion"] = meta.resource_version(old)
             self._decode_at(request, patched)
@@ -298,14 +298,14 @@ class Registry:
             body = resourceconversion.convert(body, resourceconversion.STORAGE_VERSION)
         return dataclasses.replace(request, rt=stored, body=body)
 
-    @staticmethod
-    def _decode_at(request: Request, body: Obj) -> None:
+    def _decode_at(self, request: Request, body: Obj) -> None:
         """Field validation at the request's version, before conversion, as kube-apiserver
         decodes a body: unknown fields (400 under Strict, dropped otherwise) and type errors
         are reported with that version's field paths."""
         validation.require_field_types(
             request.rt,
             body,
+            self.kinds.schemas,
             mode=request.options.field_validation,
             duplicates=request.options.duplicate_fields,
         )

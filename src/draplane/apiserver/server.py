@@ -60,7 +60,7 @@ class ApiServer:
         metrics: prometheus_client.CollectorRegistry | None = None,
         clock: Clock = REAL_CLOCK,
         audit_log_path: str | Path | None = None,
-        mode: versions.Mode = versions.IN_PROCESS_DEFAULT,
+        mode: versions.Mode = versions.DEFAULT,
         service_cidr: str = DEFAULT_SERVICE_CIDR,
     ) -> None:
         self.data_dir = Path(data_dir)

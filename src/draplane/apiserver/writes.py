@@ -28,6 +28,7 @@ from draplane.api.meta import Obj
 from draplane.api.names import generate_name
 from draplane.api.patch import STRATEGIC_MERGE_PATCH, patch_object
 from draplane.api.request import NO_OPTIONS, Options, Request
+from draplane.api.schema import Schemas
 from draplane.api.validation import fieldtypes
 from draplane.apiserver.admission import AdmissionAttributes, Chain
 from draplane.apiserver.strategies import ResourceStrategy, same_content, scale
@@ -90,11 +91,11 @@ class Writer:
             handler = strategy.subresource_create.get(req.subresource)
             if handler is None:
                 raise errors.method_not_allowed()
-            return await handler(self._r, user, _decoded(req))
+            return await handler(self._r, user, _decoded(req, self._r.kinds.schemas))
         if not isinstance(req.body, dict):
             raise errors.bad_request("the request body must be an object")
         if strategy.create_only is not None:
-            return await strategy.create_only(self._r, user, _decoded(req))
+            return await strategy.create_only(self._r, user, _decoded(req, self._r.kinds.schemas))
         return await self.create_object(
             user,
             strategy,
@@ -115,7 +116,7 @@ class Writer:
         options: Options = NO_OPTIONS,
     ) -> Obj:
         rt = strategy.rt
-        check_type(rt, obj, options)
+        check_type(rt, obj, self._r.kinds.schemas, options)
         md = obj.get("metadata")
         if md is None:
             md = obj["metadata"] = {}
@@ -135,13 +136,13 @@ class Writer:
         strategy.apply_defaults(obj)
         strategy.prepare_for_create(obj)
         strategy.fill_status(obj)
-        validation.normalize(rt, obj)
+        validation.normalize(rt, obj, self._r.kinds.schemas)
         strategy.normalize(obj)
         generated = not md.get("name") and bool(md.get("generateName"))
         for attempt in range(_GENERATE_NAME_ATTEMPTS):
             if generated:
                 md["name"] = generate_name(str(md["generateName"]))
-            causes = strategy.validate_create(obj)
+            causes = strategy.validate_create(obj, self._r.kinds.schemas)
             if causes:
                 raise errors.invalid_object(rt.kind, meta.name(obj), causes, rt)
             attrs.name = meta.name(obj)
@@ -171,7 +172,7 @@ class Writer:
         # need not decode it again.
         if not req.owned:
             obj = meta.deep_copy(obj)
-        check_type(rt, obj, req.options)
+        check_type(rt, obj, self._r.kinds.schemas, req.options)
         body_md = obj.get("metadata") or {}
         if not isinstance(body_md, dict):
             raise errors.bad_request("metadata must be an object")
@@ -232,7 +233,11 @@ class Writer:
         )
 
         def mutate(old: Obj) -> Obj:
-            applied = self._apply(old, req) if apply else patch_object(old, patch, patch_type, rt)
+            applied = (
+                self._apply(old, req)
+                if apply
+                else patch_object(old, patch, patch_type, rt, self._r.kinds.schemas)
+            )
             md = applied.get("metadata")
             if not isinstance(md, dict):
                 raise errors.bad_request("metadata must be an object")
@@ -259,7 +264,8 @@ class Writer:
         def mutate(old: Obj) -> Obj:
             body = req.body
             if req.verb == "patch":
-                body = patch_object(scale.scale_of(old, paths), body, req.options.patch_type, rt)
+                scaled = scale.scale_of(old, paths)
+                body = patch_object(scaled, body, req.options.patch_type, rt, self._r.kinds.schemas)
             return scale.apply_scale(rt, old, body, paths)
 
         stored = await self.guaranteed_update(
@@ -276,6 +282,7 @@ class Writer:
             old,
             req.body,
             req.rt,
+            self._r.kinds.schemas,
             field_manager=req.options.field_manager or "unknown",
             force=req.options.force,
             now=format_time(self._r.clock.now()),
@@ -296,6 +303,7 @@ class Writer:
         revision (GuaranteedUpdate) unless `retry` is off. `decoded`: what `mutate` returns
         passed the decoding step already (field types, unknown fields)."""
         strategy = strategy_for(req.rt)
+        schemas = self._r.kinds.schemas
         for attempt in range(_CONFLICT_RETRIES):
             old = await self._get(req.rt, req.namespace, req.name)
             try:
@@ -307,9 +315,10 @@ class Writer:
                     req.namespace,
                     req.name,
                     req.options,
+                    schemas=schemas,
                     decoded=decoded,
                 )
-                validation.normalize(req.rt, new)
+                validation.normalize(req.rt, new, schemas)
                 return await self.store_update(
                     user, strategy, req.subresource, new, old, dry_run=dry_run
                 )
@@ -350,7 +359,7 @@ class Writer:
         elif subresource == "binding":
             causes = []  # the binding strategy sets spec.nodeName, which updates may not
         else:
-            causes = strategy.validate_main_update(new, old)
+            causes = strategy.validate_main_update(new, old, self._r.kinds.schemas)
         if causes:
             raise errors.invalid_object(rt.kind, meta.name(new), causes, rt)
         await self._r.admission.validate(attrs)
@@ -372,7 +381,7 @@ class Writer:
         return obj
 
 
-def _decoded(req: Request) -> Request:
+def _decoded(req: Request, schemas: Schemas) -> Request:
     """A create-only or subresource body (a review, Binding, TokenRequest) after field
     validation against its own kind: unknown fields dropped from a copy, or 400 under Strict.
     Field types are left to the handler, which reports them its own way."""
@@ -384,6 +393,10 @@ def _decoded(req: Request) -> Request:
         rt = ResourceType(group, version, req.subresource, kind, rt.namespaced, kind.lower())
     body = meta.deep_copy(req.body)
     fieldtypes.decode_fields(
-        rt, body, mode=req.options.field_validation, duplicates=req.options.duplicate_fields
+        rt,
+        body,
+        schemas,
+        mode=req.options.field_validation,
+        duplicates=req.options.duplicate_fields,
     )
     return replace(req, body=body)

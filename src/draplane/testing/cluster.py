@@ -6,7 +6,7 @@ node_client = cluster.client(node_user("node-0"))
 ...
 await cluster.stop()
 
-`mode=` defaults to classic DRA (1.28, `versions.IN_PROCESS_DEFAULT`), not the commands' 1.36:
+`mode=` defaults to classic DRA (`versions.CLASSIC`, 1.28), not the commands' 1.36 (`DEFAULT`):
 structured tests pass `mode=versions.STRUCTURED`.
 """
 
@@ -41,7 +41,7 @@ async def start_cluster(
     *,
     clock: Clock = REAL_CLOCK,
     storage: Storage | None = None,
-    mode: versions.Mode = versions.IN_PROCESS_DEFAULT,
+    mode: versions.Mode = versions.CLASSIC,
 ) -> Cluster:
     store = storage if storage is not None else MemoryStorage()
     await store.start()

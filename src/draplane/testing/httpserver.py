@@ -6,7 +6,7 @@ async with server.session() as http:     # raw aiohttp session as admin
 ...
 await server.stop()
 
-`mode=` defaults to classic DRA (1.28, `versions.IN_PROCESS_DEFAULT`), not the commands' 1.36:
+`mode=` defaults to classic DRA (`versions.CLASSIC`, 1.28), not the commands' 1.36 (`DEFAULT`):
 structured tests pass `mode=versions.STRUCTURED`.
 """
 
@@ -96,7 +96,7 @@ async def start_http_server(
     bookmark_interval: float = 5.0,
     watch_history: int = 10_000,
     watcher_bytes: int = DEFAULT_WATCHER_BYTES,
-    mode: versions.Mode = versions.IN_PROCESS_DEFAULT,
+    mode: versions.Mode = versions.CLASSIC,
 ) -> HttpServer:
     """`storage` defaults to a fresh MemoryStorage (pass one with a small history, and a small
     `watch_history`, to provoke 410s); `bookmark_interval` is the watch cache's bookmark period;

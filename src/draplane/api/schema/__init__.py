@@ -37,9 +37,11 @@ without a registered schema keeps every field (only its metadata is checked).
 
 Where a Go type differs between the served Kubernetes versions, `override(version, name, ...)`
 gives the struct other fields in that version (`podclaims`: core/v1 PodResourceClaim and
-PodStatus in 1.36); the registry serves each request inside `serving(mode.name)`, so lookups
-by name (`get`, `kind_struct`, hence decoding, serialization, OpenAPI and patch tables) answer
-with the mode's struct.
+PodStatus in 1.36). Lookups go through a version's `Schemas` (`schemas_for(mode.name)`; "" is
+the base, for code outside any mode), which every consumer is handed explicitly: the registry
+holds its mode's (`Catalog.schemas`) and passes it to decoding, serialization, the OpenAPI
+documents, the patch tables and pod validation; `Schemas.get` is the `Callable[[str], Struct]`
+the protobuf codec takes.
 """
 
 from __future__ import annotations
@@ -68,15 +70,12 @@ from draplane.api.schema.model import (
     Arr,
     Field,
     Map,
+    Schemas,
     Struct,
     f,
-    get,
-    kind_struct,
     override,
     register_kind,
-    registered_kinds,
-    served_version,
-    serving,
+    schemas_for,
     struct,
     unregister_kind,
 )
@@ -88,19 +87,16 @@ __all__ = [
     "Decoded",
     "Field",
     "Map",
+    "Schemas",
     "Struct",
     "decode",
     "f",
     "for_resource",
-    "get",
-    "kind_struct",
     "normalize",
     "override",
     "register_kind",
-    "registered_kinds",
+    "schemas_for",
     "serve",
-    "served_version",
-    "serving",
     "struct",
     "unregister_kind",
 ]
@@ -128,6 +124,6 @@ GENERIC = Struct(
 )
 
 
-def for_resource(rt: ResourceType) -> Struct:
-    """The schema of the kind `rt` serves (`GENERIC` when none is registered)."""
-    return kind_struct(rt.group, rt.version, rt.kind) or GENERIC
+def for_resource(schemas: Schemas, rt: ResourceType) -> Struct:
+    """The schema of the kind `rt` serves in `schemas` (`GENERIC` when none is registered)."""
+    return schemas.kind_struct(rt.group, rt.version, rt.kind) or GENERIC

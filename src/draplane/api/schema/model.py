@@ -1,4 +1,5 @@
-"""The schema model: `Field`, `Struct`, the field types, and the registry of structs and kinds.
+"""The schema model: `Field`, `Struct`, the field types, the registry of structs and kinds, and
+`Schemas`, what one Kubernetes version serves of them.
 
 A field's type is one of:
 - a primitive name: `string`, `int32`, `int64`, `boolean`, `double`, `byte` (base64 string),
@@ -6,13 +7,15 @@ A field's type is one of:
   x-kubernetes-preserve-unknown-fields), `json` (any JSON value);
 - the OpenAPI name of a registered `Struct` (it contains a dot: `io.k8s.api.core.v1.PodSpec`);
 - `Arr(t)` (a JSON array of `t`) or `Map(t)` (an object with arbitrary keys, values `t`).
+
+Structs and kinds are registered at module level (`struct`, `override`, `register_kind`); a
+consumer is handed the `Schemas` of the version it serves (`schemas_for(mode.name)`; "" is the
+base, outside any mode) and looks structs up there, never in a process-wide "current" version.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 PRIMITIVES: dict[str, tuple[str, str]] = {
@@ -112,14 +115,9 @@ class Struct:
 _STRUCTS: dict[str, Struct] = {}
 _KINDS: dict[tuple[str, str, str], str] = {}
 _GENERATION = [0]
+"""Changes whenever a struct or kind is registered or removed (`Schemas.generation`)."""
 _OVERRIDES: dict[str, dict[str, Struct]] = {}
 """Kubernetes version (a mode's name, `1.36`) -> the structs it serves differently, by name."""
-_SERVING: ContextVar[str] = ContextVar("draplane_schema_version", default="")
-
-
-def generation() -> int:
-    """Changes whenever a struct or kind is registered or removed (documents cache on it)."""
-    return _GENERATION[0]
 
 
 def f(name: str, type_: Type, description: str, **kw: object) -> Field:
@@ -145,7 +143,7 @@ def struct(name: str, description: str, *fields: Field, preserve: bool = False) 
 
 
 def override(version: str, name: str, description: str, *fields: Field) -> str:
-    """Serve struct `name` with these fields when `version` is served (`serving`): the one
+    """Serve struct `name` with these fields in `version`'s `Schemas`: the one
     mechanism by which a Go type differs between the Kubernetes versions draplane serves
     (core/v1 PodResourceClaim lost `source` in 1.31). Every struct that refers to `name` (a
     Pod, a Deployment's template) follows, in decoding, serialization, OpenAPI and patches."""
@@ -154,22 +152,6 @@ def override(version: str, name: str, description: str, *fields: Field) -> str:
     _OVERRIDES.setdefault(version, {})[name] = Struct(name, description, tuple(fields))
     _GENERATION[0] += 1
     return name
-
-
-@contextmanager
-def serving(version: str) -> Iterator[None]:
-    """The scope of one request to an API server of this Kubernetes version: `get` and
-    `kind_struct` answer with its overrides."""
-    token = _SERVING.set(version)
-    try:
-        yield
-    finally:
-        _SERVING.reset(token)
-
-
-def served_version() -> str:
-    """The Kubernetes version of the current `serving` scope ("" outside one: the base)."""
-    return _SERVING.get()
 
 
 def register_kind(group: str, version: str, kind: str, struct_name: str) -> None:
@@ -188,33 +170,54 @@ def unregister_struct(name: str) -> None:
     _GENERATION[0] += 1
 
 
-def kind_struct(group: str, version: str, kind: str) -> Struct | None:
-    name = _KINDS.get((group, version, kind))
-    return get(name) if name is not None else None
-
-
-def get(name: str) -> Struct:
-    overrides = _OVERRIDES.get(_SERVING.get())
-    if overrides:
-        found = overrides.get(name)
-        if found is not None:
-            return found
-    return _STRUCTS[name]
-
-
 def is_struct(t: Type) -> bool:
     return isinstance(t, str) and "." in t
 
 
-def kinds_of(struct_name: str) -> list[tuple[str, str, str]]:
-    """The (group, version, kind) served with this struct as their schema."""
-    return [gvk for gvk, name in _KINDS.items() if name == struct_name]
-
-
-def registered_kinds() -> Iterator[tuple[tuple[str, str, str], Struct]]:
-    for gvk, name in list(_KINDS.items()):
-        yield gvk, get(name)
-
-
 def structs() -> dict[str, Struct]:
+    """The base structs (no version's overrides), by name."""
     return dict(_STRUCTS)
+
+
+GVK = tuple[str, str, str]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Schemas:
+    """The structs and kinds one Kubernetes version serves, as of one `generation` of the
+    registry: what decoding, serialization, the OpenAPI documents, the patch tables and the
+    protobuf codec read (`get` is a `Callable[[str], Struct]`). Compared and hashed by identity:
+    `schemas_for` hands out one per version and generation, so caches may key on it."""
+
+    version: str
+    """A mode's name (`1.36`), or "" for the base structs."""
+    generation: int
+    structs: Mapping[str, Struct]
+    """Every struct by name, the version's overrides in place of the base ones."""
+    kinds: Mapping[GVK, Struct]
+    """(group, version, kind) -> the struct served as its schema."""
+
+    def get(self, name: str) -> Struct:
+        return self.structs[name]
+
+    def kind_struct(self, group: str, version: str, kind: str) -> Struct | None:
+        return self.kinds.get((group, version, kind))
+
+    def kinds_of(self, struct_name: str) -> list[GVK]:
+        """The (group, version, kind) served with this struct as their schema."""
+        return [gvk for gvk, found in self.kinds.items() if found.name == struct_name]
+
+
+_SCHEMAS: dict[str, Schemas] = {}
+
+
+def schemas_for(version: str = "") -> Schemas:
+    """The `Schemas` of Kubernetes version `version` (a mode's name; "" the base), rebuilt
+    only when a struct or kind was registered or removed since."""
+    found = _SCHEMAS.get(version)
+    if found is None or found.generation != _GENERATION[0]:
+        overrides = _OVERRIDES.get(version)
+        by_name = {**_STRUCTS, **overrides} if overrides else dict(_STRUCTS)
+        by_kind = {gvk: by_name[n] for gvk, n in _KINDS.items() if n in by_name}
+        found = _SCHEMAS[version] = Schemas(version, _GENERATION[0], by_name, by_kind)
+    return found

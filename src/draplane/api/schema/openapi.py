@@ -1,7 +1,7 @@
 """Structs as OpenAPI schema objects, v3 (`#/components/schemas/...`) and v2
 (`#/definitions/...`), with upstream's vendor extensions (x-kubernetes-group-version-kind,
 -list-type, -list-map-keys, -patch-strategy, -patch-merge-key, -map-type,
--preserve-unknown-fields)."""
+-preserve-unknown-fields), read from one Kubernetes version's `Schemas`."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ from draplane.api.schema.model import (
     Arr,
     Field,
     Map,
+    Schemas,
     Struct,
     Type,
-    get,
     is_struct,
-    kinds_of,
 )
 
 _SPECIAL_DEFS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
@@ -45,9 +44,10 @@ _SPECIAL_DEFS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
 
 
 class Converter:
-    """Converts structs for one OpenAPI version; `closure` collects the referenced names."""
+    """Converts the structs of `schemas` for one OpenAPI version (v3, else v2)."""
 
-    def __init__(self, v3: bool) -> None:
+    def __init__(self, schemas: Schemas, *, v3: bool) -> None:
+        self.schemas = schemas
         self.v3 = v3
         self.prefix = "#/components/schemas/" if v3 else "#/definitions/"
 
@@ -105,7 +105,7 @@ class Converter:
             out["required"] = required
         if struct.preserve:
             out["x-kubernetes-preserve-unknown-fields"] = True
-        gvks = kinds_of(struct.name)
+        gvks = self.schemas.kinds_of(struct.name)
         if gvks:
             out["x-kubernetes-group-version-kind"] = [
                 {"group": g, "kind": k, "version": v} for g, v, k in gvks
@@ -120,7 +120,7 @@ class Converter:
             name = pending.pop()
             if name in out:
                 continue
-            struct = get(name)
+            struct = self.schemas.get(name)
             out[name] = self.struct_schema(struct)
             for fld in struct.fields:
                 t = fld.type

@@ -8,7 +8,7 @@ for the pod's extended resources in `extendedResourceClaimStatus`. 1.28 keeps `p
 
 from __future__ import annotations
 
-from draplane.api.schema.model import Arr, f, get, override, struct
+from draplane.api.schema.model import Arr, f, override, struct, structs
 from draplane.api.schema.pod import CORE, POD_RESOURCE_CLAIM, POD_STATUS
 
 VERSION = "1.36"
@@ -50,7 +50,7 @@ POD_EXTENDED_RESOURCE_CLAIM_STATUS = struct(
     ),
     f("resourceClaimName", "string", "Name of the ResourceClaim.", required=True),
 )
-_BASE_STATUS = get(POD_STATUS)
+_BASE_STATUS = structs()[POD_STATUS]
 override(
     VERSION,
     POD_STATUS,

@@ -1,6 +1,8 @@
 """Objects against their schema: the decoding step (JSON types and unknown fields) and the
 serialization of fields Go always writes.
 
+Both walk the structs of one Kubernetes version's `Schemas`, which the caller passes.
+
 `decode` is what kube-apiserver's strict JSON decoding into the Go types does: every field of
 the wrong JSON type becomes a `TypeError_` (path, value, detail: a FieldValueTypeInvalid
 cause), every field the type does not have is an unknown field (`spec.containers[0].foo`),
@@ -19,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from draplane.api.schema.model import Arr, Struct, Type, get, is_struct
+from draplane.api.schema.model import Arr, Schemas, Struct, Type, is_struct
 
 _RFC3339 = re.compile(
     r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})", re.ASCII
@@ -132,13 +134,17 @@ class Decoded:
     prune: bool = False
 
 
-def decode(struct: Struct, obj: Any, *, prune: bool = False) -> Decoded:
+Lookup = Callable[[str], Struct]
+
+
+def decode(schemas: Schemas, struct: Struct, obj: Any, *, prune: bool = False) -> Decoded:
+    """Decode `obj` as `struct`, its nested structs looked up in `schemas`."""
     out = Decoded(prune=prune)
-    _struct(struct, obj, "", out)
+    _struct(struct, obj, "", out, schemas.get)
     return out
 
 
-def _struct(struct: Struct, value: Any, path: str, out: Decoded) -> None:
+def _struct(struct: Struct, value: Any, path: str, out: Decoded, get: Lookup) -> None:
     if not isinstance(value, dict):
         out.errors.append(TypeError_(path, value, "must be an object"))
         return
@@ -159,7 +165,7 @@ def _struct(struct: Struct, value: Any, path: str, out: Decoded) -> None:
         # A primitive field is checked here, its path built only for an error.
         check = checks.get(t) if type(t) is str else None
         if check is None:
-            _value(t, item, prefix + key, out, key)
+            _value(t, item, prefix + key, out, key, get)
         elif not check(item):
             out.errors.append(TypeError_(prefix + key, item, _DETAIL[t]))  # type: ignore[index]
     if out.prune:
@@ -167,10 +173,10 @@ def _struct(struct: Struct, value: Any, path: str, out: Decoded) -> None:
             del value[key]
 
 
-def _value(t: Type, value: Any, path: str, out: Decoded, name: str) -> None:
+def _value(t: Type, value: Any, path: str, out: Decoded, name: str, get: Lookup) -> None:
     if isinstance(t, str):
         if is_struct(t):
-            _struct(get(t), value, path, out)
+            _struct(get(t), value, path, out, get)
         elif not _is(t, value):
             out.errors.append(TypeError_(path, value, _DETAIL[t]))
     elif isinstance(t, Arr):
@@ -183,7 +189,7 @@ def _value(t: Type, value: Any, path: str, out: Decoded, name: str) -> None:
             if item is None:
                 continue
             if check is None:
-                _value(item_type, item, f"{path}[{i}]", out, name)
+                _value(item_type, item, f"{path}[{i}]", out, name, get)
             elif not check(item):
                 detail = _DETAIL[item_type]  # type: ignore[index]
                 out.errors.append(TypeError_(f"{path}[{i}]", item, detail))
@@ -197,7 +203,7 @@ def _value(t: Type, value: Any, path: str, out: Decoded, name: str) -> None:
                 sub = path if at_map else f"{path}[{key}]"
                 if is_struct(t.value) and isinstance(item, dict):
                     sub = f"{path}.{key}"
-                _value(t.value, item, sub, out, name)
+                _value(t.value, item, sub, out, name, get)
 
 
 _ZERO: dict[str, Any] = {
@@ -212,8 +218,13 @@ _ZERO: dict[str, Any] = {
 }
 
 
-def normalize(struct: Struct, obj: dict[str, Any]) -> None:
-    """Give `obj` (of type `struct`, already decoded) the fields Go always serializes."""
+def normalize(schemas: Schemas, struct: Struct, obj: dict[str, Any]) -> None:
+    """Give `obj` (of type `struct`, already decoded) the fields Go always serializes, its
+    nested structs looked up in `schemas`."""
+    _normalize(struct, obj, schemas.get)
+
+
+def _normalize(struct: Struct, obj: dict[str, Any], get: Lookup) -> None:
     for fld in struct.emitted:
         if obj.get(fld.name) is None:
             t = fld.type
@@ -231,23 +242,23 @@ def normalize(struct: Struct, obj: dict[str, Any]) -> None:
             continue
         nested = struct.nested.get(key)
         if nested is not None:
-            _normalize_value(nested, value)
+            _normalize_value(nested, value, get)
     for key in nulls:
         del obj[key]
 
 
-def _normalize_value(t: Type, value: Any) -> None:
+def _normalize_value(t: Type, value: Any, get: Lookup) -> None:
     if isinstance(t, str):
         if isinstance(value, dict):
-            normalize(get(t), value)
+            _normalize(get(t), value, get)
     elif isinstance(t, Arr):
         if isinstance(value, list):
             item_struct = get(t.item)  # type: ignore[arg-type]
             for item in value:
                 if isinstance(item, dict):
-                    normalize(item_struct, item)
+                    _normalize(item_struct, item, get)
     elif isinstance(value, dict):
         value_struct = get(t.value)  # type: ignore[arg-type]
         for item in value.values():
             if isinstance(item, dict):
-                normalize(value_struct, item)
+                _normalize(value_struct, item, get)

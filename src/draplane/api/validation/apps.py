@@ -11,6 +11,7 @@ from typing import Any
 from draplane.api import names
 from draplane.api.errors import FieldError, forbidden, invalid, not_supported, required
 from draplane.api.meta import Obj
+from draplane.api.schema import Schemas
 from draplane.api.validation.objectmeta import (
     as_dict,
     immutable,
@@ -48,24 +49,24 @@ def update_meta(obj: Obj, old: Obj) -> list[FieldError]:
     return validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
 
 
-Validator = Callable[[Obj], list[FieldError]]
-UpdateValidator = Callable[[Obj, Obj], list[FieldError]]
+Validator = Callable[[Obj, Schemas], list[FieldError]]
+UpdateValidator = Callable[[Obj, Obj, Schemas], list[FieldError]]
 
 
 def selector_spec_validators(
-    spec_fn: Callable[[Obj], list[FieldError]],
+    spec_fn: Callable[[Obj, Schemas], list[FieldError]],
 ) -> tuple[Validator, UpdateValidator]:
-    """Create and update validation of a kind whose spec has an immutable `selector`
-    (Deployment, ReplicaSet, DaemonSet): object meta, then `spec_fn` on the spec."""
+    """Create and update validation of a kind whose spec has an immutable `selector` and a pod
+    template (Deployment, ReplicaSet, DaemonSet): object meta, then `spec_fn` on the spec."""
 
-    def validate(obj: Obj) -> list[FieldError]:
+    def validate(obj: Obj, schemas: Schemas) -> list[FieldError]:
         errs = create_meta(obj)
-        errs.extend(spec_fn(spec_of(obj, errs)))
+        errs.extend(spec_fn(spec_of(obj, errs), schemas))
         return errs
 
-    def validate_update(obj: Obj, old: Obj) -> list[FieldError]:
+    def validate_update(obj: Obj, old: Obj, schemas: Schemas) -> list[FieldError]:
         errs = update_meta(obj, old)
-        errs.extend(spec_fn(spec_of(obj, errs)))
+        errs.extend(spec_fn(spec_of(obj, errs), schemas))
         errs.extend(selector_immutable(obj, old))
         return errs
 
@@ -115,10 +116,12 @@ def _deployment_strategy(strategy: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def _deployment_spec(spec: Obj) -> list[FieldError]:
+def _deployment_spec(spec: Obj, schemas: Schemas) -> list[FieldError]:
     errs = nonnegative_fields(spec, "spec", "replicas")
     errs.extend(validate_selector(spec.get("selector"), "spec.selector", "deployment"))
-    errs.extend(template_for_replicas(spec.get("selector"), spec.get("template"), "spec.template"))
+    errs.extend(
+        template_for_replicas(spec.get("selector"), spec.get("template"), "spec.template", schemas)
+    )
     errs.extend(_deployment_strategy(spec.get("strategy"), "spec.strategy"))
     errs.extend(nonnegative_fields(spec, "spec", "minReadySeconds", "revisionHistoryLimit"))
     deadline = spec.get("progressDeadlineSeconds")
@@ -187,11 +190,13 @@ def validate_deployment_status_update(obj: Obj, old: Obj) -> list[FieldError]:
 # ReplicaSet -------------------------------------------------------------------------------------
 
 
-def _replica_set_spec(spec: Obj) -> list[FieldError]:
+def _replica_set_spec(spec: Obj, schemas: Schemas) -> list[FieldError]:
     errs = nonnegative_fields(spec, "spec", "replicas", "minReadySeconds")
     # Upstream's message names deployments for ReplicaSets too.
     errs.extend(validate_selector(spec.get("selector"), "spec.selector", "deployment"))
-    errs.extend(template_for_replicas(spec.get("selector"), spec.get("template"), "spec.template"))
+    errs.extend(
+        template_for_replicas(spec.get("selector"), spec.get("template"), "spec.template", schemas)
+    )
     return errs
 
 

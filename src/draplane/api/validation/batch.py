@@ -14,6 +14,7 @@ from typing import Any
 from draplane.api import names
 from draplane.api.errors import FieldError, forbidden, invalid, not_supported, required
 from draplane.api.meta import Obj
+from draplane.api.schema import Schemas
 from draplane.api.validation.objectmeta import (
     as_dict,
     as_list,
@@ -156,7 +157,7 @@ def _pod_failure_policy(policy: Any, path: str, indexed: bool) -> list[FieldErro
     return errs
 
 
-def job_spec_common(spec: Obj, path: str) -> list[FieldError]:
+def job_spec_common(spec: Obj, path: str, schemas: Schemas) -> list[FieldError]:
     """validateJobSpec: what Jobs and CronJob job templates share."""
     errs: list[FieldError] = []
     for field in (
@@ -237,14 +238,14 @@ def job_spec_common(spec: Obj, path: str) -> list[FieldError]:
             errs.append(not_supported(f"{path}.podReplacementPolicy", replacement, _REPLACEMENT))
         elif spec.get("podFailurePolicy") is not None and replacement != "Failed":
             errs.append(not_supported(f"{path}.podReplacementPolicy", replacement, ["Failed"]))
-    errs.extend(validate_pod_template(spec.get("template"), f"{path}.template"))
+    errs.extend(validate_pod_template(spec.get("template"), f"{path}.template", schemas))
     errs.extend(_restart_policy(spec, path))
     return errs
 
 
-def _job_spec(spec: Obj) -> list[FieldError]:
+def _job_spec(spec: Obj, schemas: Schemas) -> list[FieldError]:
     """ValidateJobSpec: the common rules plus the selector matching the template."""
-    errs = job_spec_common(spec, "spec")
+    errs = job_spec_common(spec, "spec", schemas)
     selector = spec.get("selector")
     if selector is None:
         errs.append(required("spec.selector", ""))
@@ -264,12 +265,12 @@ def _job_spec(spec: Obj) -> list[FieldError]:
     return errs
 
 
-def validate_job(obj: Obj) -> list[FieldError]:
+def validate_job(obj: Obj, schemas: Schemas) -> list[FieldError]:
     md = obj["metadata"]
     errs = validate_object_meta(md, namespaced=True, name_fn=names.name_is_dns_subdomain)
     spec = as_dict(obj.get("spec"), "spec", errs)
     errs.extend(_generated_selector(obj, spec))
-    errs.extend(_job_spec(spec))
+    errs.extend(_job_spec(spec, schemas))
     completions = spec.get("completions")
     if spec.get("completionMode") == "Indexed" and is_int(completions) and completions > 0:
         hostname = f"{md.get('name') or ''}-{completions - 1}"
@@ -310,14 +311,14 @@ def _template_for_compare(template: Any, *, scheduling_mutable: bool, new: Any) 
     return out
 
 
-def validate_job_update(obj: Obj, old: Obj) -> list[FieldError]:
+def validate_job_update(obj: Obj, old: Obj, schemas: Schemas) -> list[FieldError]:
     errs = validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
     errs.extend(
         validate_object_meta(obj["metadata"], namespaced=True, name_fn=names.name_is_dns_subdomain)
     )
     spec = as_dict(obj.get("spec"), "spec", errs)
     old_spec = old.get("spec") or {}
-    errs.extend(_job_spec(spec))
+    errs.extend(_job_spec(spec, schemas))
     if spec.get("completionMode") == "Indexed":
         changed = spec.get("completions") != old_spec.get("completions")
         if (

@@ -11,6 +11,7 @@ from typing import Any
 from draplane.api import cron, names
 from draplane.api.errors import FieldError, invalid, not_supported, required
 from draplane.api.meta import Obj
+from draplane.api.schema import Schemas
 from draplane.api.validation.batch import job_spec_common
 from draplane.api.validation.objectmeta import (
     as_dict,
@@ -73,11 +74,11 @@ def validate_time_zone(zone: Any, path: str) -> list[FieldError]:
     return []
 
 
-def _job_template(template: Any, path: str) -> list[FieldError]:
+def _job_template(template: Any, path: str, schemas: Schemas) -> list[FieldError]:
     errs: list[FieldError] = []
     template = as_dict(template, path, errs)
     spec = as_dict(template.get("spec"), f"{path}.spec", errs)
-    errs.extend(job_spec_common(spec, f"{path}.spec"))
+    errs.extend(job_spec_common(spec, f"{path}.spec", schemas))
     if spec.get("selector") is not None:
         errs.append(
             invalid(
@@ -91,7 +92,7 @@ def _job_template(template: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def _cron_job_spec(spec: Obj, old_spec: Obj | None) -> list[FieldError]:
+def _cron_job_spec(spec: Obj, old_spec: Obj | None, schemas: Schemas) -> list[FieldError]:
     allow_tz = old_spec is not None and "TZ" in str(old_spec.get("schedule") or "")
     errs = validate_schedule(
         spec.get("schedule"), spec.get("timeZone"), "spec.schedule", allow_tz=allow_tz
@@ -104,29 +105,29 @@ def _cron_job_spec(spec: Obj, old_spec: Obj | None) -> list[FieldError]:
         errs.append(required("spec.concurrencyPolicy", ""))
     elif policy not in _CONCURRENCY:
         errs.append(not_supported("spec.concurrencyPolicy", policy, _CONCURRENCY))
-    errs.extend(_job_template(spec.get("jobTemplate"), "spec.jobTemplate"))
+    errs.extend(_job_template(spec.get("jobTemplate"), "spec.jobTemplate", schemas))
     for field in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
         errs.extend(nonnegative(spec.get(field), f"spec.{field}"))
     return errs
 
 
-def validate_cron_job(obj: Obj) -> list[FieldError]:
+def validate_cron_job(obj: Obj, schemas: Schemas) -> list[FieldError]:
     md = obj["metadata"]
     errs = validate_object_meta(md, namespaced=True, name_fn=names.name_is_dns_subdomain)
-    errs.extend(_cron_job_spec(as_dict(obj.get("spec"), "spec", errs), None))
+    errs.extend(_cron_job_spec(as_dict(obj.get("spec"), "spec", errs), None, schemas))
     name = md.get("name")
     if isinstance(name, str) and len(name) > 52:
         errs.append(invalid("metadata.name", name, "must be no more than 52 characters"))
     return errs
 
 
-def validate_cron_job_update(obj: Obj, old: Obj) -> list[FieldError]:
+def validate_cron_job_update(obj: Obj, old: Obj, schemas: Schemas) -> list[FieldError]:
     errs = validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
     errs.extend(
         validate_object_meta(obj["metadata"], namespaced=True, name_fn=names.name_is_dns_subdomain)
     )
     old_spec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
-    errs.extend(_cron_job_spec(as_dict(obj.get("spec"), "spec", errs), old_spec))
+    errs.extend(_cron_job_spec(as_dict(obj.get("spec"), "spec", errs), old_spec, schemas))
     return errs
 
 

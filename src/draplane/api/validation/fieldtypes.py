@@ -3,7 +3,7 @@
 kube-apiserver decodes a body into Go structs first, so a string where a list belongs never
 reaches validation, storage or a reader, and a field the Go type lacks is reported according
 to `fieldValidation`. draplane keeps objects as dicts; this module is that step, over the
-schemas of `draplane.api.schema`:
+`Schemas` of the Kubernetes version served (`draplane.api.schema`, passed by the caller):
 
 - a field of the wrong JSON type: `<path>: Invalid value: <value>: must be a string`
   (FieldValueTypeInvalid, 422 Invalid); null is accepted anywhere (Go leaves the zero value);
@@ -22,15 +22,16 @@ from typing import Any
 from draplane.api import errors, schema, structural, warnings
 from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
+from draplane.api.schema import Schemas
 from draplane.api.validation.objectmeta import type_invalid
 
 STRICT, WARN, IGNORE = "Strict", "Warn", "Ignore"
 MODES = frozenset({STRICT, WARN, IGNORE})
 
 
-def type_errors(rt: ResourceType, obj: Any) -> list[FieldError]:
-    """Every field of `obj` whose JSON type is not the one kind `rt` gives it."""
-    found = schema.decode(schema.for_resource(rt), obj)
+def type_errors(rt: ResourceType, obj: Any, schemas: Schemas) -> list[FieldError]:
+    """Every field of `obj` whose JSON type is not the one kind `rt` gives it in `schemas`."""
+    found = schema.decode(schemas, schema.for_resource(schemas, rt), obj)
     return [type_invalid(e.path, e.value, e.detail) for e in found.errors]
 
 
@@ -44,6 +45,7 @@ def strict_message(rt: ResourceType, problems: list[str]) -> str:
 def decode_fields(
     rt: ResourceType,
     obj: Any,
+    schemas: Schemas,
     *,
     mode: str = "",
     duplicates: tuple[str, ...] = (),
@@ -52,7 +54,8 @@ def decode_fields(
     """Field validation of `obj` as kind `rt`: raise 400 under `Strict` when there are unknown
     or duplicate fields, else drop unknown fields (when `prune`) and warn under `Warn` (also
     the default, `mode` ""). Returns the type errors."""
-    found = schema.decode(schema.for_resource(rt), obj, prune=prune and mode != STRICT)
+    struct = schema.for_resource(schemas, rt)
+    found = schema.decode(schemas, struct, obj, prune=prune and mode != STRICT)
     unknown = found.unknown
     if rt.custom is not None and mode != IGNORE and isinstance(obj, dict):
         # Custom resources: the fields pruning drops (apiextensions-apiserver's codec).
@@ -68,6 +71,7 @@ def decode_fields(
     return [type_invalid(e.path, e.value, e.detail) for e in found.errors]
 
 
-def normalize(rt: ResourceType, obj: dict[str, Any]) -> None:
-    """The object as the Go types serialize it (`status: {}`, `creationTimestamp: null`)."""
-    schema.normalize(schema.for_resource(rt), obj)
+def normalize(rt: ResourceType, obj: dict[str, Any], schemas: Schemas) -> None:
+    """The object as the Go types of `schemas` serialize it (`status: {}`,
+    `creationTimestamp: null`)."""
+    schema.normalize(schemas, schema.for_resource(schemas, rt), obj)

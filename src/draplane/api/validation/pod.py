@@ -2,7 +2,8 @@
 
 `spec.resourceClaims` follows validatePodResourceClaims (pkg/apis/core/validation) of the
 Kubernetes version served: the entry's `source` (1.28) or the fields on the entry itself (since
-1.31, the 1.36 mode), as the served schema has them (`api/schema/podclaims.py`); the spec is
+1.31, the 1.36 mode), as the served `Schemas` (passed in) have them (`api/schema/podclaims.py`);
+the spec is
 immutable after create except container images, activeDeadlineSeconds, added tolerations and removed
 scheduling gates.
 """
@@ -11,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from draplane.api import names, schema
+from draplane.api import names
 from draplane.api.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from draplane.api.meta import Obj
+from draplane.api.schema import Schemas
 from draplane.api.schema.pod import POD_RESOURCE_CLAIM
 from draplane.api.validation import nodeaffinity
 from draplane.api.validation.containers import validate_containers, validate_ephemeral_containers
@@ -40,8 +42,8 @@ UPDATABLE_POD_SPEC_FIELDS = (
 )
 
 
-def validate_pod_create(obj: Obj) -> list[FieldError]:
-    errs = validate_pod(obj)
+def validate_pod_create(obj: Obj, schemas: Schemas) -> list[FieldError]:
+    errs = validate_pod(obj, schemas)
     spec = obj.get("spec")
     if isinstance(spec, dict) and spec.get("ephemeralContainers"):
         # Added later through the pods/ephemeralcontainers subresource only.
@@ -53,11 +55,11 @@ def validate_pod_create(obj: Obj) -> list[FieldError]:
     return errs
 
 
-def validate_pod(obj: Obj) -> list[FieldError]:
+def validate_pod(obj: Obj, schemas: Schemas) -> list[FieldError]:
     """Rules shared by create and update."""
     md = obj["metadata"]
     errs = validate_object_meta(md, namespaced=True, name_fn=names.name_is_dns_subdomain)
-    errs.extend(validate_pod_spec(as_dict(obj.get("spec"), "spec", errs)))
+    errs.extend(validate_pod_spec(as_dict(obj.get("spec"), "spec", errs), schemas))
     return errs
 
 
@@ -68,10 +70,12 @@ def pod_claim_names(spec: Obj) -> set[str]:
     return {c["name"] for c in claims if isinstance(c, dict) and isinstance(c.get("name"), str)}
 
 
-def validate_pod_spec(spec: Obj) -> list[FieldError]:
+def validate_pod_spec(spec: Obj, schemas: Schemas) -> list[FieldError]:
+    """The spec's rules; `spec.resourceClaims` as the served PodResourceClaim (`schemas`)."""
     errs: list[FieldError] = []
     if "resourceClaims" in spec:
-        errs.extend(_pod_resource_claims(spec["resourceClaims"], "spec.resourceClaims"))
+        claims = spec["resourceClaims"]
+        errs.extend(_pod_resource_claims(claims, "spec.resourceClaims", schemas))
     claim_names = pod_claim_names(spec)
     seen: set[str] = set()
     errs.extend(
@@ -164,15 +168,15 @@ def _optional_names(spec: Obj) -> list[FieldError]:
     return errs
 
 
-def claims_have_source() -> bool:
+def claims_have_source(schemas: Schemas) -> bool:
     """The served PodResourceClaim has `source` (1.28); core/v1 since 1.31 has not."""
-    return "source" in schema.get(POD_RESOURCE_CLAIM).by_name
+    return "source" in schemas.get(POD_RESOURCE_CLAIM).by_name
 
 
-def _pod_resource_claims(claims: Any, path: str) -> list[FieldError]:
+def _pod_resource_claims(claims: Any, path: str, schemas: Schemas) -> list[FieldError]:
     errs: list[FieldError] = []
     seen: set[str] = set()
-    with_source = claims_have_source()
+    with_source = claims_have_source(schemas)
     for i, claim in enumerate(as_list(claims, path, errs)):
         p = f"{path}[{i}]"
         claim = as_dict(claim, p, errs)
@@ -262,9 +266,9 @@ def _scheduling_gates(gates: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def validate_pod_update(obj: Obj, old: Obj) -> list[FieldError]:
+def validate_pod_update(obj: Obj, old: Obj, schemas: Schemas) -> list[FieldError]:
     errs = validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
-    errs.extend(validate_pod(obj))
+    errs.extend(validate_pod(obj, schemas))
     spec = obj.get("spec")
     old_spec = old.get("spec") or {}
     if not isinstance(spec, dict) or semantic_equal(spec, old_spec):

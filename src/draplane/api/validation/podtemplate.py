@@ -16,6 +16,7 @@ from typing import Any, TypeGuard
 from draplane.api import errors
 from draplane.api.errors import FieldError, forbidden, invalid, not_supported, required
 from draplane.api.meta import Obj
+from draplane.api.schema import Schemas
 from draplane.api.selectors import LabelSelector
 from draplane.api.validation.objectmeta import (
     as_dict,
@@ -50,8 +51,8 @@ def _reprefix(err: FieldError, prefix: str) -> FieldError:
     return dataclasses.replace(err, field=f"{prefix}.{err.field}")
 
 
-def validate_pod_template(template: Any, path: str) -> list[FieldError]:
-    """ValidatePodTemplateSpec at `path` (`spec.template`)."""
+def validate_pod_template(template: Any, path: str, schemas: Schemas) -> list[FieldError]:
+    """ValidatePodTemplateSpec at `path` (`spec.template`), the pod spec as `schemas` type it."""
     errs: list[FieldError] = []
     template = as_dict(template, path, errs)
     md = as_dict(template.get("metadata"), f"{path}.metadata", errs)
@@ -60,7 +61,7 @@ def validate_pod_template(template: Any, path: str) -> list[FieldError]:
     if "annotations" in md:
         errs.extend(validate_annotations(md["annotations"], f"{path}.metadata.annotations"))
     spec = as_dict(template.get("spec"), f"{path}.spec", errs)
-    errs.extend(_reprefix(e, path) for e in validate_pod_spec(spec))
+    errs.extend(_reprefix(e, path) for e in validate_pod_spec(spec, schemas))
     if spec.get("ephemeralContainers"):
         errs.append(
             forbidden(
@@ -127,12 +128,14 @@ def restart_always(template: Any, path: str) -> list[FieldError]:
     return []
 
 
-def template_for_replicas(selector: Any, template: Any, path: str) -> list[FieldError]:
+def template_for_replicas(
+    selector: Any, template: Any, path: str, schemas: Schemas
+) -> list[FieldError]:
     """ValidatePodTemplateSpecForReplicaSet (Deployments and ReplicaSets)."""
     if template is None:
         return [required(path, "")]
     errs = selector_matches_template(selector, template, path)
-    errs.extend(validate_pod_template(template, path))
+    errs.extend(validate_pod_template(template, path, schemas))
     errs.extend(restart_always(template, path))
     if template_spec(template).get("activeDeadlineSeconds") is not None:
         errs.append(

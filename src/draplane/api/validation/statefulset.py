@@ -10,6 +10,7 @@ from typing import Any
 from draplane.api import names
 from draplane.api.errors import FieldError, forbidden, invalid, not_supported, required
 from draplane.api.meta import Obj
+from draplane.api.schema import Schemas
 from draplane.api.validation.apps import (
     create_meta,
     nonnegative_fields,
@@ -103,7 +104,7 @@ def _claim_templates(templates: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def _stateful_set_spec(spec: Obj) -> list[FieldError]:
+def _stateful_set_spec(spec: Obj, schemas: Schemas) -> list[FieldError]:
     errs: list[FieldError] = []
     policy = spec.get("podManagementPolicy")
     if not policy:
@@ -133,7 +134,7 @@ def _stateful_set_spec(spec: Obj) -> list[FieldError]:
     errs.extend(validate_selector(spec.get("selector"), "spec.selector", "statefulset"))
     template = spec.get("template")
     errs.extend(selector_matches_template(spec.get("selector"), template, "spec.template"))
-    errs.extend(validate_pod_template(template, "spec.template"))
+    errs.extend(validate_pod_template(template, "spec.template", schemas))
     errs.extend(restart_always(template, "spec.template"))
     if template_spec(template).get("activeDeadlineSeconds") is not None:
         errs.append(
@@ -146,16 +147,16 @@ def _stateful_set_spec(spec: Obj) -> list[FieldError]:
     return errs
 
 
-def validate_stateful_set(obj: Obj) -> list[FieldError]:
+def validate_stateful_set(obj: Obj, schemas: Schemas) -> list[FieldError]:
     errs = create_meta(obj)
-    errs.extend(_stateful_set_spec(spec_of(obj, errs)))
+    errs.extend(_stateful_set_spec(spec_of(obj, errs), schemas))
     return errs
 
 
-def validate_stateful_set_update(obj: Obj, old: Obj) -> list[FieldError]:
+def validate_stateful_set_update(obj: Obj, old: Obj, schemas: Schemas) -> list[FieldError]:
     errs = update_meta(obj, old)
     spec = spec_of(obj, errs)
-    errs.extend(_stateful_set_spec(spec))
+    errs.extend(_stateful_set_spec(spec, schemas))
     old_spec = old.get("spec") or {}
     rest = {k: v for k, v in spec.items() if k not in STATEFUL_SET_MUTABLE}
     old_rest = {k: v for k, v in old_spec.items() if k not in STATEFUL_SET_MUTABLE}
@@ -234,11 +235,11 @@ def _daemon_set_strategy(strategy: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def _daemon_set_spec(spec: Obj) -> list[FieldError]:
+def _daemon_set_spec(spec: Obj, schemas: Schemas) -> list[FieldError]:
     errs = validate_selector(spec.get("selector"), "spec.selector", "daemonset")
     template = spec.get("template")
     errs.extend(selector_matches_template(spec.get("selector"), template, "spec.template"))
-    errs.extend(validate_pod_template(template, "spec.template"))
+    errs.extend(validate_pod_template(template, "spec.template", schemas))
     errs.extend(restart_always(template, "spec.template"))
     deadline = template_spec(template).get("activeDeadlineSeconds")
     if deadline is not None:

@@ -29,7 +29,8 @@ from draplane.api.fieldselector import FieldGetter, selectable
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.request import Request
-from draplane.api.validation import CreateFn, UpdateFn
+from draplane.api.schema import Schemas
+from draplane.api.validation import CreateFn, TypedCreateFn, TypedUpdateFn, UpdateFn
 from draplane.api.validation.core import (
     validate_generic,
     validate_generic_status_update,
@@ -64,6 +65,12 @@ class ResourceStrategy:
     """Main-resource update validation; None: ObjectMeta's only."""
     validate_status: UpdateFn | None = None
     """`status` update validation; None: ObjectMeta's only."""
+    validate_typed: TypedCreateFn | None = None
+    """Create validation that reads the served Go types, in place of `validate` (pods and the
+    kinds with a pod template)."""
+    validate_update_typed: TypedUpdateFn | None = None
+    """Main-resource update validation that reads the served Go types, in place of
+    `validate_update`."""
     defaults: Defaulter | None = None
     """Defaulting on create and update (SetDefaults_*), in place."""
     printer: Printer = printing.DEFAULT
@@ -135,13 +142,17 @@ class ResourceStrategy:
             self.defaults(obj)
 
     # The kind's validation (the registry checked the field types already, where
-    # kube-apiserver decodes the body).
-    def validate_create(self, obj: Obj) -> list[FieldError]:
+    # kube-apiserver decodes the body), against the Go types of the version served.
+    def validate_create(self, obj: Obj, schemas: Schemas) -> list[FieldError]:
+        if self.validate_typed is not None:
+            return self.validate_typed(obj, schemas)
         if self.validate is None:
             return validate_generic(self.rt, obj)
         return self.validate(obj)
 
-    def validate_main_update(self, obj: Obj, old: Obj) -> list[FieldError]:
+    def validate_main_update(self, obj: Obj, old: Obj, schemas: Schemas) -> list[FieldError]:
+        if self.validate_update_typed is not None:
+            return self.validate_update_typed(obj, old, schemas)
         if self.validate_update is None:
             return validate_generic_update(self.rt, obj, old)
         return self.validate_update(obj, old)

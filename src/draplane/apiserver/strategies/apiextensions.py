@@ -14,6 +14,7 @@ from draplane.api import crd, kinds, meta
 from draplane.api.auth import UserInfo
 from draplane.api.errors import FieldError
 from draplane.api.meta import Obj
+from draplane.api.schema import Schemas
 from draplane.api.validation import apiextensions
 from draplane.apiserver import printers
 from draplane.apiserver.strategies import ResourceStrategy
@@ -150,11 +151,11 @@ def _with_rules(errs: list[FieldError], obj: Obj, old: Obj | None) -> list[Field
 class CRDStrategy(ResourceStrategy):
     """The CRD validation plus the compile and cost checks of its CEL validation rules."""
 
-    def validate_create(self, obj: Obj) -> list[FieldError]:
-        return _with_rules(super().validate_create(obj), obj, None)
+    def validate_create(self, obj: Obj, schemas: Schemas) -> list[FieldError]:
+        return _with_rules(super().validate_create(obj, schemas), obj, None)
 
-    def validate_main_update(self, obj: Obj, old: Obj) -> list[FieldError]:
-        return _with_rules(super().validate_main_update(obj, old), obj, old)
+    def validate_main_update(self, obj: Obj, old: Obj, schemas: Schemas) -> list[FieldError]:
+        return _with_rules(super().validate_main_update(obj, old, schemas), obj, old)
 
 
 STRATEGIES = (

@@ -36,8 +36,8 @@ def pod_grace_period(obj: Obj, requested: int | None) -> int:
 STRATEGIES = (
     ResourceStrategy(
         kinds.PODS,
-        validate=pod.validate_pod_create,
-        validate_update=pod.validate_pod_update,
+        validate_typed=pod.validate_pod_create,
+        validate_update_typed=pod.validate_pod_update,
         validate_status=podstatus.validate_pod_status_update,
         defaults=defaults.default_pod,
         printer=printers.POD,

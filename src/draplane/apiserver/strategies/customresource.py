@@ -13,6 +13,7 @@ from draplane.api import names, structural
 from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
+from draplane.api.schema import Schemas
 from draplane.api.validation.objectmeta import (
     validate_meta_content,
     validate_object_meta,
@@ -45,7 +46,7 @@ class CustomResourceStrategy(ResourceStrategy):
 
         return errs + crdcel.rule_errors(schema, obj, old)
 
-    def validate_create(self, obj: Obj) -> list[FieldError]:
+    def validate_create(self, obj: Obj, schemas: Schemas) -> list[FieldError]:
         errs = validate_object_meta(
             obj["metadata"],
             namespaced=self.rt.namespaced,
@@ -54,13 +55,16 @@ class CustomResourceStrategy(ResourceStrategy):
         )
         return errs + self._schema_errors(obj)
 
-    def validate_main_update(self, obj: Obj, old: Obj) -> list[FieldError]:
+    def validate_main_update(self, obj: Obj, old: Obj, schemas: Schemas) -> list[FieldError]:
+        return self._update_errors(obj, old)
+
+    def validate_status_update(self, obj: Obj, old: Obj) -> list[FieldError]:
+        return self._update_errors(obj, old)
+
+    def _update_errors(self, obj: Obj, old: Obj) -> list[FieldError]:
         errs = validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
         errs.extend(validate_meta_content(obj["metadata"], kube_finalizers=False))
         return errs + self._schema_errors(obj, old)
-
-    def validate_status_update(self, obj: Obj, old: Obj) -> list[FieldError]:
-        return self.validate_main_update(obj, old)
 
 
 def _drop_status(obj: Obj) -> None:

@@ -7,6 +7,7 @@ from draplane.api import errors, meta, validation
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.request import NO_OPTIONS, Options
+from draplane.api.schema import Schemas
 from draplane.apiserver.strategies import ResourceStrategy
 
 # Metadata fields a write may not change (set by the server).
@@ -25,9 +26,15 @@ _STATUS_KEEPS_META = ("labels", "annotations", "finalizers", "ownerReferences")
 
 
 def check_type(
-    rt: ResourceType, obj: Obj, options: Options = NO_OPTIONS, *, prune: bool = True
+    rt: ResourceType,
+    obj: Obj,
+    schemas: Schemas,
+    options: Options = NO_OPTIONS,
+    *,
+    prune: bool = True,
 ) -> None:
-    """The body is of kind `rt` and decodes as it (`validation.require_field_types`)."""
+    """The body is of kind `rt` and decodes as it in `schemas`
+    (`validation.require_field_types`)."""
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if (api_version and api_version != rt.api_version) or (kind and kind != rt.kind):
         raise errors.bad_request(
@@ -39,6 +46,7 @@ def check_type(
     validation.require_field_types(
         rt,
         obj,
+        schemas,
         mode=options.field_validation,
         duplicates=options.duplicate_fields,
         prune=prune,
@@ -68,14 +76,15 @@ def merge_for_write(
     name: str,
     options: Options = NO_OPTIONS,
     *,
+    schemas: Schemas,
     decoded: bool = False,
 ) -> Obj:
-    """The object to store for a write of `new` over `old` at `subresource` (`decoded`: `new`
-    passed the decoding step already)."""
+    """The object to store for a write of `new` over `old` at `subresource`, decoded as the Go
+    types of `schemas` (`decoded`: `new` passed the decoding step already)."""
     rt = strategy.rt
     if not decoded:
         validation.require_field_types(
-            rt, new, mode=options.field_validation, duplicates=options.duplicate_fields
+            rt, new, schemas, mode=options.field_validation, duplicates=options.duplicate_fields
         )
     md = new.setdefault("metadata", {})
     if not isinstance(md, dict):

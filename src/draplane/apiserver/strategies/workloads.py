@@ -112,8 +112,8 @@ def _prepare_job(obj: Obj) -> None:
 STRATEGIES = (
     ResourceStrategy(
         kinds.DEPLOYMENTS,
-        validate=apps.validate_deployment,
-        validate_update=apps.validate_deployment_update,
+        validate_typed=apps.validate_deployment,
+        validate_update_typed=apps.validate_deployment_update,
         validate_status=apps.validate_deployment_status_update,
         defaults=defaults.default_deployment,
         printer=workloadprinters.DEPLOYMENT,
@@ -125,8 +125,8 @@ STRATEGIES = (
     ),
     ResourceStrategy(
         kinds.REPLICA_SETS,
-        validate=apps.validate_replica_set,
-        validate_update=apps.validate_replica_set_update,
+        validate_typed=apps.validate_replica_set,
+        validate_update_typed=apps.validate_replica_set_update,
         validate_status=apps.validate_replica_set_status_update,
         defaults=defaults.default_replica_set,
         printer=workloadprinters.REPLICA_SET,
@@ -136,8 +136,8 @@ STRATEGIES = (
     ),
     ResourceStrategy(
         kinds.STATEFUL_SETS,
-        validate=statefulset.validate_stateful_set,
-        validate_update=statefulset.validate_stateful_set_update,
+        validate_typed=statefulset.validate_stateful_set,
+        validate_update_typed=statefulset.validate_stateful_set_update,
         validate_status=statefulset.validate_stateful_set_status_update,
         defaults=defaults.default_stateful_set,
         printer=workloadprinters.STATEFUL_SET,
@@ -147,8 +147,8 @@ STRATEGIES = (
     ),
     ResourceStrategy(
         kinds.DAEMON_SETS,
-        validate=statefulset.validate_daemon_set,
-        validate_update=statefulset.validate_daemon_set_update,
+        validate_typed=statefulset.validate_daemon_set,
+        validate_update_typed=statefulset.validate_daemon_set_update,
         validate_status=statefulset.validate_daemon_set_status_update,
         defaults=defaults.default_daemon_set,
         printer=workloadprinters.DAEMON_SET,
@@ -170,8 +170,8 @@ STRATEGIES = (
     ),
     ResourceStrategy(
         kinds.JOBS,
-        validate=batch.validate_job,
-        validate_update=batch.validate_job_update,
+        validate_typed=batch.validate_job,
+        validate_update_typed=batch.validate_job_update,
         validate_status=batch.validate_job_status_update,
         defaults=defaults.default_job,
         printer=workloadprinters.JOB,
@@ -181,8 +181,8 @@ STRATEGIES = (
     ),
     ResourceStrategy(
         kinds.CRON_JOBS,
-        validate=cronjob.validate_cron_job,
-        validate_update=cronjob.validate_cron_job_update,
+        validate_typed=cronjob.validate_cron_job,
+        validate_update_typed=cronjob.validate_cron_job_update,
         validate_status=cronjob.validate_cron_job_status_update,
         defaults=defaults.default_cron_job,
         printer=workloadprinters.CRON_JOB,
