@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from draplane.api import kinds
+from draplane.api import kinds, versions
 from draplane.api.meta import Obj
 from draplane.apiserver.nodegraph import NodeGraph
 from draplane.storage.interface import Event, EventType
@@ -17,7 +17,9 @@ TEMPLATE_POD = (
 NO_CLAIM_NEEDED = make_pod("none").claim_template("gpu", "t").claim_status("gpu", None).obj()
 NOT_CREATED = make_pod("later").claim_template("gpu", "t").node("node-0").obj()
 UNBOUND = make_pod("unbound").claim_ref("gpu", "shared").obj()
-FLAT_CLAIM = make_pod("flat").claim_ref("gpu", "flat-claim", structured=True).node("node-0").obj()
+FLAT_CLAIM = (
+    make_pod("flat").claim_ref("gpu", "flat-claim", mode=versions.STRUCTURED).node("node-0").obj()
+)
 EXTENDED = (
     make_pod("ext")
     .node("node-0")

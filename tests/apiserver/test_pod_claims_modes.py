@@ -184,7 +184,7 @@ async def test_strategic_merge_patch_merges_a_templates_flat_pod_claims_by_name(
     clusters: dict[str, Cluster],
 ) -> None:
     client = clusters["1.36"].client()
-    deployment = make_deployment("smp").claim_template("a", "t", structured=True).obj()
+    deployment = make_deployment("smp").claim_template("a", "t", mode=versions.STRUCTURED).obj()
     deployment["metadata"].pop("uid", None)
     await client.create(kinds.DEPLOYMENTS, deployment, "default")
     patch = {
@@ -332,14 +332,12 @@ async def test_a_node_may_not_write_the_extended_resource_claim_status(
     assert 'node "node-0" cannot update extended resource claim status' in exc.value.message
 
 
-@pytest.mark.parametrize(
-    "structured", [pytest.param(False, id="1.28"), pytest.param(True, id="1.36")]
-)
-async def test_pod_logs_find_a_containers_claims_in_either_shape(structured: bool) -> None:
+@pytest.mark.parametrize("mode", [versions.CLASSIC, versions.STRUCTURED], ids=str)
+async def test_pod_logs_find_a_containers_claims_in_either_shape(mode: versions.Mode) -> None:
     pod = (
         make_pod("p")
-        .claim_ref("a", "claim-a", structured=structured)
-        .claim_template("b", "t", structured=structured)
+        .claim_ref("a", "claim-a", mode=mode)
+        .claim_template("b", "t", mode=mode)
         .claim_status("b", "p-b-x")
         .obj()
     )

@@ -76,7 +76,7 @@ def _strip(obj: Obj) -> Obj:
 
 
 def _pod(name: str) -> Obj:
-    return _strip(make_pod(name).claim_template("gpu", "gpu", structured=True).obj())
+    return _strip(make_pod(name).claim_template("gpu", "gpu", mode=versions.STRUCTURED).obj())
 
 
 async def _pods(client: Client) -> dict[str, Obj]:
@@ -201,7 +201,7 @@ async def _binding_cluster(client: Client) -> None:
     await client.create(RESOURCE_SLICES, _strip(slice_.obj()))
     claim = make_structured_claim("claim").request("gpu", "gpu").obj()
     await client.create(RESOURCE_CLAIMS_V1, _strip(claim), "default")
-    pod = make_pod("pod").claim_ref("gpu", "claim", structured=True).obj()
+    pod = make_pod("pod").claim_ref("gpu", "claim", mode=versions.STRUCTURED).obj()
     await client.create(PODS, _strip(pod), "default")
 
 

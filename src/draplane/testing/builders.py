@@ -49,26 +49,29 @@ class PodBuilder(_Builder):
         return self
 
     def claim_template(
-        self, pod_claim_name: str, template: str, *, structured: bool = False
+        self, pod_claim_name: str, template: str, *, mode: versions.Mode = versions.CLASSIC
     ) -> Self:
-        """A pod claim generated from the ResourceClaimTemplate `template`; `structured`: in
-        core/v1's shape since 1.31 (the 1.36 mode), else under `source` (1.28)."""
+        """A pod claim generated from the ResourceClaimTemplate `template`, in `mode`'s shape:
+        core/v1's since 1.31 for DRA with structured parameters (1.36), else under `source`
+        (1.28)."""
         return self._pod_claim(
             pod_resource_claim(
                 pod_claim_name,
                 template_name=template,
-                mode=versions.STRUCTURED if structured else versions.CLASSIC,
+                mode=mode,
             )
         )
 
-    def claim_ref(self, pod_claim_name: str, claim: str, *, structured: bool = False) -> Self:
-        """A pod claim referencing the user-created ResourceClaim `claim` (`structured` as
+    def claim_ref(
+        self, pod_claim_name: str, claim: str, *, mode: versions.Mode = versions.CLASSIC
+    ) -> Self:
+        """A pod claim referencing the user-created ResourceClaim `claim` (`mode` as
         `claim_template`)."""
         return self._pod_claim(
             pod_resource_claim(
                 pod_claim_name,
                 claim_name=claim,
-                mode=versions.STRUCTURED if structured else versions.CLASSIC,
+                mode=mode,
             )
         )
 

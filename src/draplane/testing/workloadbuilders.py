@@ -224,15 +224,15 @@ class WorkloadBuilder(_Builder):
         return self
 
     def claim_template(
-        self, pod_claim_name: str, template: str, *, structured: bool = False
+        self, pod_claim_name: str, template: str, *, mode: versions.Mode = versions.CLASSIC
     ) -> Self:
-        """A pod claim from the ResourceClaimTemplate `template`, used by the first container;
-        `structured`: in core/v1's shape since 1.31 (the 1.36 mode), else under `source`."""
+        """A pod claim from the ResourceClaimTemplate `template`, used by the first container,
+        in `mode`'s shape (`PodBuilder.claim_template`)."""
         self._pod_spec.setdefault("resourceClaims", []).append(
             pod_resource_claim(
                 pod_claim_name,
                 template_name=template,
-                mode=versions.STRUCTURED if structured else versions.CLASSIC,
+                mode=mode,
             )
         )
         container = self._pod_spec["containers"][0]
@@ -241,14 +241,16 @@ class WorkloadBuilder(_Builder):
         )
         return self
 
-    def claim_ref(self, pod_claim_name: str, claim: str, *, structured: bool = False) -> Self:
+    def claim_ref(
+        self, pod_claim_name: str, claim: str, *, mode: versions.Mode = versions.CLASSIC
+    ) -> Self:
         """A pod claim naming the ResourceClaim `claim`, used by the first container
-        (`structured` as `claim_template`)."""
+        (`mode` as `claim_template`)."""
         self._pod_spec.setdefault("resourceClaims", []).append(
             pod_resource_claim(
                 pod_claim_name,
                 claim_name=claim,
-                mode=versions.STRUCTURED if structured else versions.CLASSIC,
+                mode=mode,
             )
         )
         container = self._pod_spec["containers"][0]

@@ -180,7 +180,7 @@ async def test_nodes_publish_prepare_and_run(env: Env) -> None:
         await env.admin.create(kinds.DEVICE_CLASSES, device_class(DRIVER_NAME))
         pod = await env.admin.create(
             kinds.PODS,
-            make_pod("gpu-pod").claim_ref("gpu", "my-gpu", structured=True).obj(),
+            make_pod("gpu-pod").claim_ref("gpu", "my-gpu", mode=versions.STRUCTURED).obj(),
             "default",
         )
         claim = await env.admin.create(
