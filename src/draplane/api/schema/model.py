@@ -66,7 +66,11 @@ class Field:
     message whose field 1 holds the value's JSON bytes, as metav1.FieldsV1 and
     runtime.RawExtension do; `duration`: metav1.Duration, int64 nanoseconds in field 1), and
     `pointer` marks a Go pointer scalar, whose zero value on the wire is kept (a non-pointer
-    zero is dropped, as Go's `omitempty` drops it).
+    zero is dropped, as Go's `omitempty` drops it). `embedded` is the field number of the
+    embedded Go struct the field belongs to when JSON inlines it but protobuf does not: a
+    Volume's sources are fields of its VolumeSource (Volume field 2), so `hostPath` has `tag=1,
+    embedded=2`; likewise Probe's ProbeHandler (1), EphemeralContainer's
+    EphemeralContainerCommon (1) and PersistentVolumeSpec's PersistentVolumeSource (1).
     """
 
     name: str
@@ -83,6 +87,7 @@ class Field:
     tag: int = 0
     wire: str = ""
     pointer: bool = False
+    embedded: int = 0
 
 
 @dataclass(frozen=True, slots=True)
