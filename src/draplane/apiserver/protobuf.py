@@ -61,15 +61,15 @@ OBJECT_META: Schema = {
 }
 
 
-class _WireError(ValueError):
-    pass
+class WireError(ValueError):
+    """Bytes that are not a well-formed protobuf message (a 400 for a request body)."""
 
 
 def _varint(buf: bytes, pos: int) -> tuple[int, int]:
     result = shift = 0
     while True:
         if pos >= len(buf) or shift > 63:
-            raise _WireError("truncated varint")
+            raise WireError("truncated varint")
         b = buf[pos]
         pos += 1
         result |= (b & 0x7F) << shift
@@ -78,7 +78,7 @@ def _varint(buf: bytes, pos: int) -> tuple[int, int]:
         shift += 7
 
 
-def _fields(buf: bytes) -> list[tuple[int, int, Any]]:
+def fields(buf: bytes) -> list[tuple[int, int, Any]]:
     """(field number, wire type, value) triples; value is an int or bytes."""
     out: list[tuple[int, int, Any]] = []
     pos = 0
@@ -91,15 +91,51 @@ def _fields(buf: bytes) -> list[tuple[int, int, Any]]:
         elif wire == 2:
             size, pos = _varint(buf, pos)
             if pos + size > len(buf):
-                raise _WireError("truncated length-delimited field")
+                raise WireError("truncated length-delimited field")
             value, pos = buf[pos : pos + size], pos + size
         elif wire in (1, 5):
             width = 8 if wire == 1 else 4
+            if pos + width > len(buf):
+                raise WireError("truncated fixed-width field")
             value, pos = buf[pos : pos + width], pos + width
         else:
-            raise _WireError(f"unsupported wire type {wire}")
+            raise WireError(f"unsupported wire type {wire}")
         out.append((number, wire, value))
     return out
+
+
+def encode_varint(value: int) -> bytes:
+    """A varint; a negative value as its 64-bit two's complement (10 bytes), as Go writes
+    a negative int32 or int64."""
+    value &= (1 << 64) - 1
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def length_delimited(number: int, data: bytes) -> bytes:
+    """Field `number`, wire type 2 (string, bytes, message), holding `data`."""
+    return encode_varint(number << 3 | 2) + encode_varint(len(data)) + data
+
+
+def wrap(api_version: str, kind: str, raw: bytes) -> bytes:
+    """The `k8s\\0` envelope around a message: runtime.Unknown{typeMeta{apiVersion, kind}, raw,
+    contentEncoding, contentType}, the last two empty, as upstream's protobuf serializer
+    writes it."""
+    type_meta = length_delimited(1, api_version.encode()) + length_delimited(2, kind.encode())
+    unknown = length_delimited(1, type_meta) + length_delimited(2, raw)
+    return MAGIC + unknown + length_delimited(3, b"") + length_delimited(4, b"")
+
+
+def unwrap(body: bytes) -> tuple[str, str, bytes]:
+    """(apiVersion, kind, raw message) of an enveloped body; WireError when it is not one."""
+    if not body.startswith(MAGIC):
+        raise WireError("the body does not start with the Kubernetes protobuf magic number")
+    type_meta, raw = _envelope(body[len(MAGIC) :])
+    return str(type_meta.get("apiVersion", "")), str(type_meta.get("kind", "")), raw
 
 
 def _signed(value: int) -> int:
@@ -112,13 +148,13 @@ def _format_time(raw: bytes) -> str | None:
         return None
     seconds = t.get("seconds", 0)
     if not _MIN_SECONDS <= seconds <= _MAX_SECONDS:
-        raise _WireError(f"timestamp seconds {seconds} out of range")
+        raise WireError(f"timestamp seconds {seconds} out of range")
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _map_entry(raw: bytes, *, as_bytes: bool) -> tuple[str, str]:
     key, value = "", ""
-    for number, wire, v in _fields(raw):
+    for number, wire, v in fields(raw):
         if wire != 2:
             continue
         if number == 1:
@@ -148,7 +184,7 @@ def _value(field: F, wire: int, v: Any) -> Any:
         return _format_time(v) if wire == 2 else None
     if kind == "intstr":
         return _int_or_string(v) if wire == 2 else None
-    raise _WireError(f"unknown schema type {kind}")
+    raise WireError(f"unknown schema type {kind}")
 
 
 def _int_or_string(raw: bytes) -> int | str:
@@ -163,7 +199,7 @@ _KEEP_ZERO = ("int0", "bool0")
 
 def _message(buf: bytes, schema: Schema) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for number, wire, v in _fields(buf):
+    for number, wire, v in fields(buf):
         field = schema.get(number)
         if field is None:
             continue
@@ -199,14 +235,14 @@ def decode(body: bytes, schema_for: Callable[[str, str], Schema | None]) -> dict
         if schema is None:
             raise errors.unsupported_media_type(f"{CONTENT_TYPE} ({api_version} {kind})")
         return {"kind": kind, "apiVersion": api_version, **_message(raw, schema)}
-    except (_WireError, UnicodeDecodeError) as err:
+    except (WireError, UnicodeDecodeError) as err:
         raise errors.bad_request(f"cannot decode protobuf body: {err}") from err
 
 
 def _envelope(buf: bytes) -> tuple[dict[str, Any], bytes]:
     type_meta: dict[str, Any] = {}
     raw = b""
-    for number, wire, v in _fields(buf):
+    for number, wire, v in fields(buf):
         if wire != 2:
             continue
         if number == 1:
@@ -214,5 +250,5 @@ def _envelope(buf: bytes) -> tuple[dict[str, Any], bytes]:
         elif number == 2:
             raw = v
         elif number == 3 and v:
-            raise _WireError(f"unsupported contentEncoding {v.decode(errors='replace')!r}")
+            raise WireError(f"unsupported contentEncoding {v.decode(errors='replace')!r}")
     return type_meta, raw

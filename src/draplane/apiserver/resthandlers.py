@@ -20,14 +20,17 @@ from multidict import MultiMapping
 
 from draplane.api import errors, kinds, warnings
 from draplane.api.auth import UserInfo
+from draplane.api.catalog import Catalog
 from draplane.api.handler import ApiHandler, WatchEvent
 from draplane.api.meta import Obj
 from draplane.api.request import Options, Request
+from draplane.api.schema import Schemas
 from draplane.apiserver import (
     httpwatch,
     listoptions,
     negotiation,
     podlogs,
+    protobuf_codec,
     queryparams,
     tables,
     yamldecode,
@@ -43,6 +46,8 @@ class RestContext:
     handler: ApiHandler
     clock: Clock
     watches: httpwatch.ActiveWatches
+    catalog: Catalog
+    """The served kinds and their Go types (`schemas`): bodies in and out in protobuf."""
 
 
 def _retrieve(task: asyncio.Future[Obj]) -> None:
@@ -62,6 +67,7 @@ async def finish_write(write: Awaitable[Obj]) -> Obj:
 
 
 def encode(obj: Obj, *, status: int = 200, pretty: bool = False) -> web.Response:
+    """A JSON response (discovery, version: what is never sent in protobuf)."""
     body = orjson.dumps(obj, option=orjson.OPT_INDENT_2 if pretty else 0)
     return web.Response(body=body, status=status, content_type="application/json")
 
@@ -117,11 +123,11 @@ def _duplicates(body: bytes, content_type: str, value: Any) -> tuple[str, ...]:
 
 
 async def _read_object(
-    request: web.Request, info: RequestInfo, options: Options, *, url_name: str
+    request: web.Request, info: RequestInfo, options: Options, schemas: Schemas, *, url_name: str
 ) -> tuple[Obj, Options]:
     body = await negotiation.read_body(request)
     content_type = request.headers.get("Content-Type", "")
-    obj = negotiation.decode_object(body, content_type)
+    obj = negotiation.decode_object(body, content_type, schemas)
     duplicates = _duplicates(body, content_type, obj)
     _check_type(info, obj)
     _check_metadata(info, obj, url_name=url_name)
@@ -205,6 +211,13 @@ class RestHandlers:
             response.headers.add("Warning", warnings.header_value(message))
         return response
 
+    def _respond(
+        self, request: web.Request, obj: Obj, *, status: int = 200, pretty: bool = False
+    ) -> web.Response:
+        accept = request.headers.get("Accept", "")
+        schemas = self._ctx.catalog.schemas
+        return negotiation.respond(accept, obj, schemas, status=status, pretty=pretty)
+
     async def _send(self, user: UserInfo, req: Request) -> Obj:
         result = await self._ctx.handler.handle(user, req)
         assert isinstance(result, dict)
@@ -239,14 +252,13 @@ class RestHandlers:
                 options=Options(resource_version=query.get("resourceVersion", "")),
             )
             obj = await self._send(user, req)
-            return encode(self._render(info, [obj], form, query, single=obj), pretty=pretty)
+            body = self._render(info, [obj], form, query, single=obj)
+            return self._respond(request, body, pretty=pretty)
         request[VERB_KEY] = "LIST"
         options = _list_options(query, query.get("fieldSelector", ""))
         result = await self._send(user, Request("list", info.rt, info.namespace, options=options))
-        return encode(
-            self._render(info, result.get("items") or [], form, query, listing=result),
-            pretty=pretty,
-        )
+        body = self._render(info, result.get("items") or [], form, query, listing=result)
+        return self._respond(request, body, pretty=pretty)
 
     def _render(
         self,
@@ -301,6 +313,7 @@ class RestHandlers:
             match=query.get("resourceVersionMatch", ""),
             send_initial_events=query.get("sendInitialEvents", ""),
         )
+        transform = self._watch_transform(request, info, form, include_object)
         try:
             stream = await self._ctx.handler.handle(
                 user, Request("watch", info.rt, info.namespace, options=options)
@@ -308,23 +321,37 @@ class RestHandlers:
         except errors.StatusError as err:
             if err.code != 410:
                 raise
-            return await httpwatch.error_stream(request, err)
+            shared = transform if isinstance(transform, httpwatch.SharedForm) else _PLAIN
+            return await httpwatch.error_stream(request, err, shared)
         assert not isinstance(stream, dict)
         return await httpwatch.serve_watch(
             request,
             stream=stream,
-            transform=self._watch_transform(info, form, include_object),
+            transform=transform,
             timeout_seconds=options.timeout_seconds,
             active=self._ctx.watches,
         )
 
     def _watch_transform(
-        self, info: RequestInfo, form: ResponseForm, include_object: str
+        self, request: web.Request, info: RequestInfo, form: ResponseForm, include_object: str
     ) -> httpwatch.Transform | httpwatch.SharedForm:
-        if form.form == "object":
-            return _PLAIN
-        if form.form == "metadata":
-            return _METADATA_FORMS[form.version]
+        if form.form in ("object", "metadata"):
+            schemas = self._ctx.catalog.schemas
+            api_version, kind = info.rt.api_version, info.rt.kind
+            if form.form == "metadata":
+                api_version, kind = f"meta.k8s.io/{form.version}", "PartialObjectMetadata"
+            numbered = protobuf_codec.servable(schemas, api_version, kind) is not None
+            accept = request.headers.get("Accept", "")
+            media = negotiation.output_media_type(accept, kind, protobuf_ok=numbered)
+            shared = _PLAIN if form.form == "object" else _METADATA_FORMS[form.version]
+            if media != negotiation.PROTOBUF:
+                return shared
+            return replace(
+                shared,
+                key="protobuf/" + shared.key,
+                encoding=partial(protobuf_codec.watch_frame, schemas),
+                content_type=negotiation.PROTOBUF + ";stream=watch",
+            )
         headers_sent = False
 
         def to_table(event: WatchEvent) -> Obj:
@@ -351,26 +378,31 @@ class RestHandlers:
         request[VERB_KEY] = "POST"
         options = _write_options(request.query, "create")
         obj, options = await _read_object(
-            request, info, options, url_name=info.name if info.subresource else ""
+            request,
+            info,
+            options,
+            self._ctx.catalog.schemas,
+            url_name=info.name if info.subresource else "",
         )
         if info.subresource:
             # A subresource POST (binding) names its parent in the URL, not in the body.
             obj["metadata"].setdefault("name", info.name)
         req = Request("create", info.rt, info.namespace, info.name, info.subresource, obj, options)
         result = await finish_write(self._send(user, req))
-        return encode(result, status=201, pretty=pretty)
+        return self._respond(request, result, status=201, pretty=pretty)
 
     async def _update(
         self, request: web.Request, info: RequestInfo, user: UserInfo, pretty: bool
     ) -> web.StreamResponse:
         request[VERB_KEY] = "PUT"
         options = _write_options(request.query, "update")
-        obj, options = await _read_object(request, info, options, url_name=info.name)
+        schemas = self._ctx.catalog.schemas
+        obj, options = await _read_object(request, info, options, schemas, url_name=info.name)
         req = Request(
             "update", info.rt, info.namespace, info.name, info.subresource, obj, options, True
         )
         result = await finish_write(self._send(user, req))
-        return encode(result, pretty=pretty)
+        return self._respond(request, result, pretty=pretty)
 
     async def _patch(
         self, request: web.Request, info: RequestInfo, user: UserInfo, pretty: bool
@@ -384,7 +416,7 @@ class RestHandlers:
             options = replace(options, duplicate_fields=duplicates)
         req = Request("patch", info.rt, info.namespace, info.name, info.subresource, patch, options)
         result = await finish_write(self._send(user, req))
-        return encode(result, pretty=pretty)
+        return self._respond(request, result, pretty=pretty)
 
     async def _delete(
         self, request: web.Request, info: RequestInfo, user: UserInfo, pretty: bool
@@ -393,7 +425,8 @@ class RestHandlers:
         body = await negotiation.read_body(request)
         options = queryparams.delete_options(query)
         content_type = request.headers.get("Content-Type", "")
-        options.update(negotiation.decode_delete_options(body, content_type))
+        schemas = self._ctx.catalog.schemas
+        options.update(negotiation.decode_delete_options(body, content_type, schemas))
         if info.name:
             request[VERB_KEY] = "DELETE"
             req = Request("delete", info.rt, info.namespace, info.name, body=options or None)
@@ -411,7 +444,7 @@ class RestHandlers:
             )
         result = await finish_write(self._send(user, req))
         accepted = options.get("orphanDependents") is False and _still_there(info, result)
-        return encode(result, status=202 if accepted else 200, pretty=pretty)
+        return self._respond(request, result, status=202 if accepted else 200, pretty=pretty)
 
 
 def _still_there(info: RequestInfo, result: Obj) -> bool:
