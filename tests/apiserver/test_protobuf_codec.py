@@ -13,9 +13,9 @@ import aiohttp
 import orjson
 import pytest
 
-from draplane.api import kinds, versions
+from draplane.api import goduration, kinds, versions
 from draplane.api.schema import Arr, Field, Map, Schemas, Struct, schemas_for
-from draplane.apiserver import protobuf, protobuf_codec
+from draplane.apiserver import protobuf, protobuf_codec, protobuf_serving
 from draplane.testing.httpserver import HttpServer
 
 PB = "application/vnd.kubernetes.protobuf"
@@ -246,12 +246,12 @@ def test_a_field_without_a_number_makes_the_kind_unnumbered() -> None:
     loose = Struct(T + "Loose", "", (Field("x", "string", ""),))
     schemas = Schemas("test", -2, {s.name: s for s in (INNER, holder, loose)}, {})
 
-    assert protobuf_codec.unnumbered(schemas, holder.name) == (
+    assert protobuf_serving.unnumbered(schemas, holder.name) == (
         "later",
         "free (free-form)",
         "items[].x",
     )
-    assert protobuf_codec.unnumbered(schemas, INNER.name) == ()
+    assert protobuf_serving.unnumbered(schemas, INNER.name) == ()
 
 
 @pytest.mark.parametrize(
@@ -266,8 +266,8 @@ def test_a_field_without_a_number_makes_the_kind_unnumbered() -> None:
     ],
 )
 def test_durations_are_go_strings(text: str, ns: int) -> None:
-    assert protobuf_codec.parse_duration(text) == ns
-    assert protobuf_codec.format_duration(ns) == text
+    assert goduration.parse_duration(text) == ns
+    assert goduration.format_duration(ns) == text
 
 
 # -- through the API server ------------------------------------------------------------------
@@ -353,7 +353,7 @@ async def test_a_status_error_is_protobuf_when_preferred(http: aiohttp.ClientSes
     assert (status[2], status[4], status[6]) == ([b"Failure"], [b"NotFound"], [404])
     assert read(status[5][0])[1] == [b"missing"]
     assert b"not found" in status[3][0]
-    assert protobuf_codec.decode(server_schemas(), protobuf_codec.META + "Status", raw)[
+    assert protobuf_codec.decode(server_schemas(), protobuf_serving.META + "Status", raw)[
         "details"
     ] == {"name": "missing", "kind": "configmaps"}
 
@@ -384,7 +384,7 @@ async def test_metadata_objects_and_lists_in_protobuf(
     type_meta, raw = unwrap(body)
     assert type_meta == (b"meta.k8s.io/v1", b"PartialObjectMetadata")
     decoded = protobuf_codec.decode(
-        server_schemas(), protobuf_codec.META + type_meta[1].decode(), raw
+        server_schemas(), protobuf_serving.META + type_meta[1].decode(), raw
     )
     assert {"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadata", **decoded} == (
         orjson.loads(as_json)

@@ -20,7 +20,7 @@ from draplane.api import errors, limits
 from draplane.api.limits import MAX_JSON_PATCH_OPERATIONS
 from draplane.api.schema import Schemas
 from draplane.api.strategic_merge import json_kind
-from draplane.apiserver import protobuf, protobuf_codec, yamldecode
+from draplane.apiserver import protobuf, protobuf_codec, protobuf_serving, yamldecode
 from draplane.apiserver.strategies.table import protobuf_schema
 
 log = logging.getLogger(__name__)
@@ -115,9 +115,9 @@ def _decode_protobuf(
     try:
         api_version, kind, raw = protobuf.unwrap(body)
         if delete_options and kind == "DeleteOptions" and _served_version(schemas, api_version):
-            name: str | None = protobuf_codec.META + "DeleteOptions"
+            name: str | None = protobuf_serving.META + "DeleteOptions"
         else:
-            name = protobuf_codec.servable(schemas, api_version, kind)
+            name = protobuf_serving.servable(schemas, api_version, kind)
         if name is not None:
             value = protobuf_codec.decode(schemas, name, raw)
             return {"kind": kind, "apiVersion": api_version, **value}
@@ -259,7 +259,7 @@ def respond(
     Accept header prefers it and the kind has a protobuf form, JSON otherwise. A Status is sent
     as JSON when nothing else is acceptable, as upstream writes a failed negotiation's error."""
     api_version, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
-    numbered = protobuf_codec.servable(schemas, api_version, kind) is not None
+    numbered = protobuf_serving.servable(schemas, api_version, kind) is not None
     try:
         mt = output_media_type(accept, kind, protobuf_ok=numbered) if accept else JSON
     except errors.StatusError:
@@ -268,7 +268,7 @@ def respond(
         mt = JSON
     if mt == PROTOBUF:
         try:
-            body = protobuf_codec.encode_object(schemas, obj)
+            body = protobuf_serving.encode_object(schemas, obj)
         except protobuf_codec.EncodeError:
             log.warning("cannot encode %s %s as protobuf; answering JSON", api_version, kind)
         else:

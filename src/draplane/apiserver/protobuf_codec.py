@@ -1,6 +1,7 @@
 """The schema-driven protobuf codec: a kind's JSON dict to and from the message upstream's
 `generated.proto` describes, read off the `Struct`/`Field` model (`Field.tag`, `wire`,
-`pointer`, `embedded`); the wire primitives and the `k8s\\0` envelope are `protobuf`'s.
+`pointer`, `embedded`). The wire primitives and the `k8s\\0` envelope are `protobuf`'s; which
+kinds are served, their envelopes and watch frames are `protobuf_serving`'s.
 
 Wire forms, as upstream's generated code: strings and bytes are length-delimited, int32/int64
 and bool varints (a negative int32 as a 10-byte varint), double fixed64; resource.Quantity is
@@ -12,25 +13,23 @@ Repeated scalars are read packed or not. TypeMeta is not in the message (the env
 it). Encoding writes a field iff the JSON holds it (a Go decoder reads an absent non-pointer
 field as the zero value it would have written); decoding drops non-pointer zero values unless
 the field is `emit`, as Go's omitempty would when re-encoding as JSON, and skips unknown
-fields. A kind is served in protobuf only when its whole struct tree is numbered
-(`unnumbered`).
+fields.
 """
 
 from __future__ import annotations
 
 import base64
-import re
 import struct as _struct
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from functools import lru_cache
 from typing import Any
 
 import orjson
 
 from draplane.api import limits
+from draplane.api.goduration import format_duration, parse_duration
 from draplane.api.schema.model import Arr, Field, Map, Schemas, Struct, Type, is_struct
-from draplane.apiserver.protobuf import WireError, encode_varint, fields, length_delimited, wrap
+from draplane.apiserver.protobuf import WireError, encode_varint, fields, length_delimited
 
 TYPE_META = ("apiVersion", "kind")
 _VARINT = ("int32", "int64", "boolean")
@@ -41,51 +40,6 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 class EncodeError(ValueError):
     """A JSON value the schema's protobuf form cannot hold (the response falls back to JSON)."""
-
-
-# -- which kinds can be served -------------------------------------------------------------
-
-
-@lru_cache(maxsize=1024)
-def unnumbered(schemas: Schemas, name: str) -> tuple[str, ...]:
-    """The JSON paths (`spec.template.spec.volumes[].name`) in struct `name`'s tree that have
-    no protobuf form: a field without a number (other than TypeMeta), a free-form `object`
-    without `wire`, a struct keeping unknown fields. Empty: the kind is fully numbered."""
-    out: list[str] = []
-    _walk(schemas, name, "", set(), out)
-    return tuple(out)
-
-
-def _walk(schemas: Schemas, name: str, prefix: str, seen: set[str], out: list[str]) -> None:
-    if name in seen:
-        return
-    seen.add(name)
-    found = schemas.structs.get(name)
-    if found is None:
-        out.append(f"{prefix or '.'} (unregistered struct {name})")
-        return
-    if found.preserve:
-        out.append(f"{prefix or '.'} (unknown fields kept)")
-    for fld in found.fields:
-        path = f"{prefix}.{fld.name}" if prefix else fld.name
-        if fld.tag == 0:
-            if fld.name not in TYPE_META:
-                out.append(path)
-            continue
-        leaf, path = _leaf(fld.type, path)
-        if leaf == "object" and fld.wire != "raw":
-            out.append(f"{path} (free-form)")
-        elif is_struct(leaf):
-            _walk(schemas, leaf, path, seen, out)
-
-
-def _leaf(t: Type, path: str) -> tuple[str, str]:
-    while not isinstance(t, str):
-        if isinstance(t, Arr):
-            t, path = t.item, path + "[]"
-        else:
-            t, path = t.value, path + "{}"
-    return t, path
 
 
 # -- encoding ------------------------------------------------------------------------------
@@ -376,99 +330,3 @@ def _decode_time(data: bytes, *, micro: bool) -> str | None:
     if micro:
         return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{max(nanos, 0) // 1000 % 1000000:06d}Z"
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-# -- metav1.Duration's JSON form: Go's time.Duration strings ---------------------------------
-
-_UNITS = {"ns": 1, "us": 10**3, "µs": 10**3, "μs": 10**3, "ms": 10**6, "s": 10**9}
-_UNITS.update({"m": 60 * 10**9, "h": 3600 * 10**9})
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-
-
-def parse_duration(text: str) -> int:
-    """Nanoseconds of a Go duration string (`1h2m3.5s`, `-300ms`, `0`)."""
-    sign, body = (-1, text[1:]) if text.startswith("-") else (1, text.removeprefix("+"))
-    if body == "0":
-        return 0
-    pos, total = 0, 0
-    for match in _DURATION_PART.finditer(body):
-        if match.start() != pos:
-            break
-        number, unit = match.groups()
-        whole, _, frac = number.partition(".")
-        scale = _UNITS[unit]
-        total += int(whole or 0) * scale + (int(frac) * scale // 10 ** len(frac) if frac else 0)
-        pos = match.end()
-    if pos != len(body) or not body:
-        raise ValueError(f"invalid duration {text!r}")
-    return sign * total
-
-
-def format_duration(ns: int) -> str:
-    """Go's `time.Duration.String()`: `1h0m0s`, `1.5s`, `500ms`, `0s`."""
-    if ns == 0:
-        return "0s"
-    sign, u = ("-" if ns < 0 else ""), abs(ns)
-    if u < 10**9:
-        for unit, size in (("ns", 1), ("µs", 10**3), ("ms", 10**6)):
-            if u < size * 1000:
-                return sign + _fraction(u, size) + unit
-    hours, rest = divmod(u, 3600 * 10**9)
-    minutes, rest = divmod(rest, 60 * 10**9)
-    text = _fraction(rest, 10**9) + "s"
-    if hours:
-        text = f"{hours}h{minutes}m{text}"
-    elif minutes:
-        text = f"{minutes}m{text}"
-    return sign + text
-
-
-def _fraction(value: int, size: int) -> str:
-    whole, rest = divmod(value, size)
-    if not rest:
-        return str(whole)
-    digits = len(str(size)) - 1
-    return f"{whole}." + f"{rest:0{digits}d}".rstrip("0")
-
-
-# -- kinds, envelopes and watch frames -------------------------------------------------------
-
-META = "io.k8s.apimachinery.pkg.apis.meta.v1."
-_META_KINDS = frozenset({"Status", "DeleteOptions", "PartialObjectMetadata", "WatchEvent"})
-_META_KINDS |= {"PartialObjectMetadataList"}
-
-
-def struct_name(schemas: Schemas, api_version: str, kind: str) -> str | None:
-    """The struct of a body of apiVersion/kind: a served kind's (custom resources have none),
-    or a meta/v1 one (Status, DeleteOptions, PartialObjectMetadata, ...)."""
-    group, _, version = api_version.rpartition("/")
-    found = schemas.kind_struct(group, version, kind)
-    if found is not None:
-        return found.name
-    if kind in _META_KINDS and group in ("", "meta.k8s.io"):
-        return META + kind
-    return None
-
-
-def servable(schemas: Schemas, api_version: str, kind: str) -> str | None:
-    """The struct of apiVersion/kind when it is fully numbered (protobuf can carry it)."""
-    name = struct_name(schemas, api_version, kind)
-    return name if name is not None and not unnumbered(schemas, name) else None
-
-
-def encode_object(schemas: Schemas, obj: dict[str, Any]) -> bytes:
-    """`obj` in the `k8s\\0` envelope; EncodeError when its kind cannot be served in protobuf."""
-    api_version, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
-    name = servable(schemas, api_version, kind)
-    if name is None:
-        raise EncodeError(f"{api_version} {kind} has no protobuf form")
-    return wrap(api_version, kind, encode(schemas, name, obj))
-
-
-def watch_frame(schemas: Schemas, event_type: str, obj: dict[str, Any]) -> bytes:
-    """One frame of a protobuf watch stream, as upstream's streaming serializer writes it:
-    a 4-byte big-endian length, then metav1.WatchEvent{type, object: RawExtension{raw}} without
-    an envelope (the stream serializer is the raw one), whose raw is the enveloped object."""
-    event = length_delimited(1, event_type.encode())
-    event += length_delimited(2, length_delimited(1, encode_object(schemas, obj)))
-    return len(event).to_bytes(4, "big") + event

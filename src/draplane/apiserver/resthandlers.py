@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 import orjson
@@ -21,7 +20,7 @@ from multidict import MultiMapping
 from draplane.api import errors, kinds, warnings
 from draplane.api.auth import UserInfo
 from draplane.api.catalog import Catalog
-from draplane.api.handler import ApiHandler, WatchEvent
+from draplane.api.handler import ApiHandler
 from draplane.api.meta import Obj
 from draplane.api.request import Options, Request
 from draplane.api.schema import Schemas
@@ -30,9 +29,9 @@ from draplane.apiserver import (
     listoptions,
     negotiation,
     podlogs,
-    protobuf_codec,
     queryparams,
     tables,
+    watchforms,
     yamldecode,
 )
 from draplane.apiserver.duplicates import duplicate_fields
@@ -132,26 +131,6 @@ async def _read_object(
     _check_type(info, obj)
     _check_metadata(info, obj, url_name=url_name)
     return obj, replace(options, duplicate_fields=duplicates) if duplicates else options
-
-
-def _metadata_only(obj: Obj, version: str) -> Obj:
-    return {
-        "kind": "PartialObjectMetadata",
-        "apiVersion": f"meta.k8s.io/{version}",
-        "metadata": obj.get("metadata") or {},
-    }
-
-
-def _event_metadata(version: str, event: WatchEvent) -> Obj:
-    return _metadata_only(event.object, version)
-
-
-_PLAIN = httpwatch.SharedForm()
-_METADATA_FORMS = {
-    version: httpwatch.SharedForm(f"metadata/{version}", partial(_event_metadata, version))
-    for version in ("v1", "v1beta1")
-}
-"""PartialObjectMetadata watch forms by meta.k8s.io version (what `response_form` accepts)."""
 
 
 def _list_options(query: MultiMapping[str], field_selector: str) -> Options:
@@ -280,12 +259,12 @@ class RestHandlers:
             list_md = {"resourceVersion": (single.get("metadata") or {}).get("resourceVersion", "")}
         if form.form == "metadata":
             if single is not None:
-                return _metadata_only(single, form.version)
+                return watchforms.metadata_only(single, form.version)
             return {
                 "kind": "PartialObjectMetadataList",
                 "apiVersion": f"meta.k8s.io/{form.version}",
                 "metadata": list_md,
-                "items": [_metadata_only(o, form.version) for o in objs],
+                "items": [watchforms.metadata_only(o, form.version) for o in objs],
             }
         return tables.to_table(
             info.rt,
@@ -313,7 +292,14 @@ class RestHandlers:
             match=query.get("resourceVersionMatch", ""),
             send_initial_events=query.get("sendInitialEvents", ""),
         )
-        transform = self._watch_transform(request, info, form, include_object)
+        transform = watchforms.watch_form(
+            request.headers.get("Accept", ""),
+            info.rt,
+            form,
+            self._ctx.catalog.schemas,
+            include_object=include_object,
+            clock=self._ctx.clock,
+        )
         try:
             stream = await self._ctx.handler.handle(
                 user, Request("watch", info.rt, info.namespace, options=options)
@@ -321,7 +307,7 @@ class RestHandlers:
         except errors.StatusError as err:
             if err.code != 410:
                 raise
-            shared = transform if isinstance(transform, httpwatch.SharedForm) else _PLAIN
+            shared = transform if isinstance(transform, httpwatch.SharedForm) else watchforms.PLAIN
             return await httpwatch.error_stream(request, err, shared)
         assert not isinstance(stream, dict)
         return await httpwatch.serve_watch(
@@ -331,46 +317,6 @@ class RestHandlers:
             timeout_seconds=options.timeout_seconds,
             active=self._ctx.watches,
         )
-
-    def _watch_transform(
-        self, request: web.Request, info: RequestInfo, form: ResponseForm, include_object: str
-    ) -> httpwatch.Transform | httpwatch.SharedForm:
-        if form.form in ("object", "metadata"):
-            schemas = self._ctx.catalog.schemas
-            api_version, kind = info.rt.api_version, info.rt.kind
-            if form.form == "metadata":
-                api_version, kind = f"meta.k8s.io/{form.version}", "PartialObjectMetadata"
-            numbered = protobuf_codec.servable(schemas, api_version, kind) is not None
-            accept = request.headers.get("Accept", "")
-            media = negotiation.output_media_type(accept, kind, protobuf_ok=numbered)
-            shared = _PLAIN if form.form == "object" else _METADATA_FORMS[form.version]
-            if media != negotiation.PROTOBUF:
-                return shared
-            return replace(
-                shared,
-                key="protobuf/" + shared.key,
-                encoding=partial(protobuf_codec.watch_frame, schemas),
-                content_type=negotiation.PROTOBUF + ";stream=watch",
-            )
-        headers_sent = False
-
-        def to_table(event: WatchEvent) -> Obj:
-            nonlocal headers_sent
-            rv = (event.object.get("metadata") or {}).get("resourceVersion", "")
-            rows = [] if event.type == "BOOKMARK" else [event.object]
-            table = tables.to_table(
-                info.rt,
-                rows,
-                now=self._ctx.clock.now(),
-                include_object=include_object,
-                table_version=form.version,
-                list_metadata={"resourceVersion": rv},
-                headers=not headers_sent and bool(rows),
-            )
-            headers_sent = headers_sent or bool(rows)
-            return table
-
-        return to_table
 
     async def _create(
         self, request: web.Request, info: RequestInfo, user: UserInfo, pretty: bool
