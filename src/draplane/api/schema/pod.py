@@ -1,6 +1,6 @@
 """core/v1 Pod: PodSpec (tolerations, claims; volumes are in `volumes`, affinity in
-`affinity`), PodStatus and the container statuses, and PodTemplateSpec for the kinds that embed
-pods (1.28)."""
+`affinity`; the volume structs are re-exported from there), PodStatus and the container
+statuses, and PodTemplateSpec for the kinds that embed pods (1.28)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,13 @@ from draplane.api.schema.container import (
 )
 from draplane.api.schema.meta import LABEL_SELECTOR, metadata_field, serve, type_meta
 from draplane.api.schema.model import Arr, Map, f, struct
-from draplane.api.schema.volumes import LOCAL_OBJECT_REFERENCE, VOLUME
+from draplane.api.schema.volumes import (
+    EMPTY_DIR as EMPTY_DIR,
+    HOST_PATH as HOST_PATH,
+    LOCAL_OBJECT_REFERENCE as LOCAL_OBJECT_REFERENCE,
+    PVC_SOURCE as PVC_SOURCE,
+    VOLUME as VOLUME,
+)
 
 CORE = "io.k8s.api.core.v1."
 
