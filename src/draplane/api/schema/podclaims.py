@@ -9,7 +9,8 @@ for the pod's extended resources in `extendedResourceClaimStatus`. 1.28 keeps `p
 from __future__ import annotations
 
 from draplane.api.schema.model import Arr, f, override, struct, structs
-from draplane.api.schema.pod import CORE, POD_RESOURCE_CLAIM, POD_STATUS
+from draplane.api.schema.pod import CORE, POD_RESOURCE_CLAIM
+from draplane.api.schema.podstatus import POD_STATUS
 
 VERSION = "1.36"
 
