@@ -35,6 +35,28 @@ TAINT = struct(
     ),
     f("timeAdded", "time", "When a NoExecute taint was added.", tag=4),
 )
+CONFIG_MAP_NODE_CONFIG_SOURCE = struct(
+    CORE + "ConfigMapNodeConfigSource",
+    "A ConfigMap holding a node's kubelet configuration (deprecated since 1.22).",
+    f("namespace", "string", "Namespace of the ConfigMap.", required=True, tag=1),
+    f("name", "string", "Name of the ConfigMap.", required=True, tag=2),
+    f("uid", "string", "UID of the ConfigMap (status only).", tag=3),
+    f("resourceVersion", "string", "resourceVersion of the ConfigMap (status only).", tag=4),
+    f("kubeletConfigKey", "string", "The key holding the configuration.", required=True, tag=5),
+)
+NODE_CONFIG_SOURCE = struct(
+    CORE + "NodeConfigSource",
+    "Where a node's configuration comes from (deprecated dynamic kubelet configuration).",
+    f("configMap", CONFIG_MAP_NODE_CONFIG_SOURCE, "A ConfigMap.", tag=2),
+)
+NODE_CONFIG_STATUS = struct(
+    CORE + "NodeConfigStatus",
+    "The state of a node's dynamic kubelet configuration (deprecated).",
+    f("assigned", NODE_CONFIG_SOURCE, "The configuration the node will use.", tag=1),
+    f("active", NODE_CONFIG_SOURCE, "The configuration the node uses.", tag=2),
+    f("lastKnownGood", NODE_CONFIG_SOURCE, "The configuration it falls back to.", tag=3),
+    f("error", "string", "Why reconciling the configuration failed.", tag=4),
+)
 NODE_SPEC = struct(
     CORE + "NodeSpec",
     "How a node is configured.",
@@ -49,7 +71,7 @@ NODE_SPEC = struct(
     f("providerID", "string", "The cloud provider's ID of the node.", tag=3),
     f("unschedulable", "boolean", "Keep new pods off the node.", tag=4),
     f("taints", Arr(TAINT), "Taints of the node.", tag=5),
-    f("configSource", "object", "Deprecated dynamic kubelet configuration.", tag=6),
+    f("configSource", NODE_CONFIG_SOURCE, "Deprecated dynamic kubelet configuration.", tag=6),
     f("externalID", "string", "Deprecated.", tag=2),
 )
 NODE_CONDITION = struct(
@@ -131,7 +153,7 @@ NODE_STATUS = struct(
     f("images", Arr(CONTAINER_IMAGE), "Images on the node.", tag=8),
     f("volumesInUse", Arr("string"), "Volumes in use.", tag=9),
     f("volumesAttached", Arr(ATTACHED_VOLUME), "Volumes attached.", tag=10),
-    f("config", "object", "Deprecated dynamic kubelet configuration status.", tag=11),
+    f("config", NODE_CONFIG_STATUS, "Deprecated dynamic kubelet configuration status.", tag=11),
 )
 NODE = struct(
     CORE + "Node",
