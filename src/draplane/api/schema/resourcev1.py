@@ -106,11 +106,16 @@ def _requests(version: str, p: str, selector: str) -> str:
         tolerations(7 if beta1 else 6),
         capacity_field(8 if beta1 else 7),
     )
-    first_available = (
-        "firstAvailable",
-        Arr(sub_request),
-        "Alternatives tried in order.",
-    )
+
+    def first_available(tag: int) -> Field:
+        return f(
+            "firstAvailable",
+            Arr(sub_request),
+            "Alternatives tried in order.",
+            list_type="atomic",
+            tag=tag,
+        )
+
     name = f("name", "string", "Name of the request.", required=True, tag=1)
     if beta1:
         return struct(
@@ -119,7 +124,7 @@ def _requests(version: str, p: str, selector: str) -> str:
             name,
             *_request_fields(selector, 2, class_required=False),
             admin_access(6),
-            f(*first_available, list_type="atomic", tag=7),
+            first_available(7),
             tolerations(8),
             capacity_field(9),
         )
@@ -128,7 +133,7 @@ def _requests(version: str, p: str, selector: str) -> str:
         "A request for devices; exactly one of `exactly` and `firstAvailable` is set.",
         name,
         f("exactly", exact, "The devices of one class.", tag=2),
-        f(*first_available, list_type="atomic", tag=3),
+        first_available(3),
     )
 
 
