@@ -122,7 +122,6 @@ ALL = Struct(
         Field("ptr", "int32", "", tag=19, pointer=True),
         Field("hostPath", "string", "", tag=1, embedded=20),
         Field("extra", Map(Arr("string")), "", tag=21),
-        Field("emitted", "string", "", tag=22, emit=True),
         Field("deep", DEEP.name, "", tag=23),
     ),
 )
@@ -174,7 +173,6 @@ WIRE_CASES = {
     "pointer-zero-is-kept": WireCase({"ptr": 0}, vi(19, 0)),
     "embedded-struct": WireCase({"hostPath": "/tmp"}, ld(20, ld(1, b"/tmp"))),
     "map-of-lists": WireCase({"extra": {"k": ["v"]}}, ld(21, ld(1, b"k") + ld(2, ld(1, b"v")))),
-    "emitted-zero-is-kept": WireCase({"emitted": ""}, ld(22, b"")),
 }
 
 
@@ -201,6 +199,26 @@ DECODE_CASES = {
 @pytest.mark.parametrize(("wire", "want"), DECODE_CASES.values(), ids=DECODE_CASES.keys())
 def test_decoding_follows_go(wire: bytes, want: dict[str, Any]) -> None:
     assert protobuf_codec.decode(SCHEMAS, ALL.name, wire) == want
+
+
+def test_decoding_writes_what_go_always_serializes() -> None:
+    emits = Struct(
+        T + "Emits",
+        "",
+        (
+            Field("name", "string", "", tag=1, emit=True),
+            Field("when", "time", "", tag=2, emit=True),
+            Field("spec", INNER.name, "", tag=3, emit=True),
+            Field("count", "int32", "", tag=4),
+        ),
+    )
+    schemas = Schemas("test", -3, {s.name: s for s in (INNER, emits)}, {})
+
+    assert protobuf_codec.decode(schemas, emits.name, vi(4, 0)) == {
+        "name": "",
+        "when": None,
+        "spec": {},
+    }
 
 
 def _deep(levels: int) -> bytes:

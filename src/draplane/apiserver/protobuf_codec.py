@@ -28,6 +28,7 @@ import orjson
 
 from draplane.api import limits
 from draplane.api.goduration import format_duration, parse_duration
+from draplane.api.schema import walk
 from draplane.api.schema.model import Arr, Field, Map, Schemas, Struct, Type, is_struct
 from draplane.apiserver.protobuf import WireError, encode_varint, fields, length_delimited
 
@@ -165,11 +166,15 @@ def _encode_time(value: str) -> bytes:
 
 
 def decode(schemas: Schemas, name: str, raw: bytes) -> dict[str, Any]:
-    """The JSON dict of protobuf message `raw` of struct `name`; WireError when malformed."""
+    """The JSON dict of protobuf message `raw` of struct `name`, as Go would serialize the
+    decoded object (`emit` fields present); WireError when malformed."""
+    st = schemas.get(name)
     try:
-        return _decode_struct(schemas, schemas.get(name), raw, 1)
+        obj = _decode_struct(schemas, st, raw, 1)
     except (UnicodeDecodeError, orjson.JSONDecodeError, OverflowError) as err:
         raise WireError(str(err)) from err
+    walk.normalize(schemas, st, obj)  # the fields Go's JSON encoder always writes
+    return obj
 
 
 def _decode_struct(schemas: Schemas, st: Struct, raw: bytes, depth: int) -> dict[str, Any]:
