@@ -134,7 +134,10 @@ def unwrap(body: bytes) -> tuple[str, str, bytes]:
     """(apiVersion, kind, raw message) of an enveloped body; WireError when it is not one."""
     if not body.startswith(MAGIC):
         raise WireError("the body does not start with the Kubernetes protobuf magic number")
-    type_meta, raw = _envelope(body[len(MAGIC) :])
+    try:
+        type_meta, raw = _envelope(body[len(MAGIC) :])
+    except UnicodeDecodeError as err:
+        raise WireError(f"the envelope's type is not UTF-8: {err}") from err
     return str(type_meta.get("apiVersion", "")), str(type_meta.get("kind", "")), raw
 
 

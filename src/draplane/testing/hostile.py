@@ -10,12 +10,14 @@ storage as it was (same revision). `seed(server)` creates namespace
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 import orjson
+from hypothesis import HealthCheck, settings
 
 from draplane.api import kinds
 from draplane.api.kinds import ResourceType
@@ -29,6 +31,20 @@ from draplane.testing.builders import (
     make_template,
 )
 from draplane.testing.httpserver import HttpServer
+
+LONG = os.environ.get("DRAPLANE_FUZZ", "") == "long"
+"""`DRAPLANE_FUZZ=long` (`make fuzz`): many random examples; default: few, derandomized."""
+
+
+def fuzz_settings(short: int, long: int = 0) -> Any:
+    """Hypothesis settings for one fuzz test: `short` examples by default, `long` on demand."""
+    return settings(
+        max_examples=(long or short * 40) if LONG else short,
+        derandomize=not LONG,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
 
 
 @dataclass(frozen=True)
