@@ -18,6 +18,7 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.schema import Schemas, schemas_for
 from draplane.apiserver import protobuf, protobuf_codec, protobuf_serving
+from draplane.testing.builders import make_pod
 from draplane.testing.hostile import create_only, item_path, seed_objects
 from draplane.testing.httpserver import HttpServer, start_http_server
 from draplane.testing.workloadbuilders import (
@@ -232,3 +233,38 @@ def _compact(value: Any) -> Any:
     if isinstance(value, list):
         return [_compact(v) for v in value]
     return value
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_binding_and_scale_subresources_in_protobuf(mode_servers: ModeServers) -> None:
+    """What kube-scheduler posts (pods/binding) and the scale client reads and writes."""
+    server, http = await mode_servers.get(versions.CLASSIC)
+    schemas = schemas_for(versions.CLASSIC.name)
+    client = server.client()
+    await client.create(kinds.PODS, make_pod("pb-bind", NAMESPACE).obj(), NAMESPACE)
+    await client.create(kinds.DEPLOYMENTS, make_deployment("pb-scale", NAMESPACE).obj(), NAMESPACE)
+    binding = {"metadata": {"name": "pb-bind"}, "target": {"kind": "Node", "name": "node-0"}}
+    body = protobuf.wrap(
+        "v1", "Binding", protobuf_codec.encode(schemas, "io.k8s.api.core.v1.Binding", binding)
+    )
+
+    bound, answer = await _call(
+        http, "POST", item_path(kinds.PODS, "pb-bind", "binding", NAMESPACE), body
+    )
+    scale_path = item_path(kinds.DEPLOYMENTS, "pb-scale", "scale", NAMESPACE)
+    _, scale_body = await _call(http, "GET", scale_path)
+    scale = _decode(schemas, scale_body)
+    scale["spec"]["replicas"] = 3
+    scale_name = protobuf_serving.struct_name(schemas, "autoscaling/v1", "Scale")
+    assert scale_name is not None
+    new_scale = protobuf.wrap(
+        "autoscaling/v1", "Scale", protobuf_codec.encode(schemas, scale_name, scale)
+    )
+    scaled, _ = await _call(http, "PUT", scale_path, new_scale)
+
+    assert (bound, _decode(schemas, answer)["status"]) == (201, "Success")
+    assert (await client.get(kinds.PODS, "pb-bind", NAMESPACE))["spec"]["nodeName"] == "node-0"
+    assert scale["kind"] == "Scale"
+    assert scaled == 200
+    deployment = await client.get(kinds.DEPLOYMENTS, "pb-scale", NAMESPACE)
+    assert deployment["spec"]["replicas"] == 3
