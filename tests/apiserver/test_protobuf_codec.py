@@ -414,16 +414,18 @@ async def test_metadata_objects_and_lists_in_protobuf(
     assert [read(read(item)[1][0])[1] for item in listing[2]] == [[b"a"], [b"b"]]
 
 
+@pytest.mark.parametrize(
+    ("accept", "kind"),
+    [(PB, b"ConfigMap"), (f"{PB};{AS_METADATA}", b"PartialObjectMetadata")],
+    ids=["objects", "metadata"],
+)
 async def test_a_watch_streams_length_delimited_watch_events(
-    server: HttpServer, http: aiohttp.ClientSession
+    server: HttpServer, http: aiohttp.ClientSession, accept: str, kind: bytes
 ) -> None:
     await _make_configmaps(server, "w1", "w2")
 
     code, content_type, body = await send(
-        http,
-        "GET",
-        CM_PATH + "?watch=1&resourceVersion=0&timeoutSeconds=1",
-        accept=f"{PB};{AS_METADATA}",
+        http, "GET", CM_PATH + "?watch=1&resourceVersion=0&timeoutSeconds=1", accept=accept
     )
 
     assert (code, content_type) == (200, f"{PB};stream=watch")
@@ -434,10 +436,32 @@ async def test_a_watch_streams_length_delimited_watch_events(
         event = read(frame)  # the frame itself has no envelope (upstream's raw serializer)
         type_meta, raw = unwrap(read(event[2][0])[1][0])
         events.append((event[1][0], type_meta[1], read(read(raw)[1][0])[1][0]))
-    assert events == [
-        (b"ADDED", b"PartialObjectMetadata", b"w1"),
-        (b"ADDED", b"PartialObjectMetadata", b"w2"),
-    ]
+    assert events == [(b"ADDED", kind, b"w1"), (b"ADDED", kind, b"w2")]
+
+
+async def test_objects_and_lists_in_protobuf_equal_their_json(
+    server: HttpServer, http: aiohttp.ClientSession
+) -> None:
+    client = server.client()
+    await client.create(
+        kinds.CONFIGMAPS,
+        {"metadata": {"name": "full", "labels": {"a": "b"}}, "data": {"k": "v"}, "immutable": True},
+        "default",
+    )
+    schemas = server_schemas()
+
+    _, _, item = await send(http, "GET", CM_PATH + "/full", accept=f"{PB}, */*")
+    _, _, listing = await send(http, "GET", CM_PATH, accept=f"{PB}, */*")
+
+    item_type, item_raw = unwrap(item)
+    assert item_type == (b"v1", b"ConfigMap")
+    decoded = protobuf_codec.decode(schemas, "io.k8s.api.core.v1.ConfigMap", item_raw)
+    as_json = await client.get(kinds.CONFIGMAPS, "full", "default")
+    assert {"apiVersion": "v1", "kind": "ConfigMap", **decoded} == as_json
+    list_type, list_raw = unwrap(listing)
+    assert list_type == (b"v1", b"ConfigMapList")
+    items = protobuf_codec.decode(schemas, "io.k8s.api.core.v1.ConfigMapList", list_raw)["items"]
+    assert [i["metadata"]["name"] for i in items] == ["full"]
 
 
 NEGOTIATION_CASES = {
@@ -497,6 +521,16 @@ BAD_BODIES = {
     "options-truncated": delete_options("v1", key(1, 0) + b"\x80"),
     "options-length-past-body": delete_options("v1", key(4, 2) + varint(40) + b"Orphan"),
     "preconditions-wrong-wire-type": delete_options("v1", ld(2, vi(1, 3))),
+    "configmap-data-wrong-wire-type": envelope("v1", "ConfigMap", ld(1, ld(1, b"c")) + vi(2, 1)),
+    "configmap-map-entry-truncated": envelope("v1", "ConfigMap", ld(2, key(1, 2) + b"\x09ab")),
+    "configmap-deep-fields-v1": envelope(
+        "v1",
+        "ConfigMap",
+        ld(1, ld(1, b"c") + ld(17, ld(7, ld(1, b'{"f:a":' * 200 + b"{}" + b"}" * 200)))),
+    ),
+    "configmap-fields-v1-not-json": envelope(
+        "v1", "ConfigMap", ld(1, ld(1, b"c") + ld(17, ld(7, ld(1, b"{nope"))))
+    ),
 }
 
 
