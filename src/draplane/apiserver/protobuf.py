@@ -79,34 +79,54 @@ def _varint(buf: bytes, pos: int) -> tuple[int, int]:
 
 
 def fields(buf: bytes) -> list[tuple[int, int, Any]]:
-    """(field number, wire type, value) triples; value is an int or bytes."""
+    """(field number, wire type, value) triples; value is an int or bytes. One-byte varints
+    (most tags and lengths) are read inline."""
     out: list[tuple[int, int, Any]] = []
-    pos = 0
-    while pos < len(buf):
-        tag, pos = _varint(buf, pos)
-        number, wire = tag >> 3, tag & 7
+    pos, end = 0, len(buf)
+    while pos < end:
+        tag = buf[pos]
+        if tag < 0x80:
+            pos += 1
+        else:
+            tag, pos = _varint(buf, pos)
+        wire = tag & 7
         value: Any
-        if wire == 0:
-            value, pos = _varint(buf, pos)
-        elif wire == 2:
-            size, pos = _varint(buf, pos)
-            if pos + size > len(buf):
+        if wire == 2:
+            size = buf[pos] if pos < end else 0x80
+            if size < 0x80:
+                pos += 1
+            else:
+                size, pos = _varint(buf, pos)
+            if pos + size > end:
                 raise WireError("truncated length-delimited field")
             value, pos = buf[pos : pos + size], pos + size
+        elif wire == 0:
+            value = buf[pos] if pos < end else 0x80
+            if value < 0x80:
+                pos += 1
+            else:
+                value, pos = _varint(buf, pos)
         elif wire in (1, 5):
             width = 8 if wire == 1 else 4
-            if pos + width > len(buf):
+            if pos + width > end:
                 raise WireError("truncated fixed-width field")
             value, pos = buf[pos : pos + width], pos + width
         else:
             raise WireError(f"unsupported wire type {wire}")
-        out.append((number, wire, value))
+        out.append((tag >> 3, wire, value))
     return out
+
+
+_SMALL = [bytes((n,)) for n in range(0x80)]
+_LENGTH_KEYS = [bytes((n << 3 | 2,)) for n in range(16)]
+"""One-byte keys of length-delimited fields 0..15."""
 
 
 def encode_varint(value: int) -> bytes:
     """A varint; a negative value as its 64-bit two's complement (10 bytes), as Go writes
     a negative int32 or int64."""
+    if 0 <= value < 0x80:
+        return _SMALL[value]
     value &= (1 << 64) - 1
     out = bytearray()
     while value > 0x7F:
@@ -118,7 +138,9 @@ def encode_varint(value: int) -> bytes:
 
 def length_delimited(number: int, data: bytes) -> bytes:
     """Field `number`, wire type 2 (string, bytes, message), holding `data`."""
-    return encode_varint(number << 3 | 2) + encode_varint(len(data)) + data
+    key = _LENGTH_KEYS[number] if number < 16 else encode_varint(number << 3 | 2)
+    size = len(data)
+    return key + (_SMALL[size] if size < 0x80 else encode_varint(size)) + data
 
 
 def wrap(api_version: str, kind: str, raw: bytes) -> bytes:

@@ -22,6 +22,7 @@ import base64
 import struct as _struct
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -153,6 +154,7 @@ def _key(number: int, wire: int) -> bytes:
     return encode_varint(number << 3 | wire)
 
 
+@lru_cache(maxsize=4096)
 def _encode_time(value: str) -> bytes:
     moment = datetime.fromisoformat(value)
     if moment.tzinfo is None:
@@ -323,6 +325,7 @@ def _zero(schemas: Schemas, t: Type) -> Any:
     return {"string": "", "byte": "", "boolean": False, "quantity": "0"}.get(t, 0)
 
 
+@lru_cache(maxsize=4096)
 def _decode_time(data: bytes, *, micro: bool) -> str | None:
     if not data:
         return None
