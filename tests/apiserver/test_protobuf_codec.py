@@ -16,6 +16,8 @@ import pytest
 from draplane.api import goduration, kinds, versions
 from draplane.api.schema import Arr, Field, Map, Schemas, Struct, schemas_for
 from draplane.apiserver import protobuf, protobuf_codec, protobuf_serving
+from draplane.testing.apistate import wait_for
+from draplane.testing.crds import make_crd, make_widget
 from draplane.testing.httpserver import HttpServer
 
 PB = "application/vnd.kubernetes.protobuf"
@@ -545,3 +547,29 @@ async def test_malformed_protobuf_bodies_are_400s(
 
     assert (code, created) == (400, 400), status
     assert (await server.client().get(kinds.CONFIGMAPS, "kept", "default"))["metadata"]["name"]
+
+
+WIDGETS = "/apis/example.com/v1/namespaces/default/widgets"
+
+
+async def test_custom_resources_are_json_and_protobuf_only_is_406_before_writing(
+    server: HttpServer, http: aiohttp.ClientSession
+) -> None:
+    await server.client().create(kinds.CUSTOM_RESOURCE_DEFINITIONS, make_crd(scope="Namespaced"))
+    await wait_for(lambda: bool(server.registry.kinds.custom()), what="CRD served")
+    body = orjson.dumps(make_widget("w1"))
+
+    refused, _, _ = await send(
+        http, "POST", WIDGETS, body, content_type="application/json", accept=PB
+    )
+    _, _, empty = await send(http, "GET", WIDGETS)
+    created, content_type, _ = await send(
+        http, "POST", WIDGETS, body, content_type="application/json", accept=f"{PB}, */*"
+    )
+    watched, watch_type, _ = await send(
+        http, "GET", WIDGETS + "?watch=1&timeoutSeconds=1", accept=PB
+    )
+
+    assert (refused, orjson.loads(empty)["items"]) == (406, [])
+    assert (created, content_type) == (201, "application/json")
+    assert watched == 406, watch_type

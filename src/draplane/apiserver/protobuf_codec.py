@@ -51,7 +51,7 @@ def encode(schemas: Schemas, name: str, obj: dict[str, Any]) -> bytes:
     """The protobuf message of `obj`, a JSON dict of struct `name` (TypeMeta left out)."""
     try:
         return _encode_struct(schemas, schemas.get(name), obj)
-    except (TypeError, ValueError, KeyError, OverflowError) as err:
+    except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as err:
         raise EncodeError(f"cannot encode {name} as protobuf: {err}") from err
 
 
@@ -102,10 +102,14 @@ class _Plan:
 
 def _encode_field(schemas: Schemas, fld: Field, number: int, t: Type, value: Any) -> bytes:
     if isinstance(t, Arr):
+        if not isinstance(value, list):
+            raise TypeError(f"{fld.name}: {value!r} is not a list")
         return b"".join(
             _encode_value(schemas, fld, number, t.item, item) for item in value if item is not None
         )
     if isinstance(t, Map):
+        if not isinstance(value, dict):
+            raise TypeError(f"{fld.name}: {value!r} is not an object")
         entries = []
         for key in sorted(value):
             entry = length_delimited(1, str(key).encode())

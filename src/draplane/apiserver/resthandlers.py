@@ -29,6 +29,7 @@ from draplane.apiserver import (
     listoptions,
     negotiation,
     podlogs,
+    protobuf_serving,
     queryparams,
     tables,
     watchforms,
@@ -177,6 +178,7 @@ class RestHandlers:
         pretty = queryparams.query_bool(request.query, "pretty")
         if request.method == "GET":
             return await self._get(request, info, user, pretty)
+        self._check_acceptable(request, info)
         with warnings.collect() as found:
             if request.method == "POST":
                 response = await self._create(request, info, user, pretty)
@@ -189,6 +191,17 @@ class RestHandlers:
         for message in found:
             response.headers.add("Warning", warnings.header_value(message))
         return response
+
+    def _check_acceptable(self, request: web.Request, info: RequestInfo) -> None:
+        """A write whose answer the client cannot accept is a 406 before anything is written,
+        as upstream negotiates the output first."""
+        api_version, kind = info.rt.api_version, info.rt.kind
+        if info.subresource in kinds.SUBRESOURCE_KINDS:
+            group, version, kind = kinds.SUBRESOURCE_KINDS[info.subresource]
+            api_version = f"{group}/{version}" if group else version
+        numbered = protobuf_serving.servable(self._ctx.catalog.schemas, api_version, kind)
+        accept = request.headers.get("Accept", "")
+        negotiation.output_media_type(accept, kind, protobuf_ok=numbered is not None)
 
     def _respond(
         self, request: web.Request, obj: Obj, *, status: int = 200, pretty: bool = False
