@@ -195,6 +195,7 @@ DECODE_CASES = {
     "time-drops-nanos": (ld(7, vi(1, 0) + vi(2, 5)), {"t": "1970-01-01T00:00:00Z"}),
     "struct-present-but-empty-kept": (ld(16, b""), {"inner": {}}),
     "last-scalar-wins": (vi(2, 1) + vi(2, 2), {"i32": 2}),
+    "intorstring-fields-of-other-wire-types-ignored": (ld(9, vi(1, 1) + vi(3, 10**9)), {}),
 }
 
 

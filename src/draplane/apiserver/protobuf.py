@@ -12,7 +12,8 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from draplane.api import errors
@@ -34,6 +35,7 @@ Schema = dict[int, F]
 
 # google.protobuf.Timestamp's range: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
 _MIN_SECONDS, _MAX_SECONDS = -62135596800, 253402300799
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 TIME: Schema = {1: F("seconds", "int"), 2: F("nanos", "int")}
 _OWNER_REF: Schema = {
@@ -65,7 +67,8 @@ class WireError(ValueError):
     """Bytes that are not a well-formed protobuf message (a 400 for a request body)."""
 
 
-def _varint(buf: bytes, pos: int) -> tuple[int, int]:
+def read_varint(buf: bytes, pos: int) -> tuple[int, int]:
+    """(value, position after it) of the varint at `pos`."""
     result = shift = 0
     while True:
         if pos >= len(buf) or shift > 63:
@@ -88,7 +91,7 @@ def fields(buf: bytes) -> list[tuple[int, int, Any]]:
         if tag < 0x80:
             pos += 1
         else:
-            tag, pos = _varint(buf, pos)
+            tag, pos = read_varint(buf, pos)
         wire = tag & 7
         value: Any
         if wire == 2:
@@ -96,7 +99,7 @@ def fields(buf: bytes) -> list[tuple[int, int, Any]]:
             if size < 0x80:
                 pos += 1
             else:
-                size, pos = _varint(buf, pos)
+                size, pos = read_varint(buf, pos)
             if pos + size > end:
                 raise WireError("truncated length-delimited field")
             value, pos = buf[pos : pos + size], pos + size
@@ -105,7 +108,7 @@ def fields(buf: bytes) -> list[tuple[int, int, Any]]:
             if value < 0x80:
                 pos += 1
             else:
-                value, pos = _varint(buf, pos)
+                value, pos = read_varint(buf, pos)
         elif wire in (1, 5):
             width = 8 if wire == 1 else 4
             if pos + width > end:
@@ -277,3 +280,75 @@ def _envelope(buf: bytes) -> tuple[dict[str, Any], bytes]:
         elif number == 3 and v:
             raise WireError(f"unsupported contentEncoding {v.decode(errors='replace')!r}")
     return type_meta, raw
+
+
+# -- well-known messages: Timestamp, IntOrString, wrappers ----------------------------------
+
+
+def int32(value: int) -> int:
+    """A varint read as Go's int32 (the low 32 bits, signed)."""
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def int64(value: int) -> int:
+    """A varint read as Go's int64."""
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def encode_int_or_string(value: Any) -> bytes:
+    """intstr.IntOrString {1: type (0 int, 1 string), 2: intVal, 3: strVal} of a JSON value."""
+    if isinstance(value, str):
+        return b"\x08\x01" + length_delimited(3, value.encode())
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{value!r} is not an int or string")
+    return b"\x08\x00\x10" + encode_varint(value)
+
+
+def decode_int_or_string(data: bytes) -> int | str:
+    """The JSON value of an intstr.IntOrString message."""
+    kind, int_val, str_val = 0, 0, b""
+    for number, wire, value in fields(data):
+        if number == 1 and wire == 0:
+            kind = value
+        elif number == 2 and wire == 0:
+            int_val = value
+        elif number == 3 and wire == 2:
+            str_val = value
+    return str_val.decode() if kind == 1 else int32(int_val)
+
+
+def first_field(data: bytes, wire: int) -> Any:
+    """Field 1 of a wrapper message (Quantity, Duration, RawExtension), None when absent."""
+    found = None
+    for number, found_wire, value in fields(data):
+        if number == 1 and found_wire == wire:
+            found = value
+    return found
+
+
+@lru_cache(maxsize=4096)
+def encode_timestamp(value: str) -> bytes:
+    """metav1.Time or MicroTime {1: seconds, 2: nanos} of an RFC 3339 time."""
+    moment = datetime.fromisoformat(value)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    seconds = (moment - _EPOCH) // timedelta(seconds=1)
+    return b"\x08" + encode_varint(seconds) + b"\x10" + encode_varint(moment.microsecond * 1000)
+
+
+@lru_cache(maxsize=4096)
+def decode_timestamp(data: bytes, *, micro: bool) -> str | None:
+    """The RFC 3339 JSON form of a Timestamp: seconds (metav1.Time, as Go's unmarshalling
+    truncates) or microseconds (MicroTime); None for the empty message (the zero time)."""
+    if not data:
+        return None
+    parts = {n: v for n, w, v in fields(data) if w == 0}
+    seconds, nanos = int64(parts.get(1, 0)), int32(parts.get(2, 0))
+    if not _MIN_SECONDS <= seconds <= _MAX_SECONDS:
+        raise WireError(f"timestamp seconds {seconds} out of range")
+    moment = datetime.fromtimestamp(seconds, UTC)
+    if micro:
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{max(nanos, 0) // 1000 % 1000000:06d}Z"
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -14,15 +14,17 @@ it). Encoding writes a field iff the JSON holds it (a Go decoder reads an absent
 field as the zero value it would have written); decoding drops non-pointer zero values unless
 the field is `emit`, as Go's omitempty would when re-encoding as JSON, and skips unknown
 fields.
+
+Each struct's fields are compiled once into an encoder and a decoder per field (`_Plan`); a
+struct's plan is shared by every `Schemas` holding it, nested structs being looked up in the
+`Schemas` at hand.
 """
 
 from __future__ import annotations
 
 import base64
 import struct as _struct
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
-from functools import lru_cache
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -31,20 +33,22 @@ from draplane.api import limits
 from draplane.api.goduration import format_duration, parse_duration
 from draplane.api.schema import walk
 from draplane.api.schema.model import Arr, Field, Map, Schemas, Struct, Type, is_struct
+from draplane.apiserver import protobuf
 from draplane.apiserver.protobuf import WireError, encode_varint, fields, length_delimited
 
-TYPE_META = ("apiVersion", "kind")
 _VARINT = ("int32", "int64", "boolean")
-_MIN_SECONDS, _MAX_SECONDS = -62135596800, 253402300799
-"""google.protobuf.Timestamp's range: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z."""
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ZEROS: tuple[Any, ...] = ("", 0, False, None, [], {})
+
+Encoder = Callable[[Schemas, Any], bytes]
+"""A field's bytes (key included) from its JSON value."""
+Decoder = Callable[[Schemas, int, Any, int], Any]
+"""One occurrence's JSON value from (schemas, wire type, raw value, depth)."""
+Adder = Callable[[Schemas, int, Any, dict[str, Any], int], None]
+"""Adds one occurrence of a field to the object being decoded."""
 
 
 class EncodeError(ValueError):
     """A JSON value the schema's protobuf form cannot hold (the response falls back to JSON)."""
-
-
-# -- encoding ------------------------------------------------------------------------------
 
 
 def encode(schemas: Schemas, name: str, obj: dict[str, Any]) -> bytes:
@@ -55,18 +59,45 @@ def encode(schemas: Schemas, name: str, obj: dict[str, Any]) -> bytes:
         raise EncodeError(f"cannot encode {name} as protobuf: {err}") from err
 
 
-def _encode_struct(schemas: Schemas, st: Struct, obj: dict[str, Any]) -> bytes:
-    out: list[bytes] = []
-    groups: dict[int, list[bytes]] = {}
-    for fld in _plan(st).ordered:
-        value = obj.get(fld.name)
-        if value is None:
-            continue
-        target = groups.setdefault(fld.embedded, []) if fld.embedded else out
-        target.append(_encode_field(schemas, fld, fld.tag, fld.type, value))
-    for number, parts in groups.items():
-        out.append(length_delimited(number, b"".join(parts)))
-    return b"".join(out)
+def decode(schemas: Schemas, name: str, raw: bytes) -> dict[str, Any]:
+    """The JSON dict of protobuf message `raw` of struct `name`, as Go would serialize the
+    decoded object (`emit` fields present); WireError when malformed."""
+    st = schemas.get(name)
+    try:
+        obj = _decode_struct(schemas, st, raw, 1)
+    except WireError:
+        raise
+    except (ValueError, TypeError, OverflowError) as err:  # UnicodeDecodeError, bad JSON
+        raise WireError(str(err)) from err
+    walk.normalize(schemas, st, obj)  # the fields Go's JSON encoder always writes
+    return obj
+
+
+# -- plans ---------------------------------------------------------------------------------
+
+
+class _Plan:
+    """A struct compiled: encoders of its numbered fields in wire order (with the number of the
+    embedded struct holding each, 0 for none), adders by field number, those of its embedded
+    structs by the embedded struct's number, and the fields whose zero value is dropped."""
+
+    __slots__ = ("adders", "droppable", "embedded", "encoders", "flat")
+
+    def __init__(self, st: Struct) -> None:
+        numbered = sorted((f for f in st.fields if f.tag), key=lambda f: f.embedded or f.tag)
+        self.encoders = tuple(
+            (f.name, f.embedded, _field_encoder(f, f.tag, f.type)) for f in numbered
+        )
+        self.flat = not any(f.embedded for f in numbered)
+        self.adders: dict[int, Adder] = {}
+        self.embedded: dict[int, dict[int, Adder]] = {}
+        for f in numbered:
+            target = self.embedded.setdefault(f.embedded, {}) if f.embedded else self.adders
+            target[f.tag] = _adder(f)
+        # A struct on the wire is kept: a non-pointer one is `emit`, a pointer one was set.
+        self.droppable = frozenset(
+            f.name for f in numbered if not (f.emit or f.pointer or is_struct(f.type))
+        )
 
 
 _PLANS: dict[int, tuple[Struct, _Plan]] = {}
@@ -82,182 +113,195 @@ def _plan(st: Struct) -> _Plan:
     return plan
 
 
-class _Plan:
-    """A struct's fields in wire order (numbered ones only), by number, and those of its
-    embedded structs by the embedded struct's number."""
-
-    __slots__ = ("direct", "embedded", "ordered")
-
-    def __init__(self, st: Struct) -> None:
-        numbered = [fld for fld in st.fields if fld.tag]
-        self.ordered = tuple(sorted(numbered, key=lambda fld: fld.embedded or fld.tag))
-        self.direct: dict[int, Field] = {}
-        self.embedded: dict[int, dict[int, Field]] = {}
-        for fld in numbered:
-            if fld.embedded:
-                self.embedded.setdefault(fld.embedded, {})[fld.tag] = fld
-            else:
-                self.direct[fld.tag] = fld
+# -- encoding ------------------------------------------------------------------------------
 
 
-def _encode_field(schemas: Schemas, fld: Field, number: int, t: Type, value: Any) -> bytes:
-    if isinstance(t, Arr):
-        if not isinstance(value, list):
-            raise TypeError(f"{fld.name}: {value!r} is not a list")
+def _encode_struct(schemas: Schemas, st: Struct, obj: Any) -> bytes:
+    if not isinstance(obj, dict):
+        raise TypeError(f"{obj!r} is not an object")
+    plan = _plan(st)
+    get = obj.get
+    if plan.flat:
         return b"".join(
-            _encode_value(schemas, fld, number, t.item, item) for item in value if item is not None
+            [enc(schemas, v) for name, _, enc in plan.encoders if (v := get(name)) is not None]
         )
+    out: list[bytes] = []
+    groups: dict[int, list[bytes]] = {}
+    for name, embedded, enc in plan.encoders:
+        if (value := get(name)) is not None:
+            (groups.setdefault(embedded, []) if embedded else out).append(enc(schemas, value))
+    out.extend(length_delimited(number, b"".join(parts)) for number, parts in groups.items())
+    return b"".join(out)
+
+
+def _field_encoder(fld: Field, number: int, t: Type) -> Encoder:
+    if isinstance(t, Arr):
+        item = _value_encoder(fld, number, t.item)
+
+        def encode_list(schemas: Schemas, value: Any) -> bytes:
+            if not isinstance(value, list):
+                raise TypeError(f"{fld.name}: {value!r} is not a list")
+            return b"".join([item(schemas, v) for v in value if v is not None])
+
+        return encode_list
     if isinstance(t, Map):
-        if not isinstance(value, dict):
-            raise TypeError(f"{fld.name}: {value!r} is not an object")
-        entries = []
-        for key in sorted(value):
-            entry = length_delimited(1, str(key).encode())
-            if value[key] is not None:
-                entry += _encode_value(schemas, fld, 2, t.value, value[key])
-            entries.append(length_delimited(number, entry))
-        return b"".join(entries)
-    return _encode_value(schemas, fld, number, t, value)
+        entry_value = _value_encoder(fld, 2, t.value)
+
+        def encode_map(schemas: Schemas, value: Any) -> bytes:
+            if not isinstance(value, dict):
+                raise TypeError(f"{fld.name}: {value!r} is not an object")
+            entries = []
+            for key in sorted(value):
+                entry = length_delimited(1, str(key).encode())
+                if (v := value[key]) is not None:
+                    entry += entry_value(schemas, v)
+                entries.append(length_delimited(number, entry))
+            return b"".join(entries)
+
+        return encode_map
+    return _value_encoder(fld, number, t)
 
 
-def _encode_value(schemas: Schemas, fld: Field, number: int, t: Type, value: Any) -> bytes:
+def _value_encoder(fld: Field, number: int, t: Type) -> Encoder:
+    ld_key, varint_key = encode_varint(number << 3 | 2), encode_varint(number << 3)
+
+    def ld(data: bytes) -> bytes:
+        return ld_key + encode_varint(len(data)) + data
+
+    def wrong(value: Any) -> TypeError:
+        return TypeError(f"{fld.name}: {value!r} is not a {t}")
+
     if not isinstance(t, str):  # a list in a list or a map: a message of repeated items
-        return length_delimited(number, _encode_field(schemas, fld, 1, t, value))
+        inner = _field_encoder(fld, 1, t)
+        return lambda schemas, v: ld(inner(schemas, v))
     if fld.wire == "duration":
-        return length_delimited(number, _key(1, 0) + encode_varint(parse_duration(value)))
+        return lambda _, v: ld(b"\x08" + encode_varint(parse_duration(v)))
     if fld.wire == "raw" or t in ("json", "object"):
-        return length_delimited(number, length_delimited(1, orjson.dumps(value)))
-    if t in _VARINT:
-        if not isinstance(value, int) or (t == "boolean") != isinstance(value, bool):
-            raise TypeError(f"{fld.name}: {value!r} is not a {t}")
-        return _key(number, 0) + encode_varint(int(value))
+        return lambda _, v: ld(length_delimited(1, orjson.dumps(v)))
     if t == "string":
-        if not isinstance(value, str):
-            raise TypeError(f"{fld.name}: {value!r} is not a string")
-        return length_delimited(number, value.encode())
+
+        def encode_string(_: Schemas, value: Any) -> bytes:
+            if not isinstance(value, str):
+                raise wrong(value)
+            return ld(value.encode())
+
+        return encode_string
+    if t in ("int32", "int64"):
+
+        def encode_int(_: Schemas, value: Any) -> bytes:
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise wrong(value)
+            return varint_key + encode_varint(value)
+
+        return encode_int
+    if t == "boolean":
+
+        def encode_bool(_: Schemas, value: Any) -> bytes:
+            if not isinstance(value, bool):
+                raise wrong(value)
+            return varint_key + (b"\x01" if value else b"\x00")
+
+        return encode_bool
     if t == "byte":
-        return length_delimited(number, base64.b64decode(value, validate=True))
+        return lambda _, v: ld(base64.b64decode(v, validate=True))
     if t == "double":
-        return _key(number, 1) + _struct.pack("<d", float(value))
+        fixed_key = encode_varint(number << 3 | 1)
+        return lambda _, v: fixed_key + _struct.pack("<d", float(v))
     if t == "quantity":
-        return length_delimited(number, length_delimited(1, str(value).encode()))
+        return lambda _, v: ld(length_delimited(1, str(v).encode()))
     if t in ("time", "microtime"):
-        return length_delimited(number, _encode_time(value))
+        return lambda _, v: ld(protobuf.encode_timestamp(v))
     if t == "intorstring":
-        if isinstance(value, str):
-            return length_delimited(
-                number, _key(1, 0) + b"\x01" + length_delimited(3, value.encode())
-            )
-        return length_delimited(
-            number, _key(1, 0) + b"\x00" + _key(2, 0) + encode_varint(int(value))
-        )
-    return length_delimited(number, _encode_struct(schemas, schemas.get(t), value))
-
-
-def _key(number: int, wire: int) -> bytes:
-    return encode_varint(number << 3 | wire)
-
-
-@lru_cache(maxsize=4096)
-def _encode_time(value: str) -> bytes:
-    moment = datetime.fromisoformat(value)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    seconds = (moment - _EPOCH) // timedelta(seconds=1)
-    nanos = moment.microsecond * 1000
-    return _key(1, 0) + encode_varint(seconds) + _key(2, 0) + encode_varint(nanos)
+        return lambda _, v: ld(protobuf.encode_int_or_string(v))
+    return lambda schemas, v: ld(_encode_struct(schemas, schemas.get(t), v))
 
 
 # -- decoding ------------------------------------------------------------------------------
-
-
-def decode(schemas: Schemas, name: str, raw: bytes) -> dict[str, Any]:
-    """The JSON dict of protobuf message `raw` of struct `name`, as Go would serialize the
-    decoded object (`emit` fields present); WireError when malformed."""
-    st = schemas.get(name)
-    try:
-        obj = _decode_struct(schemas, st, raw, 1)
-    except (UnicodeDecodeError, orjson.JSONDecodeError, OverflowError) as err:
-        raise WireError(str(err)) from err
-    walk.normalize(schemas, st, obj)  # the fields Go's JSON encoder always writes
-    return obj
 
 
 def _decode_struct(schemas: Schemas, st: Struct, raw: bytes, depth: int) -> dict[str, Any]:
     if depth > limits.MAX_DEPTH:
         raise WireError(f"the object is nested more than {limits.MAX_DEPTH} levels deep")
     plan = _plan(st)
-    direct, embedded = plan.direct, plan.embedded
+    adders, embedded = plan.adders, plan.embedded
     out: dict[str, Any] = {}
-    found: dict[str, Field] = {}
     for number, wire, value in fields(raw):
-        fld = direct.get(number)
-        if fld is None and number in embedded and wire == 2:
-            for inner, inner_wire, inner_value in fields(value):
-                if (sub := embedded[number].get(inner)) is not None:
-                    _decode_into(schemas, sub, inner_wire, inner_value, out, depth)
-                    found[sub.name] = sub
-        elif fld is not None:
-            _decode_into(schemas, fld, wire, value, out, depth)
-            found[fld.name] = fld
-    for name, fld in found.items():
-        # A struct on the wire is kept: a non-pointer one is `emit`, a pointer one was set.
-        if not (fld.emit or fld.pointer or is_struct(fld.type)) and out[name] in _ZEROS:
+        add = adders.get(number)
+        if add is not None:
+            add(schemas, wire, value, out, depth)
+        elif number in embedded and wire == 2:
+            inner = embedded[number]
+            for sub, sub_wire, sub_value in fields(value):
+                if (sub_add := inner.get(sub)) is not None:
+                    sub_add(schemas, sub_wire, sub_value, out, depth)
+    for name in plan.droppable.intersection(out):
+        if out[name] in _ZEROS:
             del out[name]
     return out
 
 
-_ZEROS: tuple[Any, ...] = ("", 0, False, None, [], {})
-
-
-def _decode_into(
-    schemas: Schemas, fld: Field, wire: int, value: Any, out: dict[str, Any], depth: int
-) -> None:
-    t = fld.type
+def _adder(fld: Field) -> Adder:
+    name, t = fld.name, fld.type
     if isinstance(t, Arr):
-        items = out.setdefault(fld.name, [])
-        items.extend(_decode_repeated(schemas, fld, t.item, wire, value, depth))
-    elif isinstance(t, Map):
-        entries = out.setdefault(fld.name, {})
-        key, item = "", None
-        for number, entry_wire, entry_value in fields(_want(fld, wire, 2, value)):
-            if number == 1:
-                key = _want(fld, entry_wire, 2, entry_value).decode()
-            elif number == 2:
-                item = _decode_value(schemas, fld, t.value, entry_wire, entry_value, depth)
-        entries[key] = _zero(schemas, t.value) if item is None else item
-    else:
-        out[fld.name] = _decode_value(schemas, fld, t, wire, value, depth)
+        item = _value_decoder(fld, t.item)
+        packed = _packed_decoder(fld, t.item)
+
+        def add_item(
+            schemas: Schemas, wire: int, value: Any, out: dict[str, Any], depth: int
+        ) -> None:
+            items = out.setdefault(name, [])
+            if wire == 2 and packed is not None:
+                items.extend(packed(value))
+            else:
+                items.append(item(schemas, wire, value, depth))
+
+        return add_item
+    if isinstance(t, Map):
+        entry_value = _value_decoder(fld, t.value)
+        zero = _zero(t.value)
+
+        def add_entry(
+            schemas: Schemas, wire: int, value: Any, out: dict[str, Any], depth: int
+        ) -> None:
+            key, found = "", None
+            for number, entry_wire, v in fields(_want(fld, wire, 2, value)):
+                if number == 1:
+                    key = _want(fld, entry_wire, 2, v).decode()
+                elif number == 2:
+                    found = entry_value(schemas, entry_wire, v, depth)
+            out.setdefault(name, {})[key] = zero if found is None else found
+
+        return add_entry
+    one = _value_decoder(fld, t)
+
+    def add_one(schemas: Schemas, wire: int, value: Any, out: dict[str, Any], depth: int) -> None:
+        out[name] = one(schemas, wire, value, depth)
+
+    return add_one
 
 
-def _decode_repeated(
-    schemas: Schemas, fld: Field, t: Type, wire: int, value: Any, depth: int
-) -> Iterator[Any]:
-    """One occurrence of a repeated field: one item, or (packed scalars) several."""
-    if wire == 2 and t in _VARINT:
-        pos = 0
-        while pos < len(value):
-            number, pos = _read_varint(value, pos)
-            yield _scalar(fld, t, number)
-    elif wire == 2 and t == "double" and fld.wire != "raw":
-        if len(value) % 8:
-            raise WireError(f"field {fld.name}: packed doubles of {len(value)} bytes")
-        yield from (v for (v,) in _struct.iter_unpack("<d", value))
-    else:
-        yield _decode_value(schemas, fld, t, wire, value, depth)
+def _packed_decoder(fld: Field, t: Type) -> Callable[[bytes], list[Any]] | None:
+    """Reads a packed repeated scalar (varints or doubles), None for other item types."""
+    if t in _VARINT:
+        convert = _SCALARS[t]  # type: ignore[index]
 
+        def unpack_varints(data: bytes) -> list[Any]:
+            out, pos = [], 0
+            while pos < len(data):
+                number, pos = protobuf.read_varint(data, pos)
+                out.append(convert(number))
+            return out
 
-def _read_varint(buf: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(buf) or shift > 63:
-            raise WireError("truncated varint")
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7
+        return unpack_varints
+    if t == "double" and fld.wire != "raw":
+
+        def unpack_doubles(data: bytes) -> list[Any]:
+            if len(data) % 8:
+                raise WireError(f"field {fld.name}: packed doubles of {len(data)} bytes")
+            return [v for (v,) in _struct.iter_unpack("<d", data)]
+
+        return unpack_doubles
+    return None
 
 
 def _want(fld: Field, wire: int, expected: int, value: Any) -> Any:
@@ -266,79 +310,64 @@ def _want(fld: Field, wire: int, expected: int, value: Any) -> Any:
     return value
 
 
-def _scalar(fld: Field, t: str, value: int) -> Any:
-    value &= (1 << 64) - 1
-    if t == "boolean":
-        return bool(value)
-    if t == "int32":
-        value &= 0xFFFFFFFF
-        return value - (1 << 32) if value >= 1 << 31 else value
-    return value - (1 << 64) if value >= 1 << 63 else value
+_SCALARS: dict[str, Callable[[int], Any]] = {
+    "int32": protobuf.int32,
+    "int64": protobuf.int64,
+    "boolean": bool,
+}
 
 
-def _decode_value(schemas: Schemas, fld: Field, t: Type, wire: int, value: Any, depth: int) -> Any:
+def _value_decoder(fld: Field, t: Type) -> Decoder:
+    def data_of(wire: int, value: Any) -> bytes:
+        data: bytes = _want(fld, wire, 2, value)
+        return data
+
     if not isinstance(t, str):  # a list in a list or a map
-        inner = Field(fld.name, t, "", wire=fld.wire)
-        items: dict[str, Any] = {}
-        for number, item_wire, item_value in fields(_want(fld, wire, 2, value)):
-            if number == 1:
-                _decode_into(schemas, inner, item_wire, item_value, items, depth + 1)
-        return items.get(fld.name, [] if isinstance(t, Arr) else {})
+        inner = _adder(Field(fld.name, t, "", wire=fld.wire))
+        empty: Callable[[], Any] = list if isinstance(t, Arr) else dict
+
+        def decode_nested(schemas: Schemas, wire: int, value: Any, depth: int) -> Any:
+            items: dict[str, Any] = {}
+            for number, item_wire, item_value in fields(data_of(wire, value)):
+                if number == 1:
+                    inner(schemas, item_wire, item_value, items, depth + 1)
+            return items.get(fld.name) or empty()
+
+        return decode_nested
     if t in _VARINT:
-        return _scalar(fld, t, _want(fld, wire, 0, value))
+        convert = _SCALARS[t]
+        return lambda _, wire, v, __: convert(_want(fld, wire, 0, v))
     if t == "double":
-        return _struct.unpack("<d", _want(fld, wire, 1, value))[0]
-    data: bytes = _want(fld, wire, 2, value)
+        return lambda _, wire, v, __: _struct.unpack("<d", _want(fld, wire, 1, v))[0]
     if fld.wire == "duration":
-        ns = _first(data, 0)
-        return format_duration(_scalar(fld, "int64", ns if isinstance(ns, int) else 0))
+        return lambda _, wire, v, __: format_duration(
+            protobuf.int64(protobuf.first_field(data_of(wire, v), 0) or 0)
+        )
     if fld.wire == "raw" or t in ("json", "object"):
-        inner_raw = _first(data, 2)
-        return orjson.loads(inner_raw) if inner_raw else None
+        return lambda _, wire, v, __: _json_of(protobuf.first_field(data_of(wire, v), 2))
     if t == "string":
-        return data.decode()
+        return lambda _, wire, v, __: data_of(wire, v).decode()
     if t == "byte":
-        return base64.b64encode(data).decode()
+        return lambda _, wire, v, __: base64.b64encode(data_of(wire, v)).decode()
     if t == "quantity":
-        found = _first(data, 2)
-        return found.decode() if isinstance(found, bytes) else "0"
+        return lambda _, wire, v, __: (protobuf.first_field(data_of(wire, v), 2) or b"0").decode()
     if t in ("time", "microtime"):
-        return _decode_time(data, micro=t == "microtime")
+        micro = t == "microtime"
+        return lambda _, wire, v, __: protobuf.decode_timestamp(data_of(wire, v), micro=micro)
     if t == "intorstring":
-        parts = {n: v for n, _, v in fields(data)}
-        if parts.get(1) == 1:
-            return bytes(parts.get(3, b"")).decode()
-        return _scalar(fld, "int32", int(parts.get(2, 0)))
-    return _decode_struct(schemas, schemas.get(t), data, depth + 1)
+        return lambda _, wire, v, __: protobuf.decode_int_or_string(data_of(wire, v))
+    return lambda schemas, wire, v, depth: _decode_struct(
+        schemas, schemas.get(t), data_of(wire, v), depth + 1
+    )
 
 
-def _first(data: bytes, wire: int) -> Any:
-    """Field 1 of a wrapper message (Quantity, Duration, RawExtension), None when absent."""
-    found = None
-    for number, found_wire, value in fields(data):
-        if number == 1 and found_wire == wire:
-            found = value
-    return found
+def _json_of(raw: bytes | None) -> Any:
+    return orjson.loads(raw) if raw else None
 
 
-def _zero(schemas: Schemas, t: Type) -> Any:
+def _zero(t: Type) -> Any:
     if isinstance(t, Arr):
         return []
     if isinstance(t, Map) or is_struct(t):
         return {}
     return {"string": "", "byte": "", "boolean": False, "quantity": "0"}.get(t, 0)
-
-
-@lru_cache(maxsize=4096)
-def _decode_time(data: bytes, *, micro: bool) -> str | None:
-    if not data:
-        return None
-    parts = {n: v for n, w, v in fields(data) if w == 0}
-    seconds = _scalar(Field("seconds", "int64", ""), "int64", parts.get(1, 0))
-    nanos = _scalar(Field("nanos", "int32", ""), "int32", parts.get(2, 0))
-    if not _MIN_SECONDS <= seconds <= _MAX_SECONDS:
-        raise WireError(f"timestamp seconds {seconds} out of range")
-    moment = datetime.fromtimestamp(seconds, UTC)
-    if micro:
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{max(nanos, 0) // 1000 % 1000000:06d}Z"
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
