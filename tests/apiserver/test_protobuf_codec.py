@@ -467,27 +467,35 @@ async def test_objects_and_lists_in_protobuf_equal_their_json(
     assert [i["metadata"]["name"] for i in items] == ["full"]
 
 
+@dataclass(frozen=True)
+class AcceptCase:
+    accept: str
+    code: int
+    content_type: str
+    query: str = ""
+
+
+TABLE_PB = f"{PB};as=Table;g=meta.k8s.io;v=v1"
 NEGOTIATION_CASES = {
-    "table-is-json": (
-        f"{PB};as=Table;g=meta.k8s.io;v=v1,application/json;as=Table;g=meta.k8s.io;v=v1",
-        200,
-        "application/json",
+    "table-is-json": AcceptCase(
+        f"{TABLE_PB},application/json;as=Table;g=meta.k8s.io;v=v1", 200, "application/json"
     ),
-    "protobuf-only-table-is-406": (f"{PB};as=Table;g=meta.k8s.io;v=v1", 406, "application/json"),
-    "json-preferred": (f"application/json,{PB};{AS_METADATA_LIST}", 200, "application/json"),
-    "quality-orders": (f"application/json;q=0.5,{PB};{AS_METADATA_LIST}", 200, PB),
+    "protobuf-only-table-is-406": AcceptCase(TABLE_PB, 406, "application/json"),
+    "protobuf-only-table-watch-is-406": AcceptCase(
+        TABLE_PB, 406, "application/json", "?watch=1&timeoutSeconds=1"
+    ),
+    "json-preferred": AcceptCase(
+        f"application/json,{PB};{AS_METADATA_LIST}", 200, "application/json"
+    ),
+    "quality-orders": AcceptCase(f"application/json;q=0.5,{PB};{AS_METADATA_LIST}", 200, PB),
 }
 
 
-@pytest.mark.parametrize(
-    ("accept", "code", "content_type"), NEGOTIATION_CASES.values(), ids=NEGOTIATION_CASES.keys()
-)
-async def test_accept_chooses_the_encoding(
-    http: aiohttp.ClientSession, accept: str, code: int, content_type: str
-) -> None:
-    got_code, got_type, body = await send(http, "GET", CM_PATH, accept=accept)
+@pytest.mark.parametrize("case", NEGOTIATION_CASES.values(), ids=NEGOTIATION_CASES.keys())
+async def test_accept_chooses_the_encoding(http: aiohttp.ClientSession, case: AcceptCase) -> None:
+    code, content_type, body = await send(http, "GET", CM_PATH + case.query, accept=case.accept)
 
-    assert (got_code, got_type) == (code, content_type), body[:200]
+    assert (code, content_type) == (case.code, case.content_type), body[:200]
 
 
 def delete_options(api_version: str, raw: bytes) -> bytes:

@@ -62,6 +62,7 @@ def watch_form(
             encoding=partial(protobuf_serving.watch_frame, schemas),
             content_type=negotiation.PROTOBUF + ";stream=watch",
         )
+    negotiation.output_media_type(accept, "Table", protobuf_ok=False)  # 406: protobuf only
     headers_sent = False
 
     def to_table(event: WatchEvent) -> Obj:
