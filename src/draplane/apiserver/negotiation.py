@@ -1,5 +1,6 @@
-"""Content negotiation: request bodies in (JSON, YAML, protobuf, patch types) and the
-response form out (object, Table, PartialObjectMetadata) from the Accept header.
+"""Content negotiation: request bodies in (JSON, YAML, protobuf, patch types), and out the
+response form (object, Table, PartialObjectMetadata) and encoding (JSON or protobuf) from the
+Accept header; `respond` is the one encoder of API objects, lists and Status errors.
 
 Bodies are capped at 3 MiB (413), and so is what they decode to (YAML aliases expanded); nesting
 deeper than `limits.MAX_DEPTH` is one 400 whatever the encoding. A body whose content type is not
