@@ -22,7 +22,7 @@ from draplane.cli.process import (
 from draplane.cli.processes import run_processes
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec, driver_class
 from draplane.storage import mode_marker
-from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
+from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags, store_spec
 from draplane.storage.interface import StoreError
 
 
@@ -47,8 +47,9 @@ def register(sub: Any) -> None:
     parser.add_argument("--nodes", type=non_negative, default=4, help="number of simulated nodes")
     parser.add_argument(
         "--store",
-        default="sqlite",
-        help='"sqlite" (default), "memory", sqlite:///FILE or "etcd" (see --etcd-servers)',
+        default=None,
+        help='"sqlite" (default), "memory", sqlite:///FILE or "etcd" (the default with '
+        "--etcd-servers)",
     )
     parser.add_argument(
         "--transport",
@@ -99,18 +100,23 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         mode = mode_marker.mode_for(args.data_dir, args.kubernetes_version)
     except StoreError as err:
         raise CommandError(str(err)) from err
+    etcd = EtcdFlags.from_args(args)
+    try:
+        store = store_spec(args.store, etcd)
+    except ValueError as err:
+        raise CommandError(str(err)) from err
     return ControlPlaneConfig(
         data_dir=args.data_dir,
         port=args.port,
         nodes=args.nodes,
-        store=args.store,
+        store=store,
         transport=args.transport,
         queueing_hints=args.queueing_hints == "on",
         pre_enqueue=args.pre_enqueue == "on",
         audit_log_path=args.audit_log_path or None,
         restored_store=args.restored_store,
         run_seconds=args.run_seconds,
-        etcd=EtcdFlags.from_args(args),
+        etcd=etcd,
         kubernetes_version=mode,
         drivers=[
             DriverSpec(
