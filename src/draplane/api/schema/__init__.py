@@ -60,6 +60,7 @@ from draplane.api.schema import (
     rbac,
     resource,
     resourcev1,
+    resourcev1slices,
     reviews,
     scheduling,
     services,
@@ -113,6 +114,7 @@ _DEFINITIONS = (
     reviews,
     apiextensions,
     resourcev1,
+    resourcev1slices,
 )
 _WORKLOAD_DEFINITIONS = (volumeclaim, apps, batch, services, scheduling)
 

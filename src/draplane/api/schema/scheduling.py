@@ -1,4 +1,5 @@
-"""scheduling.k8s.io/v1 PriorityClass (k8s.io/api/scheduling/v1)."""
+"""scheduling.k8s.io/v1 PriorityClass (k8s.io/api/scheduling/v1), its field numbers (`tag`) those
+of upstream's scheduling/v1/generated.proto."""
 
 from __future__ import annotations
 
@@ -15,19 +16,23 @@ PRIORITY_CLASS = struct(
         "int32",
         "The integer priority of pods of this class: the higher, the more important.",
         required=True,
+        tag=2,
     ),
     f(
         "globalDefault",
         "boolean",
         "Whether this class is the priority of pods that name no priorityClassName; only one "
         "class may be the global default.",
+        tag=3,
     ),
-    f("description", "string", "When this priority class should be used."),
+    f("description", "string", "When this priority class should be used.", tag=4),
     f(
         "preemptionPolicy",
         "string",
         "Never, or PreemptLowerPriority (the default): whether pods of this class preempt "
         "lower-priority pods.",
+        tag=5,
+        pointer=True,
     ),
 )
 serve("scheduling.k8s.io", "v1", "PriorityClass", PRIORITY_CLASS)
