@@ -64,7 +64,12 @@ class Field:
     its field number in upstream's `generated.proto` (the Go field's `protobuf:"...,N,..."` tag;
     0 while unnumbered), `wire` names a protobuf form the JSON type does not tell (`raw`: a
     message whose field 1 holds the value's JSON bytes, as metav1.FieldsV1 and
-    runtime.RawExtension do; `duration`: metav1.Duration, int64 nanoseconds in field 1), and
+    runtime.RawExtension do; `duration`: metav1.Duration, int64 nanoseconds in field 1; the
+    name of a struct: a free-form `object` encoded as that struct's message, as
+    CustomResourceValidation's openAPIV3Schema is a JSONSchemaProps; in a JSONSchemaProps,
+    `schemaorbool` {bool allows = 1, schema = 2}, `schemaorarray` {schema = 1, repeated
+    jSONSchemas = 2} and `schemaorstringarray` {schema = 1, repeated string property = 2}, the
+    schemas being JSONSchemaProps; on a list or map, the form of each item or value), and
     `pointer` marks a Go pointer scalar, whose zero value on the wire is kept (a non-pointer
     zero is dropped, as Go's `omitempty` drops it). `embedded` is the field number of the
     embedded Go struct the field belongs to when JSON inlines it but protobuf does not: a
