@@ -68,9 +68,15 @@ def test_every_served_kind_has_a_schema_and_every_type_resolves() -> None:
         ),
         pytest.param(
             kinds.PODS,
-            {"spec": {"volumes": [{"name": "v", "csi": {"anything": {"goes": 1}}}]}},
+            {"spec": {"volumes": [{"name": "v", "cinder": {"anything": {"goes": 1}}}]}},
             [],
             id="free-form-subtree",
+        ),
+        pytest.param(
+            kinds.PODS,
+            {"spec": {"volumes": [{"name": "v", "csi": {"driver": "d", "anything": 1}}]}},
+            ["spec.volumes[0].csi.anything"],
+            id="typed-volume-source",
         ),
         pytest.param(
             kinds.NODES,

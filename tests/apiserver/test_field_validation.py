@@ -70,6 +70,12 @@ def _pod_with(extra: dict[str, Any]) -> dict[str, Any]:
     return pod
 
 
+def _pod_volume(volume: dict[str, Any]) -> dict[str, Any]:
+    pod = make_pod("c").obj()
+    pod["spec"]["volumes"] = [{"name": "v", **volume}]
+    return pod
+
+
 async def _send(
     http: aiohttp.ClientSession,
     method: str,
@@ -116,6 +122,13 @@ async def _send(
             ['unknown field "spec.containers[0].resources.claimz"'],
             ("spec", "containers", 0, "resources", "claimz"),
             id="in-a-struct-with-map-values",
+        ),
+        pytest.param(
+            PODS,
+            _dumps(_pod_volume({"configMap": {"name": "cm", "itmes": []}})),
+            ['unknown field "spec.volumes[0].configMap.itmes"'],
+            ("spec", "volumes", 0, "configMap", "itmes"),
+            id="in-a-volume-source",
         ),
         pytest.param(
             CLAIMS,

@@ -75,7 +75,8 @@ class Field:
     embedded Go struct the field belongs to when JSON inlines it but protobuf does not: a
     Volume's sources are fields of its VolumeSource (Volume field 2), so `hostPath` has `tag=1,
     embedded=2`; likewise Probe's ProbeHandler (1), EphemeralContainer's
-    EphemeralContainerCommon (1) and PersistentVolumeSpec's PersistentVolumeSource (1).
+    EphemeralContainerCommon (1), PersistentVolumeSpec's PersistentVolumeSource (2; capacity is
+    1) and the LocalObjectReference a ConfigMap or Secret selector inlines (1).
     """
 
     name: str

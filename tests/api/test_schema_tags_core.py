@@ -1,0 +1,190 @@
+"""Protobuf field numbers of the core/v1 schemas (and the discovery/v1, coordination/v1 and
+meta/v1 Condition structs served beside them): every field of a struct reachable from a served
+kind is numbered, numbers are unique within a struct (per embedded Go struct), and a sample of
+them is upstream's `generated.proto` (Kubernetes 1.36)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from draplane.api.schema import meta, model, schemas_for
+from draplane.api.schema.pod import POD_TEMPLATE_SPEC
+from draplane.api.schema.volumeclaim import PERSISTENT_VOLUME_CLAIM
+from draplane.api.versions import MODES
+
+CORE = "io.k8s.api.core.v1."
+DISCOVERY = "io.k8s.api.discovery.v1."
+COORDINATION = "io.k8s.api.coordination.v1."
+
+KINDS = [
+    ("", "v1", kind)
+    for kind in (
+        "Binding",
+        "ConfigMap",
+        "Endpoints",
+        "Event",
+        "Namespace",
+        "Node",
+        "Pod",
+        "Secret",
+        "Service",
+        "ServiceAccount",
+    )
+] + [("discovery.k8s.io", "v1", "EndpointSlice"), ("coordination.k8s.io", "v1", "Lease")]
+"""The kinds served from core.py, pod.py and services.py."""
+
+ROOTS = (POD_TEMPLATE_SPEC, PERSISTENT_VOLUME_CLAIM)
+"""Structs of these files that workloads embed without a kind of their own."""
+
+VERSIONS = ["", *MODES]
+
+
+def _in_scope(name: str) -> bool:
+    """Structs of these files; the meta/v1 ones (but Condition) belong to meta.py."""
+    if name == meta.META + "Condition":
+        return True
+    return name.startswith((CORE, DISCOVERY, COORDINATION))
+
+
+def _leaf(t: model.Type) -> model.Type:
+    while isinstance(t, model.Arr | model.Map):
+        t = t.item if isinstance(t, model.Arr) else t.value
+    return t
+
+
+def _reachable(schemas: model.Schemas) -> Iterator[model.Struct]:
+    todo = [schemas.kind_struct(*gvk) for gvk in KINDS]
+    assert None not in todo
+    todo_names = [s.name for s in todo if s is not None] + list(ROOTS)
+    seen: set[str] = set()
+    while todo_names:
+        name = todo_names.pop()
+        if name in seen or not _in_scope(name):
+            continue
+        seen.add(name)
+        struct = schemas.get(name)
+        yield struct
+        todo_names.extend(str(_leaf(t)) for t in struct.nested.values())
+
+
+def _unnumbered(struct: model.Struct) -> list[str]:
+    return [
+        fld.name
+        for fld in struct.fields
+        if fld.tag == 0
+        and fld.name not in ("apiVersion", "kind")
+        and not (fld.name == "metadata" and fld.type == meta.OBJECT_META)
+    ]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_field_of_a_served_core_struct_has_a_field_number(version: str) -> None:
+    structs = list(_reachable(schemas_for(version)))
+    assert len(structs) > 60
+    assert {s.name: _unnumbered(s) for s in structs if _unnumbered(s)} == {}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_field_numbers_are_unique_within_each_embedded_struct(version: str) -> None:
+    dupes = {}
+    for struct in _reachable(schemas_for(version)):
+        keys = [(fld.embedded, fld.tag) for fld in struct.fields if fld.tag]
+        if len(keys) != len(set(keys)):
+            dupes[struct.name] = sorted(k for k in keys if keys.count(k) > 1)
+    assert dupes == {}
+
+
+SPOT = [
+    # (version, upstream message, field, tag, embedded)
+    ("", "PodSpec", "volumes", 1, 0),
+    ("", "PodSpec", "initContainers", 20, 0),
+    ("", "PodSpec", "ephemeralContainers", 34, 0),
+    ("", "PodSpec", "tolerations", 22, 0),
+    ("", "PodSpec", "topologySpreadConstraints", 33, 0),
+    ("", "PodSpec", "schedulingGates", 38, 0),
+    ("", "PodSpec", "resourceClaims", 39, 0),
+    ("", "PodStatus", "nominatedNodeName", 11, 0),
+    ("", "PodStatus", "resourceClaimStatuses", 15, 0),
+    ("1.36", "PodStatus", "extendedResourceClaimStatus", 18, 0),
+    ("", "PodResourceClaim", "source", 2, 0),
+    ("1.36", "PodResourceClaim", "resourceClaimName", 3, 0),
+    ("1.36", "PodResourceClaim", "resourceClaimTemplateName", 4, 0),
+    ("", "ClaimSource", "resourceClaimTemplateName", 2, 0),
+    ("", "Container", "envFrom", 19, 0),
+    ("", "Container", "resources", 8, 0),
+    ("", "Container", "resizePolicy", 23, 0),
+    ("", "Container", "restartPolicy", 24, 0),
+    ("", "Container", "startupProbe", 22, 0),
+    ("", "ContainerStatus", "allocatedResources", 10, 0),
+    ("", "EphemeralContainer", "tty", 18, 1),
+    ("", "EphemeralContainer", "targetContainerName", 2, 0),
+    ("", "ResourceRequirements", "claims", 3, 0),
+    ("", "ResourceClaim", "name", 1, 0),
+    ("", "Probe", "grpc", 4, 1),
+    ("", "Probe", "terminationGracePeriodSeconds", 7, 0),
+    ("", "SecurityContext", "seccompProfile", 11, 0),
+    ("", "PodSecurityContext", "windowsOptions", 8, 0),
+    ("", "ConfigMapKeySelector", "name", 1, 1),
+    ("", "ConfigMapKeySelector", "key", 2, 0),
+    ("", "VolumeMount", "mountPath", 3, 0),
+    ("", "Volume", "hostPath", 1, 2),
+    ("", "Volume", "persistentVolumeClaim", 10, 2),
+    ("", "Volume", "projected", 26, 2),
+    ("", "Volume", "ephemeral", 29, 2),
+    ("", "NodeSpec", "podCIDRs", 7, 0),
+    ("", "NodeSpec", "taints", 5, 0),
+    ("", "NodeSpec", "externalID", 2, 0),
+    ("", "NodeStatus", "volumesAttached", 10, 0),
+    ("", "NamespaceCondition", "lastTransitionTime", 4, 0),
+    ("", "ConfigMap", "immutable", 4, 0),
+    ("", "Secret", "stringData", 4, 0),
+    ("", "EndpointAddress", "targetRef", 2, 0),
+    ("", "ServiceSpec", "clusterIPs", 18, 0),
+    ("", "ServiceSpec", "ipFamilyPolicy", 17, 0),
+    ("", "ServicePort", "appProtocol", 6, 0),
+    ("", "Event", "reportingInstance", 15, 0),
+    ("", "PersistentVolumeClaimSpec", "selector", 4, 0),
+    ("", "discovery.v1.EndpointSlice", "addressType", 4, 0),
+    ("", "discovery.v1.Endpoint", "hints", 8, 0),
+    ("", "coordination.v1.LeaseSpec", "leaseTransitions", 5, 0),
+    ("", "meta.v1.Condition", "observedGeneration", 3, 0),
+]
+
+
+def _struct_name(message: str) -> str:
+    if message.startswith("meta.v1."):
+        return meta.META + message.removeprefix("meta.v1.")
+    if message.startswith(("discovery.", "coordination.")):
+        return "io.k8s.api." + message
+    return CORE + message
+
+
+@pytest.mark.parametrize(("version", "message", "name", "tag", "embedded"), SPOT)
+def test_field_numbers_are_upstreams(
+    version: str, message: str, name: str, tag: int, embedded: int
+) -> None:
+    fld = schemas_for(version).get(_struct_name(message)).by_name[name]
+    assert (fld.tag, fld.embedded) == (tag, embedded)
+
+
+POINTERS = [
+    ("PodSpec", "terminationGracePeriodSeconds", True),
+    ("PodSpec", "priority", True),
+    ("PodSpec", "preemptionPolicy", True),
+    ("PodSpec", "hostNetwork", False),
+    ("Toleration", "tolerationSeconds", True),
+    ("SecurityContext", "runAsUser", True),
+    ("ConfigMapKeySelector", "optional", True),
+    ("ContainerStatus", "started", True),
+    ("ContainerStatus", "ready", False),
+    ("ServiceSpec", "allocateLoadBalancerNodePorts", True),
+    ("ServiceSpec", "externalTrafficPolicy", False),
+    ("discovery.v1.EndpointConditions", "ready", True),
+]
+
+
+@pytest.mark.parametrize(("message", "name", "pointer"), POINTERS)
+def test_go_pointer_scalars_are_marked(message: str, name: str, pointer: bool) -> None:
+    assert schemas_for().get(_struct_name(message)).by_name[name].pointer is pointer
