@@ -3,8 +3,8 @@
 uvloop (libuv under a Cython loop, with its own TLS transport) runs the same coroutines as
 asyncio's pure-Python selector loop and `sslproto`; a control plane of separate processes over
 HTTPS spends a large share of every process in exactly that code (the event loop's callbacks,
-socket reads and writes, TLS records). docs/benchmarks.md ("2026-12-06: the process shape
-against its floor on 2 cores") measures both loops on the same runs.
+socket reads and writes, TLS records). docs/benchmarks-history.md ("2026-12-06: the process
+shape against its floor on 2 cores") measures both loops on the same runs.
 
 `DRAPLANE_EVENT_LOOP=asyncio` in the environment runs a command, and every process it starts
 (they inherit the environment), on asyncio's loop instead, for comparison or debugging; the

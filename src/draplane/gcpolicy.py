@@ -7,9 +7,10 @@ collects with the event loop stopped, so each collection is a pause in which no 
 answered.
 
 - `GC_THRESHOLDS`: a first threshold of 50,000 allocations instead of 700, so the older
-  generations, and the full collections above all, run rarely (docs/benchmarks.md measures it
-  against the default and against smaller first thresholds); generation 1 is kept small, so
-  that no collection of it is a long pause.
+  generations, and the full collections above all, run rarely (docs/benchmarks-history.md
+  measures it against the default and against smaller first thresholds); generation 1 is kept
+  small, so that no collection of it is a long pause ("2026-12-03 (evening), density at 2,000
+  nodes: generation 1 kept small").
 - `GcPauses`: a `gc.callbacks` hook that times each collection by generation, exported as
   `draplane_gc_pause_seconds` on /metrics (where Go components have go_gc_duration_seconds)
   and read by the benchmarks.

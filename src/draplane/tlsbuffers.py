@@ -4,8 +4,8 @@ asyncio's `SSLProtocol` (Python 3.11+) gives every TLS connection a read buffer 
 allocated and zero-filled when the connection opens: 256 KiB by default (`max_size`), resident
 for as long as the connection lives, on each side. A control plane holds one long-lived
 connection per watch, on the server and on the client: with 1,000 simulated kubelets the API
-server and the nodes process each spent about 300 KiB per connection (docs/benchmarks.md,
-"TLS read buffers"), most of it this buffer.
+server and the nodes process each spent about 300 KiB per connection
+(docs/benchmarks-history.md, "TLS read buffers"), most of it this buffer.
 
 `READ_BUFFER_BYTES` of 32 KiB holds two full TLS records (16 KiB of plaintext each), so a
 read still takes whole records off the socket; reading a 50 MB response costs the same CPU as
@@ -14,7 +14,7 @@ buffer is allocated from, set once per process before connections open.
 
 This is asyncio's own loop (`DRAPLANE_EVENT_LOOP=asyncio`, `draplane.eventloop`). uvloop's TLS
 transport, the default, mallocs its read buffer without filling it, so only the pages a read
-touches become resident (docs/benchmarks.md, "2026-12-04, uvloop under every command").
+touches become resident.
 """
 
 from __future__ import annotations

@@ -129,6 +129,41 @@ async def test_the_other_modes_kinds_are_not_served(mode_server: HttpServer) -> 
     assert found is mode
 
 
+@pytest.mark.parametrize(
+    ("path", "method", "body"),
+    [
+        pytest.param("resourceclaims", "GET", None, id="list"),
+        pytest.param("namespaces/default/resourceclaims/c", "GET", None, id="get"),
+        pytest.param("namespaces/default/resourceclaims", "POST", b"{}", id="create"),
+    ],
+)
+async def test_the_other_modes_kinds_say_which_flag_serves_them(
+    mode_server: HttpServer, path: str, method: str, body: bytes | None
+) -> None:
+    mode = _mode(mode_server)
+    other = versions.CLASSIC if mode.structured else versions.STRUCTURED
+    version = other.resource_claims.version
+    async with (
+        mode_server.session() as session,
+        session.request(method, f"/apis/resource.k8s.io/{version}/{path}", data=body) as resp,
+    ):
+        code, status = resp.status, orjson.loads(await resp.read())
+
+    assert (code, status["reason"]) == (404, "NotFound")
+    assert status["message"] == (
+        f"the server could not find the requested resource: this server runs Kubernetes "
+        f"{mode.name} ({mode.dra.value}), which does not serve resource.k8s.io/{version} "
+        f"resourceclaims; resource.k8s.io/{version} is {other.dra.value}, served by draplane "
+        f"started with --kubernetes-version {other.name}"
+    )
+
+
+async def test_an_unknown_kind_is_a_plain_404(mode_server: HttpServer) -> None:
+    code, status = await _get(mode_server, "/apis/resource.k8s.io/v1/frobnicators")
+
+    assert (code, status["message"]) == (404, "the server could not find the requested resource")
+
+
 async def test_the_flag_wins_over_the_servers_answer(mode_server: HttpServer) -> None:
     client = mode_server.client()
     try:

@@ -17,6 +17,7 @@ import pytest
 from draplane.apiserver import authn, certs
 from draplane.apiserver.kubeconfig import build_kubeconfig, write_kubeconfig
 from draplane.cli.main import main
+from draplane.storage._lock import StoreLock
 from draplane.testing.commands import Commands
 
 COMMANDS = ["apiserver", "kubeconfig", "controller-manager", "scheduler", "driver", "nodes", "up"]
@@ -104,6 +105,7 @@ def files(tmp_path: Path, data_dir: Path, busy_port: int) -> dict[str, str]:
         "BROKEN": str(tmp_path / "broken.yaml"),
         "EMPTY": str(tmp_path / "empty"),
         "MISSING": str(tmp_path / "missing"),
+        "URL": "http://127.0.0.1:1",
     }
 
 
@@ -205,6 +207,18 @@ def files(tmp_path: Path, data_dir: Path, busy_port: int) -> dict[str, str]:
             id="apiserver-unknown-store",
         ),
         pytest.param(
+            ["apiserver", "--data-dir", "EMPTY", "--store", "sqlite", "--etcd-servers", "URL"],
+            1,
+            "apiserver: error: --etcd-servers needs --store etcd (got --store sqlite)",
+            id="apiserver-etcd-servers-with-sqlite",
+        ),
+        pytest.param(
+            ["up", "--data-dir", "EMPTY", "--store", "memory", "--etcd-servers", "URL"],
+            1,
+            "up: error: --etcd-servers needs --store etcd (got --store memory)",
+            id="up-etcd-servers-with-memory",
+        ),
+        pytest.param(
             ["apiserver", "--data-dir", "EMPTY", "--port", "70000"],
             2,
             "must be a port number",
@@ -276,6 +290,21 @@ def test_usage_errors(
     assert message.replace("BUSY_PORT", files["BUSY_PORT"]) in err
     assert "Traceback" not in err
     assert out == ""
+
+
+def test_apiserver_on_a_store_in_use_refuses_to_start(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = data_dir / "draplane.db"
+    held = StoreLock.acquire(str(store))  # as another running API server holds it
+    try:
+        code, out, err = run_main(["apiserver", "--data-dir", str(data_dir), "--port", "0"], capsys)
+    finally:
+        held.release()
+    assert (code, out) == (1, "")
+    [line] = [ln for ln in err.splitlines() if "error:" in ln]
+    assert f"apiserver: error: store {store} is in use by another draplane process" in line
+    assert not store.exists()  # refused before the database was opened
 
 
 def test_nodes_without_token_file_in_data_dir(

@@ -10,6 +10,7 @@ import pytest
 
 from draplane.api import kinds, meta
 from draplane.api.meta import Obj
+from draplane.clock import parse_time
 from draplane.node import EXIT_CODE_ANNOTATION, RUN_SECONDS_ANNOTATION, STOP_SECONDS_ANNOTATION
 from draplane.testing.apistate import seed_objects, wait_for
 from draplane.testing.builders import PodBuilder, make_claim, make_pod
@@ -290,3 +291,92 @@ async def test_pod_waiting_for_its_claim_is_not_initialized(env: Env) -> None:
     assert messages["Initialized"] == "containers with incomplete status: [setup]"
     assert messages["Ready"] == "containers with unready status: [ctr]"
     assert status["hostIP"] and status["startTime"] and "podIP" not in status
+
+
+@dataclass(frozen=True)
+class Command:
+    command: list[str]
+    image: str
+    running_for: int
+    """Seconds the container runs before it exits (checked at one second before)."""
+    phase: str
+    exit_code: int
+
+
+COMMAND_CASES = [
+    pytest.param(Command(["sleep", "5"], "busybox", 5, "Succeeded", 0), id="sleep"),
+    pytest.param(
+        Command(["sh", "-c", "echo hi; sleep 3 && exit 4"], "busybox", 3, "Failed", 4),
+        id="script-exit-code",
+    ),
+    pytest.param(Command(["false"], "busybox", 0, "Failed", 1), id="false-at-once"),
+    pytest.param(Command([], "busybox:1.36", 0, "Succeeded", 0), id="busybox-default"),
+]
+
+
+@pytest.mark.parametrize("case", COMMAND_CASES)
+async def test_container_runs_as_its_command_says(env: Env, case: Command) -> None:
+    await env.start_nodes(1)
+    pod = make_pod().restart_policy("Never").obj()
+    pod["spec"]["containers"][0]["image"] = case.image
+    if case.command:
+        pod["spec"]["containers"][0]["command"] = case.command
+    created = await env.admin.create(kinds.PODS, pod, "default")
+    await env.bind(created, "node-0")
+    if case.running_for:
+        await wait_for(lambda: _status_matches(env, "Running"), what="Running")
+        env.clock.step(case.running_for - 1)
+        assert (await env.pod())["status"]["phase"] == "Running"
+        env.clock.step(1)
+    done = await wait_for(lambda: _status_matches(env, case.phase), what=case.phase)
+    [cs] = done["status"]["containerStatuses"]
+    terminated = cs["state"]["terminated"]
+    assert terminated["exitCode"] == case.exit_code
+    started, finished = parse_time(terminated["startedAt"]), parse_time(terminated["finishedAt"])
+    assert (finished - started).total_seconds() == case.running_for
+
+
+@pytest.mark.parametrize(
+    ("annotations", "command", "exits_after", "exit_code"),
+    [
+        pytest.param({RUN_SECONDS_ANNOTATION: "7"}, ["sleep", "2"], 7, 0, id="run-seconds-wins"),
+        pytest.param({EXIT_CODE_ANNOTATION: "9"}, ["sleep", "2"], 2, 9, id="exit-code-wins"),
+        pytest.param(
+            {RUN_SECONDS_ANNOTATION: "3"}, ["nginx"], 3, 0, id="unknown-command-annotated"
+        ),
+    ],
+)
+async def test_annotations_override_the_command(
+    env: Env, annotations: dict[str, str], command: list[str], exits_after: int, exit_code: int
+) -> None:
+    await env.start_nodes(1)
+    pod = make_pod().restart_policy("OnFailure" if exit_code == 0 else "Never")
+    for key, value in annotations.items():
+        pod.annotation(key, value)
+    obj = pod.obj()
+    obj["spec"]["containers"][0]["command"] = command
+    await start(env, obj)
+    env.clock.step(exits_after - 1)
+    assert (await env.pod())["status"]["phase"] == "Running"
+    env.clock.step(1)
+    phase = "Succeeded" if exit_code == 0 else "Failed"
+    done = await wait_for(lambda: _status_matches(env, phase), what=phase)
+    assert done["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"] == exit_code
+
+
+async def test_an_unknown_command_runs_until_deleted(env: Env) -> None:
+    await env.start_nodes(1)
+    for name, command in (("server", ["nginx", "-g", "daemon off;"]), ("batch", ["sleep", "10"])):
+        obj = make_pod(name).restart_policy("Never").obj()
+        obj["spec"]["containers"][0]["command"] = command
+        await env.bind(await env.admin.create(kinds.PODS, obj, "default"), "node-0")
+        await wait_for(lambda n=name: _phase_of(env, n, "Running"), what=f"{name} Running")
+    env.clock.step(3600)
+    # The node has seen the hour pass once the batch pod finished.
+    await wait_for(lambda: _phase_of(env, "batch", "Succeeded"), what="batch Succeeded")
+    assert (await env.pod("server"))["status"]["phase"] == "Running"
+
+
+async def _phase_of(env: Env, name: str, phase: str) -> Obj | None:
+    pod = await env.pod(name)
+    return pod if (pod.get("status") or {}).get("phase") == phase else None

@@ -8,7 +8,7 @@ import pytest
 
 from draplane.api.kinds import PODS
 from draplane.storage.etcd import EtcdStorage
-from draplane.storage.etcd_flags import EtcdFlags
+from draplane.storage.etcd_flags import EtcdFlags, store_spec
 from draplane.storage.etcd_local import LocalEtcdStorage
 from draplane.storage.factory import open_storage
 from draplane.storage.memory import MemoryStorage
@@ -87,3 +87,24 @@ def test_etcd_store_from_flags(
 def test_bad_etcd_servers_is_value_error(servers: str) -> None:
     with pytest.raises(ValueError, match="--etcd-servers"):
         open_storage("etcd", None, etcd=EtcdFlags(servers=servers))
+
+
+@pytest.mark.parametrize(
+    ("store", "servers", "expected"),
+    [
+        pytest.param(None, "", "sqlite", id="default"),
+        pytest.param(None, "http://10.0.0.1:2379", "etcd", id="etcd-servers-alone-select-etcd"),
+        pytest.param("etcd", "http://10.0.0.1:2379", "etcd", id="both"),
+        pytest.param("memory", "", "memory", id="explicit-store"),
+    ],
+)
+def test_store_spec(store: str | None, servers: str, expected: str) -> None:
+    assert store_spec(store, EtcdFlags(servers=servers)) == expected
+
+
+@pytest.mark.parametrize("store", ["sqlite", "memory", "sqlite:///tmp/x.db"])
+def test_etcd_servers_with_another_store_is_refused(store: str) -> None:
+    with pytest.raises(
+        ValueError, match=f"--etcd-servers needs --store etcd \\(got --store {store}\\)"
+    ):
+        store_spec(store, EtcdFlags(servers="http://10.0.0.1:2379"))

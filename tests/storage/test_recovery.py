@@ -233,6 +233,7 @@ async def test_store_files_are_private(tmp_path: Path) -> None:
         "draplane.db-wal": 0o600,
         "draplane.db-shm": 0o600,
         "draplane.db.revision": 0o600,
+        "draplane.db.lock": 0o600,
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -132,6 +133,26 @@ async def test_unopenable_file_is_store_error(tmp_path: Path) -> None:
 
     with pytest.raises(StoreError, match=r"cannot open store .*missing-dir/d\.db"):
         await store.start()
+
+
+async def test_second_opener_is_refused_until_the_first_closes(tmp_path: Path) -> None:
+    first = await _reopen(tmp_path / "d.db")
+    await first.create(POD, make_pod("a").obj())
+    second = SqliteStorage(str(tmp_path / "d.db"))
+
+    with pytest.raises(
+        StoreError, match=rf"d\.db is in use by another draplane process \(pid {os.getpid()}\)"
+    ):
+        await second.start()
+    await first.create(POD, make_pod("b").obj())  # the refused opener changed nothing
+    await first.close()
+
+    third = await _reopen(tmp_path / "d.db")
+    try:
+        items, _ = await third.list(POD)
+        assert sorted(o["metadata"]["name"] for o in items) == ["a", "b"]
+    finally:
+        await third.close()
 
 
 async def test_write_after_close_is_status_error(tmp_path: Path) -> None:

@@ -4,7 +4,8 @@ its ResourceClaims): the one place that writes container log text.
 There is no container runtime, so the log of one container instance is what the container
 would see and do: a start line, its environment (`env` and `envFrom` from ConfigMaps, the
 variables the claim's driver injects through CDI), the devices prepared for each claim it
-uses, and an exit line once it terminated. Lines carry the times of the container status
+uses, what its command prints (`echo`, see `draplane.api.containercommand`), and an exit line
+once it terminated. Lines carry the times of the container status
 (`startedAt`, `finishedAt`). Choosing the container and the instance follows kube-apiserver's
 `LogLocation` and kubelet's `validateContainerLogStatus`, with their 400 messages.
 """
@@ -20,6 +21,7 @@ from typing import Any
 import orjson
 
 from draplane.api import deviceconfig, errors, meta
+from draplane.api.containercommand import run_of
 from draplane.api.meta import Obj
 from draplane.clock import parse_time
 
@@ -231,6 +233,12 @@ def lines(
             devices.append(f"draplane: claim {claim_name}: not allocated to this pod any more")
     out += [(started, f"{key}={value}") for key, value in env.items()]
     out += [(started, text) for text in devices]
+    known = run_of(spec_container)
+    for offset, text in known.output if known else ():
+        at = started + timedelta(seconds=offset)
+        finished = (run.terminated or {}).get("finishedAt")
+        if not finished or at <= _time(str(finished)):  # what it printed before it stopped
+            out.append((at, text))
     if run.terminated is not None:
         out.append(exit_line(container, run))
     return out

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from draplane.api import errors, kinds
+from draplane.api import errors, kinds, versions
 from draplane.api.auth import UserInfo
 from draplane.api.catalog import Catalog
 from draplane.api.kinds import ResourceType
@@ -76,6 +76,31 @@ def _not_found() -> errors.StatusError:
     return errors.StatusError(404, "NotFound", "the server could not find the requested resource")
 
 
+def _served_elsewhere(
+    group: str, version: str, resource: str, mode: versions.Mode
+) -> errors.StatusError:
+    """The 404 for a kind this server's Kubernetes version does not serve; when the other mode
+    serves it (classic DRA's resource.k8s.io/v1alpha2 sent to a 1.36 server, v1 DRA to a 1.28
+    one), the message says so and names the flag."""
+    others = [
+        m
+        for m in versions.MODES.values()
+        if m is not mode
+        and any((r.group, r.version, r.resource) == (group, version, resource) for r in m.served)
+    ]
+    if not others:
+        return _not_found()
+    other = others[0]
+    gv = f"{group}/{version}" if group else version
+    return errors.StatusError(
+        404,
+        "NotFound",
+        f"the server could not find the requested resource: this server runs Kubernetes "
+        f"{mode.name} ({mode.dra.value}), which does not serve {gv} {resource}; {gv} is "
+        f"{other.dra.value}, served by draplane started with --kubernetes-version {other.name}",
+    )
+
+
 def parse(group: str, version: str, tail: str, catalog: Catalog | None = None) -> RequestInfo:
     """`tail` is the path after `/api/v1/` or `/apis/<group>/<version>/`; kinds are looked up
     in `catalog` (the built-in kinds only when None)."""
@@ -112,6 +137,8 @@ def _info(
             f"{_KUBELET_SUBRESOURCES[parts[2]]} yet: draplane runs no kubelet server or "
             "container runtime"
         )
+    if rt is None and catalog is not None:
+        raise _served_elsewhere(group, version, parts[0], catalog.mode)
     if rt is None or len(parts) > 3:
         raise _not_found()
     if namespace and not rt.namespaced:

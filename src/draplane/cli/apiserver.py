@@ -25,7 +25,7 @@ from draplane.cli.process import (
     stop_on_signals,
 )
 from draplane.storage import mode_marker
-from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
+from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags, store_spec
 from draplane.storage.factory import open_storage
 from draplane.storage.files import DiskFullError
 from draplane.storage.interface import Storage, StoreError
@@ -52,8 +52,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--store",
-        default="sqlite",
-        help='storage backend: "sqlite" (default), "memory", sqlite:///FILE or "etcd"',
+        default=None,
+        help='storage backend: "sqlite" (default), "memory", sqlite:///FILE or "etcd" (the '
+        "default with --etcd-servers)",
     )
     parser.add_argument(
         "--audit-log-path",
@@ -94,9 +95,12 @@ async def async_main(args: argparse.Namespace) -> int:
         mode_marker.ensure_mode(args.data_dir, mode)
     except StoreError as err:
         raise CommandError(str(err)) from err
-    storage = await _open_store(
-        args.store, args.data_dir, restored=args.restored_store, etcd=EtcdFlags.from_args(args)
-    )
+    etcd = EtcdFlags.from_args(args)
+    try:
+        store = store_spec(args.store, etcd)
+    except ValueError as err:
+        raise CommandError(str(err)) from err
+    storage = await _open_store(store, args.data_dir, restored=args.restored_store, etcd=etcd)
     server = ApiServer(
         args.data_dir,
         port=args.port,

@@ -1,5 +1,7 @@
-"""`draplane controller-manager`: the resource claim, garbage collector, namespace, service
-account and ClusterRole aggregation controllers against an API server.
+"""`draplane controller-manager`: the controllers of `draplane.controllers.manager` (resource
+claim, garbage collector, namespace, service account, ClusterRole aggregation and the workload
+controllers) against an API server; `--controllers` picks them by kube-controller-manager's
+names and syntax (`*,-resourceclaim-controller`).
 
 The shared informers read as the kubeconfig's user (`system:kube-controller-manager`); with
 `--use-service-account-credentials` (the default, as kubeadm runs it) each controller writes as
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+from collections.abc import Sequence
 from dataclasses import replace
 
 import aiohttp
@@ -35,7 +38,12 @@ from draplane.cli.process import (
 from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
 from draplane.client.serviceaccounts import request_token
-from draplane.controllers.manager import CONTROLLERS, ControllerManager
+from draplane.controllers.manager import (
+    CONTROLLER_NAMES,
+    ControllerManager,
+    enabled_controllers,
+    service_account,
+)
 from draplane.metrics import component_registry
 
 CONTROLLER_NAMESPACE = "kube-system"
@@ -59,11 +67,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="true",
         help="each controller writes as its own service account (default true)",
     )
+    parser.add_argument(
+        "--controllers",
+        type=_controllers,
+        default=CONTROLLER_NAMES,
+        help="a comma-separated list of controllers to enable, as kube-controller-manager's: "
+        "'*' enables all, 'foo' enables foo, '-foo' disables foo (default '*'; known: "
+        + ", ".join(CONTROLLER_NAMES)
+        + ")",
+    )
     add_leader_election_flags(parser, default=True, resource_name="kube-controller-manager")
     add_metrics_port_flag(parser)
     versions.add_argument(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
+
+
+def _controllers(value: str) -> tuple[str, ...]:
+    try:
+        return enabled_controllers([entry.strip() for entry in value.split(",") if entry.strip()])
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from err
 
 
 async def async_main(args: argparse.Namespace) -> int:
@@ -76,13 +100,14 @@ async def async_main(args: argparse.Namespace) -> int:
     async def run() -> None:
         mode = await cluster_mode(client, args)
         if args.use_service_account_credentials == "true":
-            writers.update(await service_account_clients(client))
+            writers.update(await service_account_clients(client, args.controllers))
         # With -v 6 every request is logged, the writers' too.
         manager = ControllerManager(
             logged(client),
             client_for=(lambda name: logged(writers[name])) if writers else None,
             metrics=metrics,
             mode=mode,
+            controllers=args.controllers,
         )
         managers.append(manager)
         await manager.run()
@@ -107,11 +132,13 @@ async def async_main(args: argparse.Namespace) -> int:
         await client.close()
 
 
-async def service_account_clients(client: RESTClient) -> dict[str, RESTClient]:
-    """A client per controller, authenticated by a token of its service account (created
-    when missing)."""
+async def service_account_clients(
+    client: RESTClient, controllers: Sequence[str] = CONTROLLER_NAMES
+) -> dict[str, RESTClient]:
+    """A client per controller in `controllers`, by its service account's name, authenticated
+    by a token of that service account (created when missing)."""
     clients: dict[str, RESTClient] = {}
-    for name in CONTROLLERS:
+    for name in (service_account(controller) for controller in controllers):
         while True:
             try:
                 token = await request_token(

@@ -41,6 +41,7 @@ def process_config(args: argparse.Namespace, config: ControlPlaneConfig) -> Proc
         apiserver_args=tuple(etcd),
         verbosity=int(args.verbosity),
         log_format=args.log_format,
+        disabled=config.disabled,
     )
 
 

@@ -1,5 +1,6 @@
 """`draplane up`: the whole control plane in one process (API server on the embedded store,
-controller-manager, scheduler, example driver, simulated nodes) until SIGINT/SIGTERM."""
+controller-manager, scheduler, example driver, simulated nodes) until SIGINT/SIGTERM;
+`--disable` leaves components out (`draplane.controlplane.disable`)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,15 @@ from draplane.cli.process import (
     run_until_signal,
 )
 from draplane.cli.processes import run_processes
-from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec, driver_class
+from draplane.controlplane import (
+    ControlPlane,
+    ControlPlaneConfig,
+    DriverSpec,
+    disable,
+    driver_class,
+)
 from draplane.storage import mode_marker
-from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags
+from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags, store_spec
 from draplane.storage.interface import StoreError
 
 
@@ -47,8 +54,9 @@ def register(sub: Any) -> None:
     parser.add_argument("--nodes", type=non_negative, default=4, help="number of simulated nodes")
     parser.add_argument(
         "--store",
-        default="sqlite",
-        help='"sqlite" (default), "memory", sqlite:///FILE or "etcd" (see --etcd-servers)',
+        default=None,
+        help='"sqlite" (default), "memory", sqlite:///FILE or "etcd" (the default with '
+        "--etcd-servers)",
     )
     parser.add_argument(
         "--transport",
@@ -81,6 +89,15 @@ def register(sub: Any) -> None:
     parser.add_argument("--queueing-hints", choices=("on", "off"), default="on")
     parser.add_argument("--pre-enqueue", choices=("on", "off"), default="on")
     parser.add_argument(
+        "--disable",
+        type=_disabled,
+        default=disable.NOTHING,
+        metavar="NAME,...",
+        help="components to leave out, to run Kubernetes' own (kube-scheduler, "
+        "kube-controller-manager --controllers=...) against this API instead: "
+        + ", ".join(disable.COMPONENTS),
+    )
+    parser.add_argument(
         "--audit-log-path",
         default="",
         help="write an audit.k8s.io/v1 Event JSON line per request to this file",
@@ -94,24 +111,37 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=async_main)
 
 
+def _disabled(value: str) -> disable.Disabled:
+    try:
+        return disable.parse(value)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from err
+
+
 def _config(args: argparse.Namespace) -> ControlPlaneConfig:
     try:
         mode = mode_marker.mode_for(args.data_dir, args.kubernetes_version)
     except StoreError as err:
         raise CommandError(str(err)) from err
+    etcd = EtcdFlags.from_args(args)
+    try:
+        store = store_spec(args.store, etcd)
+    except ValueError as err:
+        raise CommandError(str(err)) from err
     return ControlPlaneConfig(
         data_dir=args.data_dir,
         port=args.port,
         nodes=args.nodes,
-        store=args.store,
+        store=store,
         transport=args.transport,
         queueing_hints=args.queueing_hints == "on",
         pre_enqueue=args.pre_enqueue == "on",
         audit_log_path=args.audit_log_path or None,
         restored_store=args.restored_store,
         run_seconds=args.run_seconds,
-        etcd=EtcdFlags.from_args(args),
+        etcd=etcd,
         kubernetes_version=mode,
+        disabled=args.disable,
         drivers=[
             DriverSpec(
                 devices_per_node=args.devices_per_node,
@@ -126,14 +156,18 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
 
 
 def describe(config: ControlPlaneConfig, nodes: int, url: str) -> str:
-    """The first line `up` prints once the cluster is ready: its driver's class in the mode
-    (DeviceClass gpu.example.com, or ResourceClass example in 1.28)."""
+    """What `up` prints first once the cluster is ready: its driver's class in the mode
+    (DeviceClass gpu.example.com, or ResourceClass example in 1.28), then the components left
+    out, if any."""
     spec = config.drivers[0]
     klass = driver_class(spec, config.kubernetes_version)
-    return (
+    line = (
         f"draplane is up: API server {url}, {nodes} nodes, "
         f"{klass['kind']} {meta.name(klass)} ({spec.name})"
     )
+    if not config.disabled.names:
+        return line
+    return f"{line}\ndisabled: {config.disabled.describe()} (run your own against the kubeconfig)"
 
 
 async def _start(config: ControlPlaneConfig) -> ControlPlane:

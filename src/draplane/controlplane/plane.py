@@ -1,5 +1,5 @@
 """`ControlPlane`: API server, controller-manager, scheduler, example driver(s) and simulated
-nodes wired together in one asyncio loop.
+nodes wired together in one asyncio loop (less what `ControlPlaneConfig.disabled` leaves out).
 
 Components talk to the API as their own users: through `LocalClient` (same authentication,
 admission and validation path as HTTP, no wire) or, with `transport="http"`, through
@@ -33,6 +33,7 @@ from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
 from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.manager import ControllerManager
+from draplane.controlplane.disable import NOTHING, Disabled
 from draplane.controlplane.drivers import DriverSpec, ensure_driver_classes
 from draplane.dra.controller import DRIVER_WORKERS, Delays
 from draplane.dra.kubeletplugin import NodePluginRegistry
@@ -82,6 +83,8 @@ class ControlPlaneConfig:
     kubernetes_version: versions.Mode = versions.DEFAULT
     """The API served (`draplane.api.versions`; 1.36 unless given). `draplane up` passes the mode
     its data dir records (`mode_marker.mode_for`); another mode than the data dir's is refused."""
+    disabled: Disabled = NOTHING
+    """Components left out (`draplane up --disable`), for upstream's binaries to replace."""
 
 
 class _Runnable(Protocol):
@@ -157,29 +160,37 @@ class ControlPlane:
 
     def _build_components(self) -> None:
         cfg, clock, metrics = self.config, self.clock, self.metrics
-        self.components["controller-manager"] = ControllerManager(
-            self.client(UserInfo(auth.CONTROLLER_MANAGER, "", (auth.SYSTEM_AUTHENTICATED,))),
-            client_for=lambda name: self.client(auth.controller_user(name)),
-            clock=clock,
-            metrics=metrics,
-            mode=cfg.kubernetes_version,
-        )
-        scheduler_client = self.client(UserInfo(auth.SCHEDULER, "", (auth.SYSTEM_AUTHENTICATED,)))
-        self.components["scheduler"] = Scheduler(
-            scheduler_client,
-            informers=InformerFactory(scheduler_client, clock=clock),
-            clock=clock,
-            metrics=metrics,
-            queueing_hints=cfg.queueing_hints,
-            pre_enqueue=cfg.pre_enqueue,
-            mode=cfg.kubernetes_version,
-        )
+        controllers = cfg.disabled.controllers()
+        if controllers:
+            self.components["controller-manager"] = ControllerManager(
+                self.client(UserInfo(auth.CONTROLLER_MANAGER, "", (auth.SYSTEM_AUTHENTICATED,))),
+                client_for=lambda name: self.client(auth.controller_user(name)),
+                clock=clock,
+                metrics=metrics,
+                mode=cfg.kubernetes_version,
+                controllers=controllers,
+            )
+        if not cfg.disabled.scheduler:
+            self.components["scheduler"] = self._build_scheduler()
         drivers = {
             versions.Dra.CLASSIC: self._build_classic_drivers,
             versions.Dra.STRUCTURED: self._build_structured_drivers,
         }
         drivers[cfg.kubernetes_version.dra]()
         self.components["nodes"] = self._build_nodes()
+
+    def _build_scheduler(self) -> Scheduler:
+        cfg = self.config
+        client = self.client(UserInfo(auth.SCHEDULER, "", (auth.SYSTEM_AUTHENTICATED,)))
+        return Scheduler(
+            client,
+            informers=InformerFactory(client, clock=self.clock),
+            clock=self.clock,
+            metrics=self.metrics,
+            queueing_hints=cfg.queueing_hints,
+            pre_enqueue=cfg.pre_enqueue,
+            mode=cfg.kubernetes_version,
+        )
 
     def _build_classic_drivers(self) -> None:
         """Each driver's allocating controller, and its node plugin on every node."""

@@ -32,6 +32,7 @@ from draplane.api import auth, versions
 from draplane.apiserver.kubeconfig import kubeconfig_for_user, write_kubeconfig
 from draplane.client.kubeconfig import load_kubeconfig
 from draplane.client.rest import RESTClient
+from draplane.controlplane.disable import NOTHING, Disabled
 from draplane.controlplane.drivers import DriverSpec, ensure_driver_classes
 from draplane.controlplane.procstats import ProcessUsage, process_usage
 from draplane.dra.controller import DRIVER_WORKERS
@@ -74,6 +75,8 @@ class ProcessPlaneConfig:
     """More `draplane apiserver` flags (the `--etcd-*` ones)."""
     verbosity: int = 0
     log_format: str = "text"
+    disabled: Disabled = NOTHING
+    """Components not started (`draplane up --disable`)."""
 
 
 class ComponentExited(RuntimeError):
@@ -196,16 +199,20 @@ class ProcessPlane:
         mode = ["--kubernetes-version", str(cfg.kubernetes_version), *self._common()]
         solo = ["--leader-elect", "false"]  # one replica each, as in one process
         system = (auth.SYSTEM_AUTHENTICATED,)
-        manager = self._kubeconfig(
-            "controller-manager", auth.UserInfo(auth.CONTROLLER_MANAGER, "", system)
-        )
-        scheduler = self._kubeconfig("scheduler", auth.UserInfo(auth.SCHEDULER, "", system))
-        hints = ["--queueing-hints", _on_off(cfg.queueing_hints)]
-        hints += ["--pre-enqueue", _on_off(cfg.pre_enqueue)]
-        out = [
-            ("controller-manager", ["controller-manager", "--kubeconfig", manager, *solo, *mode]),
-            ("scheduler", ["scheduler", "--kubeconfig", scheduler, *hints, *solo, *mode]),
-        ]
+        out: list[tuple[str, list[str]]] = []
+        if cfg.disabled.controllers():
+            manager = self._kubeconfig(
+                "controller-manager", auth.UserInfo(auth.CONTROLLER_MANAGER, "", system)
+            )
+            args = ["controller-manager", "--kubeconfig", manager]
+            args += ["--controllers", cfg.disabled.controllers_flag()]
+            out.append(("controller-manager", [*args, *solo, *mode]))
+        if not cfg.disabled.scheduler:
+            scheduler = self._kubeconfig("scheduler", auth.UserInfo(auth.SCHEDULER, "", system))
+            args = ["scheduler", "--kubeconfig", scheduler]
+            args += ["--queueing-hints", _on_off(cfg.queueing_hints)]
+            args += ["--pre-enqueue", _on_off(cfg.pre_enqueue)]
+            out.append(("scheduler", [*args, *solo, *mode]))
         for spec in cfg.drivers:
             if not spec.has_controller(cfg.kubernetes_version):
                 continue

@@ -2,18 +2,21 @@
 the conditions of status/generate.go, container restarts with CrashLoopBackOff).
 
 Pure functions of the stored pod, its `Behaviour` and the time: every input comes from the
-API, so a restarted node computes the same status again and writes nothing. Containers do
-nothing but run: each exits after the pod's run time with its exit code, and restarts as the
-pod's `restartPolicy` says.
+API, so a restarted node computes the same status again and writes nothing. A container runs
+as its command says (`draplane.api.containercommand`: `sleep 5`, `exit 3`, `true`...) or, for a
+command draplane does not know, until it is stopped; the pod's annotations override both. It
+then restarts as the pod's `restartPolicy` says.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from draplane.api import meta
+from draplane.api.containercommand import Run, run_of
 from draplane.api.meta import Obj, ObjLike
 from draplane.api.types import Container, Pod
 from draplane.clock import format_time, parse_time
@@ -37,22 +40,45 @@ _MAX_STEPS = 10_000
 @dataclass(frozen=True)
 class Behaviour:
     run_seconds: float | None
+    """How long a container runs when neither an annotation nor its command says."""
     exit_code: int = 0
     stop_seconds: float = 0.0
+    commands: Mapping[str, Run] = field(default_factory=dict)
+    """Containers whose command says how they run, by name."""
+    annotated_seconds: bool = False
+    annotated_code: bool = False
+
+    def of(self, container: str) -> tuple[float | None, int]:
+        """(seconds the container runs or None, its exit code): an annotation, else its
+        command, else the defaults."""
+        run = self.commands.get(container)
+        seconds = run.seconds if run and not self.annotated_seconds else self.run_seconds
+        code = run.exit_code if run and not self.annotated_code else self.exit_code
+        return seconds, code
 
 
 def behaviour(pod: Pod, *, default_run_seconds: float | None = None) -> Behaviour:
-    """The pod's behaviour from its annotations; malformed values fall back to the defaults."""
+    """The pod's behaviour from its annotations and its containers' commands; malformed
+    annotation values fall back to the defaults."""
     annotations = meta.annotations(pod)
     run = _number(annotations.get(RUN_SECONDS_ANNOTATION))
     try:
-        exit_code = min(max(int(annotations.get(EXIT_CODE_ANNOTATION, "0")), 0), 255)
+        exit_code = min(max(int(annotations.get(EXIT_CODE_ANNOTATION, "")), 0), 255)
+        annotated_code = True
     except ValueError:
-        exit_code = 0
+        exit_code, annotated_code = 0, False
+    commands = {}
+    for container in meta.pod_spec(pod).get("containers") or []:
+        known = run_of(container)
+        if known is not None:
+            commands[str(container.get("name", ""))] = known
     return Behaviour(
         run_seconds=default_run_seconds if run is None else run,
         exit_code=exit_code,
         stop_seconds=_number(annotations.get(STOP_SECONDS_ANNOTATION)) or 0.0,
+        commands=commands,
+        annotated_seconds=run is not None,
+        annotated_code=annotated_code,
     )
 
 
@@ -197,14 +223,15 @@ def _advance_container(
     for _ in range(_MAX_STEPS):
         state = cs.get("state") or {}
         if "running" in state:
-            if how.run_seconds is None:
+            run_seconds, exit_code = how.of(str(cs.get("name", "")))
+            if run_seconds is None:
                 return None
             started = str(state["running"]["startedAt"])
-            finish = parse_time(started) + timedelta(seconds=how.run_seconds)
+            finish = parse_time(started) + timedelta(seconds=run_seconds)
             if finish > now:
                 return finish
             cs["state"] = {
-                "terminated": _terminated(cs, how.exit_code, started=started, finished=finish)
+                "terminated": _terminated(cs, exit_code, started=started, finished=finish)
             }
             cs["ready"] = cs["started"] = False
         elif "terminated" in state:

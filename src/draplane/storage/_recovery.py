@@ -19,6 +19,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from draplane.storage import _sqlite_db as db, files
+from draplane.storage._lock import StoreLock
 from draplane.storage._marker import RevisionMarker, marker_path, read_marker
 from draplane.storage.interface import StoreError
 
@@ -36,9 +37,19 @@ class Opened:
     conn: sqlite3.Connection
     loaded: db.Loaded
     marker: RevisionMarker
+    lock: StoreLock
 
 
 def open_store(path: str, *, lock_timeout: float, restored: bool) -> Opened:
+    lock = StoreLock.acquire(path)
+    try:
+        return _open_locked(path, lock, lock_timeout=lock_timeout, restored=restored)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _open_locked(path: str, lock: StoreLock, *, lock_timeout: float, restored: bool) -> Opened:
     mark = marker_path(path)
     issued = read_marker(mark)
     existed = os.path.exists(path)
@@ -55,7 +66,7 @@ def open_store(path: str, *, lock_timeout: float, restored: bool) -> Opened:
     except BaseException:
         conn.close()
         raise
-    return Opened(conn, loaded, marker)
+    return Opened(conn, loaded, marker, lock)
 
 
 def _verified(

@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS meta (
 
 # Objects are updated in place (a REPLACE deletes the row and inserts it again), in a rowid
 # table: its rows, whole objects, are far above the size SQLite advises for WITHOUT ROWID
-# tables. A transaction of 10 updates: 1.21 -> 0.51 ms (docs/benchmarks.md, 2026-12-06).
+# tables. A transaction of 10 updates: 1.21 -> 0.51 ms (docs/benchmarks-history.md, 2026-12-06,
+# "The objects table updated in place").
 # Stores created with the earlier WITHOUT ROWID `objects` keep it; every statement here
 # serves both.
 _UPSERT_OBJECT = (

@@ -1,6 +1,7 @@
 """kube-apiserver's etcd flags (`--etcd-servers`, `--etcd-cafile`, `--etcd-certfile`,
 `--etcd-keyfile`, `--etcd-prefix`, `--etcd-compaction-interval`) as one value the commands pass
-to `open_storage`, and the parser of Go durations (`5m`, `1m30s`, `0`) they take."""
+to `open_storage`, `store_spec` (which store the flags select: `--etcd-servers` alone means
+etcd, as for kube-apiserver), and the parser of Go durations (`5m`, `1m30s`, `0`) they take."""
 
 from __future__ import annotations
 
@@ -57,6 +58,20 @@ class EtcdFlags:
             args.etcd_prefix,
             args.etcd_compaction_interval,
         )
+
+
+def store_spec(store: str | None, flags: EtcdFlags) -> str:
+    """The store `--store` and the etcd flags select: `--store` when given, else etcd when
+    `--etcd-servers` is set (kube-apiserver has no other store), else sqlite. ValueError when
+    `--etcd-servers` comes with another store, which would silently leave etcd unused."""
+    if store is None:
+        return "etcd" if flags.servers else "sqlite"
+    if flags.servers and store != "etcd":
+        raise ValueError(
+            f"--etcd-servers needs --store etcd (got --store {store}); leave --store unset or "
+            "set it to etcd"
+        )
+    return store
 
 
 def add_etcd_flags(parser: argparse.ArgumentParser) -> None:

@@ -25,6 +25,7 @@ from draplane.api import errors
 from draplane.api.meta import Obj
 from draplane.storage import _sqlite_db as db, files
 from draplane.storage._engine import DEFAULT_HISTORY_BYTES, DEFAULT_HISTORY_SIZE, Engine
+from draplane.storage._lock import StoreLock
 from draplane.storage._marker import RevisionMarker
 from draplane.storage._recovery import open_store
 from draplane.storage._writes import (
@@ -70,6 +71,7 @@ class SqliteStorage:
         self._engine = Engine(history_size=history_size, history_bytes=history_bytes)
         self._conn: sqlite3.Connection | None = None
         self._marker: RevisionMarker | None = None
+        self._lock: StoreLock | None = None
         self._write_error: errors.StatusError | None = None
         """Set while the store cannot write for lack of space (cleared by a good commit)."""
         self._probes = itertools.count(1)
@@ -107,6 +109,7 @@ class SqliteStorage:
                 raise
             raise StoreError(f"cannot open store {self._path}: {exc}") from exc
         self._conn, self._marker, loaded = opened.conn, opened.marker, opened.loaded
+        self._lock = opened.lock
         self._engine.load(objects=loaded.objects, events=loaded.events, revision=loaded.revision)
         self._pending_revision = loaded.revision
         self._wake = asyncio.Event()
@@ -128,6 +131,8 @@ class SqliteStorage:
             if self._marker is not None:
                 self._marker.close()
             self._executor.shutdown(wait=True)
+        if self._lock is not None:
+            self._lock.release()
 
     async def check(self) -> None:
         if self._closing or self._conn is None:
