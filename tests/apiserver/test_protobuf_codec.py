@@ -528,6 +528,8 @@ BAD_BODIES = {
     "truncated-envelope": b"k8s\x00\x0a\xff",
     "envelope-length-past-body": b"k8s\x00" + key(2, 2) + varint(99) + b"x",
     "gzip-content-encoding": b"k8s\x00" + ld(2, b"") + ld(3, b"gzip"),
+    "envelope-without-kind": b"k8s\x00" + ld(1, ld(1, b"v1")) + ld(2, b""),
+    "envelope-type-meta-wrong-wire-type": b"k8s\x00" + vi(1, 5) + ld(2, b""),
     "options-wrong-wire-type": delete_options("v1", ld(1, b"5")),
     "options-truncated": delete_options("v1", key(1, 0) + b"\x80"),
     "options-length-past-body": delete_options("v1", key(4, 2) + varint(40) + b"Orphan"),

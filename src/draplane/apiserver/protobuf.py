@@ -163,7 +163,10 @@ def unwrap(body: bytes) -> tuple[str, str, bytes]:
         type_meta, raw = _envelope(body[len(MAGIC) :])
     except UnicodeDecodeError as err:
         raise WireError(f"the envelope's type is not UTF-8: {err}") from err
-    return str(type_meta.get("apiVersion", "")), str(type_meta.get("kind", "")), raw
+    kind = str(type_meta.get("kind", ""))
+    if not kind:
+        raise WireError("Object 'Kind' is missing in the protobuf envelope")
+    return str(type_meta.get("apiVersion", "")), kind, raw
 
 
 def _signed(value: int) -> int:
