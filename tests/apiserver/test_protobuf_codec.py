@@ -584,3 +584,15 @@ async def test_custom_resources_are_json_and_protobuf_only_is_406_before_writing
     assert (refused, orjson.loads(empty)["items"]) == (406, [])
     assert (created, content_type) == (201, "application/json")
     assert watched == 406, watch_type
+
+
+def test_a_watch_event_that_cannot_be_encoded_is_an_error_event() -> None:
+    schemas = server_schemas()
+    bad = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": 5}}
+
+    frame = protobuf_serving.watch_frame(schemas, "ADDED", bad)
+
+    event = read(frame[4:])
+    type_meta, raw = unwrap(read(event[2][0])[1][0])
+    assert (int.from_bytes(frame[:4], "big"), event[1]) == (len(frame) - 4, [b"ERROR"])
+    assert (type_meta, read(raw)[6]) == ((b"v1", b"Status"), [500])

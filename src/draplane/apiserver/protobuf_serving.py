@@ -8,12 +8,16 @@ frame of a `;stream=watch` response.
 
 from __future__ import annotations
 
+import logging
 from functools import lru_cache
 from typing import Any
 
+from draplane.api import errors
 from draplane.api.schema.model import Arr, Schemas, Type, is_struct
 from draplane.apiserver.protobuf import length_delimited, wrap
 from draplane.apiserver.protobuf_codec import EncodeError, encode
+
+log = logging.getLogger(__name__)
 
 TYPE_META = ("apiVersion", "kind")
 
@@ -97,7 +101,13 @@ def encode_object(schemas: Schemas, obj: dict[str, Any]) -> bytes:
 def watch_frame(schemas: Schemas, event_type: str, obj: dict[str, Any]) -> bytes:
     """One frame of a protobuf watch stream, as upstream's streaming serializer writes it:
     a 4-byte big-endian length, then metav1.WatchEvent{type, object: RawExtension{raw}} without
-    an envelope (the stream serializer is the raw one), whose raw is the enveloped object."""
-    event = length_delimited(1, event_type.encode())
-    event += length_delimited(2, length_delimited(1, encode_object(schemas, obj)))
+    an envelope (the stream serializer is the raw one), whose raw is the enveloped object. An
+    object that cannot be encoded ends the stream for the client with an ERROR event (a 500
+    Status): its informer lists again, and a list falls back to JSON."""
+    try:
+        raw = encode_object(schemas, obj)
+    except EncodeError as err:
+        log.warning("watch event not sent in protobuf: %s", err)
+        event_type, raw = "ERROR", encode_object(schemas, errors.internal(str(err)).status())
+    event = length_delimited(1, event_type.encode()) + length_delimited(2, length_delimited(1, raw))
     return len(event).to_bytes(4, "big") + event
