@@ -100,14 +100,17 @@ _BUILT: dict[str, Callable[[], Obj]] = {
 
 
 def build(rt: ResourceType) -> Obj:
-    """A valid object of `rt` in namespace `fuzz` (without builder uids)."""
+    """A valid object of `rt` in namespace `fuzz` (without builder uids): the fuzz suite's seed
+    of the kind, else one built here, else (a kind added since) just its metadata."""
     seeds = seed_objects()
     if rt.group == kinds.RESOURCE_GROUP and rt.version != "v1alpha2":
         obj = _dra(rt)
     elif rt in seeds:
         obj = seeds[rt]
-    else:
+    elif rt.resource in _BUILT:
         obj = _BUILT[rt.resource]()
+    else:
+        obj = {"metadata": {"name": f"pb-{rt.singular or rt.resource}"}}
     obj = orjson.loads(orjson.dumps(obj))
     obj["metadata"].pop("uid", None)
     if rt.namespaced:
