@@ -38,8 +38,7 @@ NAMESPACE = "fuzz"
 
 _WORKLOADS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob")
 EXPECTED_GAP: dict[str, frozenset[str]] = {
-    mode: frozenset({"Pod", *_WORKLOADS, "CustomResourceDefinition"})
-    for mode in (versions.CLASSIC.name, versions.STRUCTURED.name)
+    mode: frozenset({"Pod", *_WORKLOADS, "CustomResourceDefinition"}) for mode in versions.MODES
 }
 """Kinds (by mode) whose struct tree still has fields without a protobuf form: Pod's and the
 pod templates' unmodelled volume sources, a CRD's free-form openAPIV3Schema."""
@@ -120,7 +119,8 @@ def build(rt: ResourceType) -> Obj:
     return {**obj, "apiVersion": rt.api_version, "kind": rt.kind}
 
 
-MODES = [versions.CLASSIC, versions.STRUCTURED]
+MODES = list(versions.MODES.values())
+"""Every `--kubernetes-version` draplane serves (1.28, 1.36)."""
 CASES = [
     pytest.param(mode, rt, id=f"{mode.name}-{rt.api_version}-{rt.kind}")
     for mode in MODES
