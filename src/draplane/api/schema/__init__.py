@@ -55,14 +55,18 @@ from draplane.api.schema import (
     container,
     core,
     meta,
+    persistentvolume,
     pod,
     podclaims,
+    policy,
     rbac,
+    replication,
     resource,
     resourcev1,
     reviews,
     scheduling,
     services,
+    storage,
     volumeclaim,
 )
 from draplane.api.schema.meta import serve
@@ -115,6 +119,7 @@ _DEFINITIONS = (
     resourcev1,
 )
 _WORKLOAD_DEFINITIONS = (volumeclaim, apps, batch, services, scheduling)
+_STORAGE_DEFINITIONS = (persistentvolume, storage, replication, policy)
 
 GENERIC = Struct(
     "io.draplane.Object",
