@@ -652,3 +652,90 @@ async def test_kube_scheduler_informers_list_and_watch(
                 answers[str(rt)] = (list_code, resp.status)
 
     assert answers == {str(rt): (200, 200) for rt in [*SCHEDULER_INFORMERS, *_dra_informers(mode)]}
+
+
+# --- RBAC ----------------------------------------------------------------------------------------
+
+ACCESS = [
+    pytest.param(auth.SCHEDULER, (), "watch", "", "persistentvolumes", True, id="scheduler-pv"),
+    pytest.param(
+        auth.SCHEDULER, (), "watch", "storage.k8s.io", "csinodes", True, id="scheduler-csinodes"
+    ),
+    pytest.param(
+        auth.SCHEDULER, (), "list", "policy", "poddisruptionbudgets", True, id="scheduler-pdbs"
+    ),
+    pytest.param(
+        auth.SCHEDULER,
+        (),
+        "update",
+        "",
+        "persistentvolumeclaims",
+        True,
+        id="volume-scheduler-updates-claims",
+    ),
+    pytest.param(
+        auth.SCHEDULER, (), "delete", "", "persistentvolumes", False, id="scheduler-no-pv-delete"
+    ),
+    pytest.param(
+        auth.SCHEDULER,
+        (),
+        "update",
+        "storage.k8s.io",
+        "storageclasses",
+        False,
+        id="scheduler-no-class-update",
+    ),
+    pytest.param("viewer", ("viewers",), "get", "", "persistentvolumeclaims", True, id="view-pvc"),
+    pytest.param("viewer", ("viewers",), "get", "", "replicationcontrollers", True, id="view-rc"),
+    pytest.param(
+        "viewer", ("viewers",), "create", "", "persistentvolumeclaims", False, id="view-no-create"
+    ),
+    pytest.param(
+        "editor", ("editors",), "create", "policy", "poddisruptionbudgets", True, id="edit-pdb"
+    ),
+    pytest.param("editor", ("editors",), "create", "", "persistentvolumes", False, id="edit-no-pv"),
+]
+
+
+async def test_bootstrap_rbac_of_the_kinds(http: aiohttp.ClientSession) -> None:
+    rbac = "/apis/rbac.authorization.k8s.io/v1"
+    for group, role in (("viewers", "view"), ("editors", "edit")):
+        await _call(
+            http,
+            "POST",
+            f"{rbac}/namespaces/default/rolebindings",
+            {
+                "metadata": {"name": f"{group}-{role}"},
+                "roleRef": {
+                    "apiGroup": "rbac.authorization.k8s.io",
+                    "kind": "ClusterRole",
+                    "name": role,
+                },
+                "subjects": [
+                    {"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": group}
+                ],
+            },
+        )
+    answers = {}
+    for param in ACCESS:
+        user, groups, verb, group, resource, _ = param.values
+        _, review = await _call(
+            http,
+            "POST",
+            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            {
+                "spec": {
+                    "user": user,
+                    "groups": list(groups),
+                    "resourceAttributes": {
+                        "namespace": "default",
+                        "verb": verb,
+                        "group": group,
+                        "resource": resource,
+                    },
+                }
+            },
+        )
+        answers[param.id] = review["status"]["allowed"]
+
+    assert answers == {param.id: param.values[-1] for param in ACCESS}
