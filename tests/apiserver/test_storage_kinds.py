@@ -377,8 +377,8 @@ INVALID = [
             .obj(),
             [
                 ("spec.fsGroupPolicy", "FieldValueNotSupported"),
-                ("spec.volumeLifecycleModes", "FieldValueNotSupported"),
                 ("spec.tokenRequests[0].expirationSeconds", "FieldValueInvalid"),
+                ("spec.volumeLifecycleModes", "FieldValueNotSupported"),
             ],
         ),
         id="csidriver-spec",
@@ -401,7 +401,7 @@ INVALID = [
             .field("storageClassName", "")
             .field("capacity", "-1Gi")
             .obj(),
-            [("storageClassName", "FieldValueRequired"), ("capacity", "FieldValueInvalid")],
+            [("storageClassName", "FieldValueInvalid"), ("capacity", "FieldValueInvalid")],
         ),
         id="csistoragecapacity",
     ),
@@ -412,7 +412,7 @@ INVALID = [
             .spec_field("source", {})
             .spec_field("nodeName", "")
             .obj(),
-            [("spec.source", "FieldValueRequired"), ("spec.nodeName", "FieldValueRequired")],
+            [("spec.source", "FieldValueRequired"), ("spec.nodeName", "FieldValueInvalid")],
         ),
         id="volumeattachment",
     ),
@@ -526,7 +526,7 @@ IMMUTABLE = [
             kinds.CSI_DRIVERS,
             make_csi_driver("fixed.csi.example.com").obj(),
             lambda o: _edit(o, spec__attachRequired=False),
-            [("spec.attachRequired", "FieldValueInvalid")],
+            [("spec.attachedRequired", "FieldValueInvalid")],
         ),
         id="csidriver",
     ),

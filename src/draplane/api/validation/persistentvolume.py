@@ -62,9 +62,11 @@ def default_persistent_volume_claim(obj: Obj) -> None:
         default_volume_mode(spec)
 
 
-def _access_modes(modes: Any, path: str, errs: list[FieldError], empty: str) -> None:
+def _access_modes(modes: Any, path: str, errs: list[FieldError], empty: str | None) -> None:
+    """Supported modes, ReadWriteOncePod alone; none at all is Required (`empty` its detail;
+    None: checked by the caller)."""
     modes = as_list(modes, path, errs)
-    if not modes:
+    if not modes and empty is not None:
         errs.append(required(path, empty))
     for mode in modes:
         if mode not in ACCESS_MODES:
@@ -84,28 +86,58 @@ def _class_and_mode(spec: Obj, errs: list[FieldError]) -> None:
         errs.append(not_supported("spec.volumeMode", mode, VOLUME_MODES))
 
 
-def _absolute(value: Any, path: str) -> list[FieldError]:
-    if not value:
-        return [required(path, "")]
-    if not str(value).startswith("/"):
-        return [invalid(path, value, "must be an absolute path")]
+_SOURCE_ORDER = (
+    "hostPath",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "glusterfs",
+    "flocker",
+    "nfs",
+    "rbd",
+    "quobyte",
+    "cephfs",
+    "iscsi",
+    "cinder",
+    "fc",
+    "flexVolume",
+    "azureFile",
+    "vsphereVolume",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "azureDisk",
+    "scaleIO",
+    "local",
+    "storageos",
+    "csi",
+)
+"""The order ValidatePersistentVolumeSpec checks the sources in (the first one set counts)."""
+_FORBIDDEN_PATHS = {"cephfs": "cephFS"}
+
+
+def _no_backsteps(value: str, path: str) -> list[FieldError]:
+    if ".." in value.replace("\\", "/").split("/"):
+        return [invalid(path, value, "must not contain '..'")]
     return []
 
 
-def _source(spec: Obj, name: str, source: Any) -> list[FieldError]:
+def _source(name: str, source: Any, *, affinity: bool) -> list[FieldError]:
     """The checks of the modelled sources (validateHostPathVolumeSource, ...)."""
     path = f"spec.{name}"
     source = source if isinstance(source, dict) else {}
-    if name == "hostPath":
-        return [] if source.get("path") else [required(f"{path}.path", "")]
-    if name == "local":
-        errs = _absolute(source.get("path"), f"{path}.path")
-        if not spec.get("nodeAffinity"):
+    if name in ("hostPath", "local"):
+        value = source.get("path") or ""
+        errs = _no_backsteps(value, f"{path}.path") if value else [required(f"{path}.path", "")]
+        if name == "local" and not affinity:
             errs.append(required("spec.nodeAffinity", "Local volume requires node affinity"))
         return errs
     if name == "nfs":
         errs = [] if source.get("server") else [required(f"{path}.server", "")]
-        return errs + _absolute(source.get("path"), f"{path}.path")
+        value = source.get("path") or ""
+        if not value:
+            errs.append(required(f"{path}.path", ""))
+        elif not value.startswith("/"):
+            errs.append(invalid(f"{path}.path", value, "must be an absolute path"))
+        return errs
     if name == "csi":
         errs = csi_driver_name(source.get("driver"), f"{path}.driver")
         if not source.get("volumeHandle"):
@@ -135,15 +167,8 @@ def validate_persistent_volume(obj: Obj) -> list[FieldError]:
     policy = spec.get("persistentVolumeReclaimPolicy")
     if policy and policy not in RECLAIM_POLICIES:
         errs.append(not_supported("spec.persistentVolumeReclaimPolicy", policy, RECLAIM_POLICIES))
-    _class_and_mode(spec, errs)
-    sources = [name for name in SOURCE_NAMES if spec.get(name) is not None]
-    if not sources:
-        errs.append(required("spec", "must specify a volume type"))
-    for name in sources[1:]:
-        errs.append(forbidden(f"spec.{name}", "may not specify more than 1 volume type"))
-    if sources:
-        errs.extend(_source(spec, sources[0], spec[sources[0]]))
     affinity = spec.get("nodeAffinity")
+    has_affinity = False
     if affinity is not None:
         affinity = as_dict(affinity, "spec.nodeAffinity", errs)
         if affinity.get("required") is None:
@@ -151,13 +176,40 @@ def validate_persistent_volume(obj: Obj) -> list[FieldError]:
                 required("spec.nodeAffinity.required", "must specify required node constraints")
             )
         else:
+            has_affinity = True
             errs.extend(validate_node_selector(affinity["required"], "spec.nodeAffinity.required"))
+    found = 0
+    for name in _SOURCE_ORDER:
+        if spec.get(name) is None:
+            continue
+        if found and name != "flexVolume":
+            path = _FORBIDDEN_PATHS.get(name, name)
+            errs.append(forbidden(f"spec.{path}", "may not specify more than 1 volume type"))
+            continue
+        found += 1
+        errs.extend(_source(name, spec[name], affinity=has_affinity))
+    if not found:
+        errs.append(required("spec", "must specify a volume type"))
+    host_path = spec.get("hostPath")
+    if (
+        isinstance(host_path, dict)
+        and str(host_path.get("path") or "").rstrip("/") == ""
+        and host_path.get("path")
+        and policy == "Recycle"
+    ):
+        errs.append(
+            forbidden(
+                "spec.persistentVolumeReclaimPolicy",
+                "may not be 'recycle' for a hostPath mount of '/'",
+            )
+        )
+    _class_and_mode(spec, errs)
     return errs
 
 
 def validate_persistent_volume_update(obj: Obj, old: Obj) -> list[FieldError]:
-    errs = validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
-    errs.extend(validate_persistent_volume(obj))
+    errs = validate_persistent_volume(obj)
+    errs.extend(validate_object_meta_update(obj["metadata"], old.get("metadata") or {}))
     spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
     if any(not semantic_equal(spec.get(n), old_spec.get(n)) for n in SOURCE_NAMES):
         errs.append(
@@ -166,10 +218,11 @@ def validate_persistent_volume_update(obj: Obj, old: Obj) -> list[FieldError]:
                 "spec.persistentvolumesource is immutable after creation",
             )
         )
-    errs.extend(immutable("spec.volumeMode", spec.get("volumeMode"), old_spec.get("volumeMode")))
+    # Upstream's paths of these two leave out `spec`.
+    errs.extend(immutable("volumeMode", spec.get("volumeMode"), old_spec.get("volumeMode")))
     if old_spec.get("nodeAffinity"):
         errs.extend(
-            immutable("spec.nodeAffinity", spec.get("nodeAffinity"), old_spec.get("nodeAffinity"))
+            immutable("nodeAffinity", spec.get("nodeAffinity"), old_spec.get("nodeAffinity"))
         )
     return errs
 
@@ -188,16 +241,38 @@ def _requested_storage(spec: Obj) -> Any:
     return ((spec.get("resources") or {}).get("requests") or {}).get("storage")
 
 
+def _data_source(source: Any, path: str) -> list[FieldError]:
+    """validateDataSource / validateDataSourceRef."""
+    errs: list[FieldError] = []
+    source = as_dict(source, path, errs)
+    for key in ("name", "kind"):
+        if not source.get(key):
+            errs.append(required(f"{path}.{key}", ""))
+    group = source.get("apiGroup") or ""
+    if not group and source.get("kind") != "PersistentVolumeClaim":
+        errs.append(
+            invalid(
+                path,
+                source.get("kind") or "",
+                "must be 'PersistentVolumeClaim' when referencing the default apiGroup",
+            )
+        )
+    elif group:
+        add_invalid(errs, f"{path}.apiGroup", group, names.is_dns1123_subdomain(group))
+    return errs
+
+
 def validate_persistent_volume_claim(obj: Obj) -> list[FieldError]:
     errs = validate_object_meta(
         obj["metadata"], namespaced=True, name_fn=names.name_is_dns_subdomain
     )
     spec = as_dict(obj.get("spec"), "spec", errs)
-    _access_modes(
-        spec.get("accessModes"), "spec.accessModes", errs, "at least 1 access mode is required"
-    )
+    modes = as_list(spec.get("accessModes"), "spec.accessModes", errs)
+    if not modes:
+        errs.append(required("spec.accessModes", "at least 1 access mode is required"))
     if spec.get("selector") is not None:
         errs.extend(_label_selector(spec["selector"], "spec.selector"))
+    _access_modes(modes, "spec.accessModes", errs, None)
     storage = _requested_storage(spec)
     if storage is None:
         errs.append(required("spec.resources[storage]", ""))
@@ -205,11 +280,8 @@ def validate_persistent_volume_claim(obj: Obj) -> list[FieldError]:
         errs.extend(quantity_errors(storage, "spec.resources[storage]", positive=True))
     _class_and_mode(spec, errs)
     for key in ("dataSource", "dataSourceRef"):
-        source = spec.get(key)
-        if isinstance(source, dict):
-            for field in ("kind", "name"):
-                if not source.get(field):
-                    errs.append(required(f"spec.{key}.{field}", ""))
+        if spec.get(key) is not None:
+            errs.extend(_data_source(spec[key], f"spec.{key}"))
     return errs
 
 
@@ -234,6 +306,7 @@ def validate_persistent_volume_claim_update(obj: Obj, old: Obj) -> list[FieldErr
     requests = (spec.get("resources") or {}).get("requests")
     if bound and isinstance(requests, dict):
         requests["storage"] = old_storage
+    spec["volumeAttributesClassName"] = old_spec.get("volumeAttributesClassName")
     if not semantic_equal(spec, old_spec):
         errs.append(
             forbidden(
@@ -249,4 +322,9 @@ def validate_persistent_volume_claim_update(obj: Obj, old: Obj) -> list[FieldErr
                 "spec.resources.requests.storage", "field can not be less than previous value"
             )
         )
+    errs.extend(
+        immutable(
+            "volumeMode", (obj.get("spec") or {}).get("volumeMode"), old_spec.get("volumeMode")
+        )
+    )
     return errs

@@ -65,10 +65,8 @@ def _update_meta(obj: Obj, old: Obj) -> list[FieldError]:
 
 def csi_driver_name(value: Any, path: str) -> list[FieldError]:
     """ValidateCSIDriverName: required, at most 63 characters, a DNS subdomain (any case)."""
-    if not value:
-        return [required(path, "")]
-    errs: list[FieldError] = []
-    text = str(value)
+    text = str(value or "")
+    errs: list[FieldError] = [] if text else [required(path, "")]
     if len(text) > 63:
         errs.append(too_long(path, text, 63))
     add_invalid(errs, path, text, names.is_dns1123_subdomain(text.lower()))
@@ -164,8 +162,8 @@ def validate_storage_class(obj: Obj) -> list[FieldError]:
 
 
 def validate_storage_class_update(obj: Obj, old: Obj) -> list[FieldError]:
-    errs = _update_meta(obj, old)
-    errs.extend(validate_storage_class(obj))
+    errs = validate_storage_class(obj)
+    errs.extend(_update_meta(obj, old))
     for key in ("parameters", "provisioner", "reclaimPolicy"):
         if not semantic_equal(obj.get(key), old.get(key)):
             errs.append(forbidden(key, f"updates to {key} are forbidden."))
@@ -209,6 +207,7 @@ def _token_requests(requests: Any, path: str) -> list[FieldError]:
         audience = request.get("audience") or ""
         if audience in audiences:
             errs.append(duplicate(f"{p}.audience", audience))
+            continue
         audiences.add(audience)
         seconds = request.get("expirationSeconds")
         if is_int(seconds):
@@ -233,33 +232,39 @@ def _token_requests(requests: Any, path: str) -> list[FieldError]:
 
 def validate_csi_driver(obj: Obj) -> list[FieldError]:
     errs = _cluster_meta(obj)
-    spec = as_dict(obj.get("spec"), "spec", errs)
-    for key in ("attachRequired", "podInfoOnMount", "storageCapacity", "requiresRepublish"):
+    errs.extend(_csi_driver_spec(as_dict(obj.get("spec"), "spec", errs)))
+    return errs
+
+
+def _csi_driver_spec(spec: Obj) -> list[FieldError]:
+    errs: list[FieldError] = []
+    # Upstream's path spells it attachedRequired.
+    for key, path in (
+        ("attachRequired", "spec.attachedRequired"),
+        ("podInfoOnMount", "spec.podInfoOnMount"),
+        ("storageCapacity", "spec.storageCapacity"),
+    ):
         if spec.get(key) is None:
-            errs.append(required(f"spec.{key}", ""))
+            errs.append(required(path, ""))
     policy = spec.get("fsGroupPolicy")
-    if policy is None:
-        errs.append(required("spec.fsGroupPolicy", ""))
-    elif policy not in FS_GROUP_POLICIES:
+    if policy is not None and policy not in FS_GROUP_POLICIES:
         errs.append(not_supported("spec.fsGroupPolicy", policy, FS_GROUP_POLICIES))
+    errs.extend(_token_requests(spec.get("tokenRequests"), "spec.tokenRequests"))
     modes = as_list(spec.get("volumeLifecycleModes"), "spec.volumeLifecycleModes", errs)
     for mode in modes:
         if mode not in LIFECYCLE_MODES:
-            errs.append(not_supported("spec.volumeLifecycleModes", mode, LIFECYCLE_MODES))
-    errs.extend(_token_requests(spec.get("tokenRequests"), "spec.tokenRequests"))
-    if spec.get("serviceAccountTokenInSecrets") is not None and not spec.get("tokenRequests"):
-        errs.append(
-            invalid(
-                "spec.serviceAccountTokenInSecrets",
-                spec["serviceAccountTokenInSecrets"],
-                "serviceAccountTokenInSecrets can only be set when tokenRequests is specified",
+            errs.append(
+                not_supported("spec.volumeLifecycleModes", mode, ["Persistent", "Ephemeral"])
             )
-        )
+    if spec.get("seLinuxMount") is None:
+        errs.append(required("spec.seLinuxMount", ""))
     period = spec.get("nodeAllocatableUpdatePeriodSeconds")
     if is_int(period) and period < 10:
         errs.append(
             invalid(
-                "spec.nodeAllocatableUpdatePeriodSeconds", period, "must be at least 10 seconds"
+                "spec.nodeAllocatableUpdatePeriodSeconds",
+                period,
+                "must be greater than or equal to 10 seconds",
             )
         )
     return errs
@@ -267,10 +272,20 @@ def validate_csi_driver(obj: Obj) -> list[FieldError]:
 
 def validate_csi_driver_update(obj: Obj, old: Obj) -> list[FieldError]:
     errs = _update_meta(obj, old)
-    errs.extend(validate_csi_driver(obj))
+    errs.extend(_csi_driver_spec(as_dict(obj.get("spec"), "spec", errs)))
     spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
-    for key in ("attachRequired", "volumeLifecycleModes"):
-        errs.extend(immutable(f"spec.{key}", spec.get(key), old_spec.get(key)))
+    errs.extend(
+        immutable(
+            "spec.attachedRequired", spec.get("attachRequired"), old_spec.get("attachRequired")
+        )
+    )
+    errs.extend(
+        immutable(
+            "spec.volumeLifecycleModes",
+            spec.get("volumeLifecycleModes"),
+            old_spec.get("volumeLifecycleModes"),
+        )
+    )
     return errs
 
 
@@ -313,20 +328,19 @@ def validate_csi_node(obj: Obj) -> list[FieldError]:
 
 
 def validate_csi_node_update(obj: Obj, old: Obj) -> list[FieldError]:
-    """A driver still installed keeps its nodeID and topology keys."""
-    errs = _update_meta(obj, old)
-    errs.extend(validate_csi_node(obj))
-    old_drivers = {
-        d.get("name"): d
-        for d in (old.get("spec") or {}).get("drivers") or []
-        if isinstance(d, dict)
-    }
-    for i, driver in enumerate((obj.get("spec") or {}).get("drivers") or []):
-        previous = old_drivers.get(driver.get("name")) if isinstance(driver, dict) else None
-        if previous is None:
-            continue
-        for key in ("nodeID", "topologyKeys"):
-            errs.extend(immutable(f"spec.drivers[{i}].{key}", driver.get(key), previous.get(key)))
+    """A driver still installed is immutable but for its allocatable count
+    (MutableCSINodeAllocatableCount)."""
+    errs = validate_csi_node(obj)
+    errs.extend(_update_meta(obj, old))
+
+    def fixed(driver: Any) -> Any:
+        return {k: v for k, v in driver.items() if k != "allocatable"}
+
+    new_drivers = [d for d in (obj.get("spec") or {}).get("drivers") or [] if isinstance(d, dict)]
+    for previous in (old.get("spec") or {}).get("drivers") or []:
+        for driver in new_drivers:
+            if isinstance(previous, dict) and driver.get("name") == previous.get("name"):
+                errs.extend(immutable("spec.drivers", fixed(driver), fixed(previous)))
     return errs
 
 
@@ -340,19 +354,15 @@ def validate_csi_storage_capacity(obj: Obj) -> list[FieldError]:
     if obj.get("nodeTopology") is not None:
         errs.extend(_label_selector(obj["nodeTopology"], "nodeTopology"))
     class_name = obj.get("storageClassName") or ""
-    if not class_name:
-        errs.append(required("storageClassName", ""))
-    else:
-        add_invalid(errs, "storageClassName", class_name, names.is_dns1123_subdomain(class_name))
-    for key in ("capacity", "maximumVolumeSize"):
-        if obj.get(key) is not None:
-            errs.extend(quantity_errors(obj[key], key))
+    add_invalid(errs, "storageClassName", class_name, names.name_is_dns_subdomain(class_name))
+    if obj.get("capacity") is not None:
+        errs.extend(quantity_errors(obj["capacity"], "capacity"))
     return errs
 
 
 def validate_csi_storage_capacity_update(obj: Obj, old: Obj) -> list[FieldError]:
+    """The inputs of the CSI GetCapacity call (topology, class) are immutable."""
     errs = _update_meta(obj, old)
-    errs.extend(validate_csi_storage_capacity(obj))
     for key in ("nodeTopology", "storageClassName"):
         errs.extend(immutable(key, obj.get(key), old.get(key)))
     return errs
@@ -378,10 +388,16 @@ def _source(source: Any, path: str) -> list[FieldError]:
 
 
 def _volume_error(error: Any, path: str) -> list[FieldError]:
-    message = error.get("message") if isinstance(error, dict) else None
+    error = error if isinstance(error, dict) else {}
+    message, code = error.get("message"), error.get("errorCode")
+    errs: list[FieldError] = []
     if isinstance(message, str) and len(message) > MAX_VOLUME_ERROR_MESSAGE:
-        return [too_long(f"{path}.message", message, MAX_VOLUME_ERROR_MESSAGE)]
-    return []
+        errs.append(too_long(f"{path}.message", "", MAX_ATTACHED_VOLUME_METADATA))
+    if is_int(code) and code < 0:
+        errs.append(
+            invalid(f"{path}.errorCode", code, "must be between 0 and 2147483647, inclusive")
+        )
+    return errs
 
 
 def _attachment_status(status: Any) -> list[FieldError]:
@@ -397,16 +413,22 @@ def _attachment_status(status: Any) -> list[FieldError]:
 
 
 def validate_volume_attachment(obj: Obj) -> list[FieldError]:
+    """ValidateVolumeAttachment, then ValidateVolumeAttachmentV1's extra checks."""
     errs = _cluster_meta(obj)
     spec = as_dict(obj.get("spec"), "spec", errs)
-    errs.extend(csi_driver_name(spec.get("attacher"), "spec.attacher"))
+    attacher = spec.get("attacher") or ""
+    if not attacher:
+        errs.append(required("spec.attacher", ""))
     errs.extend(_source(spec.get("source"), "spec.source"))
     node = spec.get("nodeName") or ""
-    if not node:
-        errs.append(required("spec.nodeName", ""))
-    else:
-        add_invalid(errs, "spec.nodeName", node, names.name_is_dns_subdomain(node))
+    add_invalid(errs, "spec.nodeName", node, names.name_is_dns_subdomain(node))
     errs.extend(_attachment_status(obj.get("status")))
+    errs.extend(csi_driver_name(attacher, "spec.attacher"))
+    volume = as_dict(spec.get("source"), "spec.source", errs).get("persistentVolumeName")
+    if volume:
+        add_invalid(
+            errs, "spec.source.persistentVolumeName", volume, names.name_is_dns_subdomain(volume)
+        )
     return errs
 
 
