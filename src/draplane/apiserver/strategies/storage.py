@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from draplane.api import kinds
 from draplane.api.meta import Obj
-from draplane.api.validation import storage
+from draplane.api.validation import csi, storage
 from draplane.apiserver import volumeprinters
 from draplane.apiserver.strategies import ResourceStrategy
 
@@ -29,21 +29,21 @@ STRATEGIES = (
     ),
     ResourceStrategy(
         kinds.CSI_DRIVERS,
-        validate=storage.validate_csi_driver,
-        validate_update=storage.validate_csi_driver_update,
-        defaults=storage.default_csi_driver,
+        validate=csi.validate_csi_driver,
+        validate_update=csi.validate_csi_driver_update,
+        defaults=csi.default_csi_driver,
         printer=volumeprinters.CSI_DRIVER,
     ),
     ResourceStrategy(
         kinds.CSI_NODES,
-        validate=storage.validate_csi_node,
-        validate_update=storage.validate_csi_node_update,
+        validate=csi.validate_csi_node,
+        validate_update=csi.validate_csi_node_update,
         printer=volumeprinters.CSI_NODE,
     ),
     ResourceStrategy(
         kinds.CSI_STORAGE_CAPACITIES,
-        validate=storage.validate_csi_storage_capacity,
-        validate_update=storage.validate_csi_storage_capacity_update,
+        validate=csi.validate_csi_storage_capacity,
+        validate_update=csi.validate_csi_storage_capacity_update,
         printer=volumeprinters.CSI_STORAGE_CAPACITY,
     ),
     ResourceStrategy(
