@@ -636,10 +636,13 @@ async def test_kube_scheduler_informers_list_and_watch(
 ) -> None:
     mode, server = mode_server
     answers: dict[str, tuple[int, int]] = {}
+    # client-go's Accept with kube-scheduler's protobuf content type; JSON is the answer.
+    accept = {"Accept": "application/vnd.kubernetes.protobuf, */*"}
     async with server.session(auth.SCHEDULER) as scheduler:
         for rt in [*SCHEDULER_INFORMERS, *_dra_informers(mode)]:
             path = _cluster_path(rt)
-            async with scheduler.get(path, params={"limit": "500", "resourceVersion": "0"}) as resp:
+            params = {"limit": "500", "resourceVersion": "0"}
+            async with scheduler.get(path, params=params, headers=accept) as resp:
                 listed = orjson.loads(await resp.read())
                 list_code = resp.status
             watch = {
@@ -648,7 +651,7 @@ async def test_kube_scheduler_informers_list_and_watch(
                 "timeoutSeconds": "1",
                 "watch": "true",
             }
-            async with scheduler.get(path, params=watch) as resp:
+            async with scheduler.get(path, params=watch, headers=accept) as resp:
                 answers[str(rt)] = (list_code, resp.status)
 
     assert answers == {str(rt): (200, 200) for rt in [*SCHEDULER_INFORMERS, *_dra_informers(mode)]}
