@@ -20,27 +20,21 @@ from draplane.api.validation.objectmeta import (
     as_list,
     immutable,
     validate_object_meta,
-    validate_object_meta_update,
 )
 from draplane.api.validation.podtemplate import is_int
 from draplane.api.validation.rbac import _label_selector
-from draplane.api.validation.storage import csi_driver_name, quantity_errors
+from draplane.api.validation.storage import (
+    cluster_meta,
+    csi_driver_name,
+    quantity_errors,
+    update_meta,
+)
 
 FS_GROUP_POLICIES = ["File", "None", "ReadWriteOnceWithFSType"]
 LIFECYCLE_MODES = ["Ephemeral", "Persistent"]
 CSI_NODE_ID_MAX = 192
 MIN_TOKEN_EXPIRATION = 600
 MAX_TOKEN_EXPIRATION = 1 << 32
-
-
-def _cluster_meta(obj: Obj) -> list[FieldError]:
-    return validate_object_meta(
-        obj["metadata"], namespaced=False, name_fn=names.name_is_dns_subdomain
-    )
-
-
-def _update_meta(obj: Obj, old: Obj) -> list[FieldError]:
-    return validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
 
 
 # CSIDriver --------------------------------------------------------------------------------------
@@ -101,7 +95,7 @@ def _token_requests(requests: Any, path: str) -> list[FieldError]:
 
 
 def validate_csi_driver(obj: Obj) -> list[FieldError]:
-    errs = _cluster_meta(obj)
+    errs = cluster_meta(obj)
     errs.extend(_csi_driver_spec(as_dict(obj.get("spec"), "spec", errs)))
     return errs
 
@@ -141,7 +135,7 @@ def _csi_driver_spec(spec: Obj) -> list[FieldError]:
 
 
 def validate_csi_driver_update(obj: Obj, old: Obj) -> list[FieldError]:
-    errs = _update_meta(obj, old)
+    errs = update_meta(obj, old)
     errs.extend(_csi_driver_spec(as_dict(obj.get("spec"), "spec", errs)))
     spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
     errs.extend(
@@ -163,7 +157,7 @@ def validate_csi_driver_update(obj: Obj, old: Obj) -> list[FieldError]:
 
 
 def validate_csi_node(obj: Obj) -> list[FieldError]:
-    errs = _cluster_meta(obj)
+    errs = cluster_meta(obj)
     spec = as_dict(obj.get("spec"), "spec", errs)
     seen: set[str] = set()
     for i, driver in enumerate(as_list(spec.get("drivers"), "spec.drivers", errs)):
@@ -201,7 +195,7 @@ def validate_csi_node_update(obj: Obj, old: Obj) -> list[FieldError]:
     """A driver still installed is immutable but for its allocatable count
     (MutableCSINodeAllocatableCount)."""
     errs = validate_csi_node(obj)
-    errs.extend(_update_meta(obj, old))
+    errs.extend(update_meta(obj, old))
 
     def fixed(driver: Any) -> Any:
         return {k: v for k, v in driver.items() if k != "allocatable"}
@@ -232,7 +226,7 @@ def validate_csi_storage_capacity(obj: Obj) -> list[FieldError]:
 
 def validate_csi_storage_capacity_update(obj: Obj, old: Obj) -> list[FieldError]:
     """The inputs of the CSI GetCapacity call (topology, class) are immutable."""
-    errs = _update_meta(obj, old)
+    errs = update_meta(obj, old)
     for key in ("nodeTopology", "storageClassName"):
         errs.extend(immutable(key, obj.get(key), old.get(key)))
     return errs

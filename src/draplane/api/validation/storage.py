@@ -44,13 +44,13 @@ MAX_ATTACHED_VOLUME_METADATA = 256 * 1024
 MAX_VOLUME_ERROR_MESSAGE = 1024
 
 
-def _cluster_meta(obj: Obj) -> list[FieldError]:
+def cluster_meta(obj: Obj) -> list[FieldError]:
     return validate_object_meta(
         obj["metadata"], namespaced=False, name_fn=names.name_is_dns_subdomain
     )
 
 
-def _update_meta(obj: Obj, old: Obj) -> list[FieldError]:
+def update_meta(obj: Obj, old: Obj) -> list[FieldError]:
     return validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
 
 
@@ -132,7 +132,7 @@ def default_storage_class(obj: Obj) -> None:
 
 
 def validate_storage_class(obj: Obj) -> list[FieldError]:
-    errs = _cluster_meta(obj)
+    errs = cluster_meta(obj)
     provisioner = obj.get("provisioner") or ""
     if not provisioner:
         errs.append(required("provisioner", ""))
@@ -154,7 +154,7 @@ def validate_storage_class(obj: Obj) -> list[FieldError]:
 
 def validate_storage_class_update(obj: Obj, old: Obj) -> list[FieldError]:
     errs = validate_storage_class(obj)
-    errs.extend(_update_meta(obj, old))
+    errs.extend(update_meta(obj, old))
     for key in ("parameters", "provisioner", "reclaimPolicy"):
         if not semantic_equal(obj.get(key), old.get(key)):
             errs.append(forbidden(key, f"updates to {key} are forbidden."))
@@ -210,7 +210,7 @@ def _attachment_status(status: Any) -> list[FieldError]:
 
 def validate_volume_attachment(obj: Obj) -> list[FieldError]:
     """ValidateVolumeAttachment, then ValidateVolumeAttachmentV1's extra checks."""
-    errs = _cluster_meta(obj)
+    errs = cluster_meta(obj)
     spec = as_dict(obj.get("spec"), "spec", errs)
     attacher = spec.get("attacher") or ""
     if not attacher:
@@ -229,7 +229,7 @@ def validate_volume_attachment(obj: Obj) -> list[FieldError]:
 
 
 def validate_volume_attachment_update(obj: Obj, old: Obj) -> list[FieldError]:
-    errs = _update_meta(obj, old)
+    errs = update_meta(obj, old)
     errs.extend(validate_volume_attachment(obj))
     if not semantic_equal(obj.get("spec"), old.get("spec")):
         errs.append(invalid("spec", shown(obj.get("spec")), "field is immutable"))
@@ -237,7 +237,7 @@ def validate_volume_attachment_update(obj: Obj, old: Obj) -> list[FieldError]:
 
 
 def validate_volume_attachment_status_update(obj: Obj, old: Obj) -> list[FieldError]:
-    errs = _update_meta(obj, old)
+    errs = update_meta(obj, old)
     errs.extend(validate_meta_content(obj["metadata"]))
     errs.extend(_attachment_status(obj.get("status")))
     return errs
