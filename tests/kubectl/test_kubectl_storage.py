@@ -1,8 +1,9 @@
 """The real kubectl against the volume kinds, ReplicationControllers and PodDisruptionBudgets:
 `kubectl get` prints each kind's server-side columns (`kubectl get sc/pv/pvc/rc/pdb/csidriver/
 csinode/volumeattachment/csistoragecapacity`, PV and PVC `-o wide`) on the newest installed
-version, `kubectl api-resources` lists the kinds and `kubectl create -f` then `get pvc` shows
-a Pending claim on every installed version."""
+version, `kubectl scale rc` and `get all` name the ReplicationController, `kubectl
+api-resources` lists the kinds and `kubectl create -f` then `get pvc` shows a Pending claim on
+every installed version."""
 
 from __future__ import annotations
 
@@ -242,3 +243,18 @@ async def test_api_resources_and_a_pending_claim(kubectl: Kubectl, tmp_path: Pat
     assert {name: rows.get(name) for name in API_RESOURCES} == API_RESOURCES
     assert created.strip() == "persistentvolumeclaim/logs created"
     assert phase == "Pending"
+
+
+async def test_scale_and_get_all_of_a_replication_controller(
+    kubectl_newest: Kubectl, server: HttpServer
+) -> None:
+    client = server.client()
+    await client.create(kinds.REPLICATION_CONTROLLERS, make_replication_controller("web").obj())
+
+    scaled = await kubectl_newest.run("scale", "rc/web", "--replicas=3")
+    everything = await kubectl_newest.run("get", "all", "-o", "name")
+
+    assert scaled.strip() == "replicationcontroller/web scaled"
+    assert "replicationcontroller/web" in everything.split()
+    rc = await client.get(kinds.REPLICATION_CONTROLLERS, "web", "default")
+    assert rc["spec"]["replicas"] == 3
