@@ -354,6 +354,8 @@ from draplane.testing.workloadbuilders import (  # noqa: E402
     make_daemon_set as make_daemon_set,
     make_deployment as make_deployment,
     make_job as make_job,
+    make_pod_disruption_budget as make_pod_disruption_budget,
     make_replica_set as make_replica_set,
+    make_replication_controller as make_replication_controller,
     make_stateful_set as make_stateful_set,
 )

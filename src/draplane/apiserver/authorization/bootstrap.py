@@ -28,6 +28,7 @@ from draplane.apiserver.authorization.rulebuilders import (
     POLICY,
     RBAC,
     RESOURCE,
+    RU,
     RW,
     STORAGE,
     R,
@@ -243,6 +244,14 @@ def _component_roles(dra: DraRules) -> list[Obj]:
             ],
         ),
         cluster_role(
+            "system:volume-scheduler",
+            [
+                rule(RU, (CORE,), "persistentvolumes"),
+                rule(R, (STORAGE,), "storageclasses"),
+                rule(RU, (CORE,), "persistentvolumeclaims"),
+            ],
+        ),
+        cluster_role(
             "system:kube-controller-manager",
             [
                 events_rule(),
@@ -400,6 +409,7 @@ def cluster_role_bindings() -> list[Obj]:
         ),
         cluster_role_binding("system:kube-controller-manager", user(auth.CONTROLLER_MANAGER)),
         cluster_role_binding("system:kube-scheduler", user(auth.SCHEDULER)),
+        cluster_role_binding("system:volume-scheduler", user(auth.SCHEDULER)),
         cluster_role_binding("system:node"),
         *controllers,
         cluster_role_binding(
