@@ -3,8 +3,9 @@ k8s.io/api/core/v1 generated.proto, and the served PersistentVolumeClaim (its st
 `volumeclaim`'s, which StatefulSets' volumeClaimTemplates hold too).
 
 A PersistentVolumeSpec's sources are fields of its embedded PersistentVolumeSource (spec field
-2), so they carry `embedded=2`. The hostPath, local, csi and nfs sources are modelled; the
-others are free-form objects, as a pod's volume sources are (docs/fidelity.md).
+2), so they carry `embedded=2`. The hostPath, local, csi and nfs sources are modelled (hostPath
+and nfs are the structs a pod's volumes use, `volumes`); the others are free-form objects, as
+in a pod's volumes (docs/fidelity.md).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from draplane.api.schema.affinity import NODE_SELECTOR
 from draplane.api.schema.core import OBJECT_REFERENCE
 from draplane.api.schema.meta import metadata_field, serve, type_meta
 from draplane.api.schema.model import Arr, Map, f, struct
-from draplane.api.schema.pod import HOST_PATH
 from draplane.api.schema.volumeclaim import PERSISTENT_VOLUME_CLAIM
+from draplane.api.schema.volumes import HOST_PATH, NFS_SOURCE
 
 CORE = "io.k8s.api.core.v1."
 
@@ -29,13 +30,6 @@ LOCAL_VOLUME_SOURCE = struct(
     "A local disk, partition or directory of a node (needs node affinity).",
     f("path", "string", "Full path of the volume on the node.", required=True, tag=1),
     f("fsType", "string", "Filesystem of a block device.", tag=2, pointer=True),
-)
-NFS_VOLUME_SOURCE = struct(
-    CORE + "NFSVolumeSource",
-    "An NFS export.",
-    f("server", "string", "Hostname or IP of the NFS server.", required=True, tag=1),
-    f("path", "string", "The exported path.", required=True, tag=2),
-    f("readOnly", "boolean", "Mount read-only.", tag=3),
 )
 CSI_PERSISTENT_VOLUME_SOURCE = struct(
     CORE + "CSIPersistentVolumeSource",
@@ -62,7 +56,7 @@ PERSISTENT_VOLUME_SOURCES: tuple[tuple[str, str, int], ...] = (
     ("awsElasticBlockStore", "object", 2),
     ("hostPath", HOST_PATH, 3),
     ("glusterfs", "object", 4),
-    ("nfs", NFS_VOLUME_SOURCE, 5),
+    ("nfs", NFS_SOURCE, 5),
     ("rbd", "object", 6),
     ("iscsi", "object", 7),
     ("cinder", "object", 8),
