@@ -28,6 +28,7 @@ from draplane.drivers.example._driver import (
     ExampleDriver,
     ParametersError,
 )
+from draplane.drivers.example._kubeletplugin import ExampleKubeletPlugin, KubeletPluginRunner
 from draplane.drivers.example._nodeplugin import (
     CDI_KIND,
     ExampleNodePlugin,
@@ -57,8 +58,10 @@ __all__ = [
     "Allocator",
     "DeviceProfile",
     "ExampleDriver",
+    "ExampleKubeletPlugin",
     "ExampleNodePlugin",
     "Grant",
+    "KubeletPluginRunner",
     "NetworkPoolController",
     "ParametersError",
     "PrepareError",
