@@ -87,7 +87,7 @@ class Env:
     def admin(self):  # type: ignore[no-untyped-def]
         return self.cluster.client()
 
-    async def start_nodes(self) -> Nodes:
+    async def start_nodes(self, *, slice_wipe_delay: float = 30.0) -> Nodes:
         nodes = Nodes(
             lambda name: self.cluster.client(node_user(name)),
             count=1,
@@ -95,6 +95,7 @@ class Env:
             clock=REAL_CLOCK,
             claims=kinds.RESOURCE_CLAIMS_V1,
             kubelet_dir=self.kubelet_dir,
+            slice_wipe_delay=slice_wipe_delay,
         )
         self.tasks.append(asyncio.create_task(nodes.run()))
 
@@ -299,3 +300,30 @@ async def test_unsupported_services_are_refused(env: Env) -> None:
     assert not status.plugin_registered
     assert "none of services supported by the plugin" in status.error
     assert nodes.plugin_managers[NODE].driver_names == []
+
+
+SLICE = {"nodeName": NODE, "driver": DRIVER, "devices": [{"name": "dev-1"}]}
+
+
+@pytest.mark.parametrize(
+    ("back_in", "wiped"),
+    [
+        pytest.param(None, True, id="gone-wiped-after-the-delay"),
+        pytest.param(0.0, False, id="back-in-time-kept"),
+    ],
+)
+async def test_slices_of_a_driver_without_plugins_are_wiped(
+    env: Env, back_in: float | None, wiped: bool
+) -> None:
+    nodes = await env.start_nodes(slice_wipe_delay=0.5)
+    helper = await env.start_plugin(FakeDriver())
+    assert await env.registered(nodes) == [DRIVER]
+    await helper.publish_resources([dict(SLICE)])  # type: ignore[list-item]
+    await helper.stop()
+    env.helpers.remove(helper)
+    if back_in is not None:
+        await env.start_plugin(FakeDriver())
+        assert await env.registered(nodes) == [DRIVER]
+    await asyncio.sleep(1.0)
+    slices = (await env.admin.list(kinds.RESOURCE_SLICES))["items"]
+    assert [s["spec"]["driver"] for s in slices] == ([] if wiped else [DRIVER])

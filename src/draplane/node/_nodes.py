@@ -27,6 +27,7 @@ from draplane.node._claims import NodeContext
 from draplane.node._dramanager import DRAManager, PrepareFailed
 from draplane.node._kubelet import Kubelet, PodKey
 from draplane.node._pluginmanager import PluginManager
+from draplane.node._slicewiper import WIPE_DELAY_SECONDS, SliceWiper
 
 log = logging.getLogger(__name__)
 
@@ -55,13 +56,15 @@ class Nodes:
         claims: kinds.ResourceType = kinds.RESOURCE_CLAIMS,
         kubelet_version: str = _objects.KUBELET_VERSION,
         kubelet_dir: Path | None = None,
+        slice_wipe_delay: float = WIPE_DELAY_SECONDS,
     ) -> None:
         """`run_seconds`: how long containers run when their pod does not say
         (`draplane.dev/run-seconds`); None: until the pod is deleted. `claims`: the
         ResourceClaim kind of the API server's mode; `kubelet_version`: what the nodes report
         as `status.nodeInfo.kubeletVersion` (the API server's gitVersion); `kubelet_dir`: the
         nodes' root directories are its `<node name>/` (drivers register kubelet plugins
-        there) instead of `plugins` serving them in-process."""
+        there) instead of `plugins` serving them in-process; `slice_wipe_delay`: how long after
+        the last plugin of a driver went away its ResourceSlices of a node are deleted."""
         self.names = [f"{name_prefix}{i}" for i in range(count)]
         self._client_for_node = client_for_node
         self._plugins = plugins
@@ -72,6 +75,7 @@ class Nodes:
         self.kubelet_version = kubelet_version
         """The API server's gitVersion (set before `run`)."""
         self.kubelet_dir = kubelet_dir
+        self.slice_wipe_delay = slice_wipe_delay
         self.kubelets: dict[str, Kubelet] = {}
         self.plugin_managers: dict[str, PluginManager] = {}
         self._registered = 0
@@ -119,14 +123,20 @@ class Nodes:
             run_seconds=self._run_seconds,
         )
         self.kubelets[name] = kubelet
+        wipers: list[SliceWiper] = []
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(kubelet.informer.run())
                 group.create_task(self._renew_lease(client, node))
                 await kubelet.informer.wait_synced()
                 if dra is not None:
+                    wiper = SliceWiper(client, name, clock=self._clock, delay=self.slice_wipe_delay)
+                    wipers.append(wiper)
+                    if self.claims.version == "v1":
+                        # Structured parameters: ResourceSlices to wipe.
+                        await wiper.start(set())
                     group.create_task(dra.plugins.run())
-                    group.create_task(_on_plugin_changes(kubelet, dra, changed))
+                    group.create_task(_on_plugin_changes(kubelet, dra, changed, wiper))
                 else:
                     await self._start_plugins(client, node)
                 self._registered += 1
@@ -135,6 +145,8 @@ class Nodes:
                     group.create_task(_work(kubelet))
         finally:
             kubelet.queue.shut_down()
+            for wiper in wipers:
+                await wiper.close()
             await kubelet.recorder.flush()
 
     def _dra_manager(self, name: str, changed: asyncio.Event) -> DRAManager:
@@ -236,12 +248,17 @@ def _renewed(lease: Obj, node: Obj, renew_time: str) -> Obj:
     return updated
 
 
-async def _on_plugin_changes(kubelet: Kubelet, dra: DRAManager, changed: asyncio.Event) -> None:
-    """A kubelet plugin registered or went away: pods waiting for it try again now, and claims
-    of pods that are gone (deleted while the node or the plugin was down) are unprepared."""
+async def _on_plugin_changes(
+    kubelet: Kubelet, dra: DRAManager, changed: asyncio.Event, wiper: SliceWiper
+) -> None:
+    """A kubelet plugin registered or went away: pods waiting for it try again now, claims of
+    pods that are gone (deleted while the node or the plugin was down) are unprepared, and the
+    slices of a driver with no plugin left are wiped after the delay."""
     while True:
         await changed.wait()
         changed.clear()
+        if kubelet.ctx.claims.version == "v1":
+            wiper.sync(set(dra.plugins.driver_names))
         pods = kubelet.informer.lister.list()
         for pod in pods:
             kubelet.queue.add(PodKey(meta.namespace(pod), meta.name(pod)))
