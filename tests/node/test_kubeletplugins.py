@@ -21,8 +21,7 @@ from draplane.apiserver import containerlogs
 from draplane.clock import REAL_CLOCK
 from draplane.dra.kubeletplugin import NodePluginRegistry
 from draplane.kubeletplugin import Device, Helper, NamespacedObject, PrepareResult
-from draplane.node import PREPARE_FAILED, Nodes
-from draplane.node._pluginmanager import RegistrationError, choose_service
+from draplane.node import PREPARE_FAILED, Nodes, RegistrationError, choose_service
 from draplane.testing.allocatorcases import allocation
 from draplane.testing.apistate import events_for, wait_for
 from draplane.testing.builders import make_pod
