@@ -25,6 +25,7 @@ from typing import Any
 import grpc
 import grpc.aio
 
+from draplane.klog import V4
 from draplane.kubeletapi import (
     DRA_PLUGIN_TYPE,
     DRA_SERVICES,
@@ -34,7 +35,7 @@ from draplane.kubeletapi import (
 
 log = logging.getLogger(__name__)
 
-POLL_SECONDS = 0.1
+POLL_SECONDS = 0.2
 RETRY_SECONDS = 2.0
 REGISTRATION_TIMEOUT = 10.0
 
@@ -114,6 +115,8 @@ class PluginManager:
         for socket, inode in list(self._seen.items()):
             if present.get(socket) != inode:
                 await self._deregister(socket)
+        for key in [k for k in self._failed if present.get(k[0]) != k[1]]:
+            del self._failed[key]
         for socket, inode in present.items():
             if socket in self._seen:
                 continue
@@ -132,7 +135,9 @@ class PluginManager:
         try:
             info = await stub.GetInfo(registration.InfoRequest(), timeout=REGISTRATION_TIMEOUT)
         except grpc.aio.AioRpcError as err:
-            log.info("node %s: plugin socket %s: GetInfo: %s", self.node_name, socket, err)
+            # A socket left behind by a plugin that died is retried quietly.
+            level = logging.INFO if not self._failed_before(socket) else V4
+            log.log(level, "node %s: plugin socket %s: GetInfo: %s", self.node_name, socket, err)
             await channel.close()
             return False
         try:
@@ -157,6 +162,9 @@ class PluginManager:
         )
         self._on_change(plugin.driver_name)
         return True
+
+    def _failed_before(self, socket: Path) -> bool:
+        return any(path == socket for path, _ in self._failed)
 
     def _validate(self, info: Any, socket: Path) -> RegisteredPlugin:
         if info.type != DRA_PLUGIN_TYPE:
