@@ -285,12 +285,6 @@ def files(tmp_path: Path, data_dir: Path, busy_port: int) -> dict[str, str]:
             id="up-kubelet-dir-in-1.28",
         ),
         pytest.param(
-            ["up", "--data-dir", "EMPTY", "--processes", "--kubelet-dir", "EMPTY"],
-            1,
-            "up: error: --kubelet-dir runs the nodes in this process: not with --processes",
-            id="up-kubelet-dir-with-processes",
-        ),
-        pytest.param(
             ["driver", "example", "kubelet-plugin", "--node-name", "n", "--kubelet-dir", "EMPTY"],
             1,
             "/n/kubeconfig: start `draplane nodes --kubelet-dir",

@@ -15,12 +15,15 @@ from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
     add_master_flag,
+    add_metrics_port_flag,
     component_client,
     non_negative,
     run_until_signal,
+    serve_metrics,
 )
 from draplane.drivers.example import DRIVER_NAME, DeviceProfile, KubeletPluginRunner
 from draplane.kubeletapi import KUBECONFIG
+from draplane.metrics import component_registry
 
 
 def register(parts: Any, *, add_device_flags: Any) -> None:
@@ -52,6 +55,7 @@ def register(parts: Any, *, add_device_flags: Any) -> None:
         help="devices the node's pool offers (default 8)",
     )
     add_device_flags(parser)
+    add_metrics_port_flag(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
 
@@ -80,6 +84,13 @@ async def async_main(args: argparse.Namespace) -> int:
             profile=profile,
             driver_name=args.plugin_driver_name,
         )
-        return await run_until_signal(runner.run, name="kubelet plugin")
+        metrics = await serve_metrics(
+            component_registry(), port=args.metrics_port, ready=runner.has_synced
+        )
+        try:
+            return await run_until_signal(runner.run, name="kubelet plugin")
+        finally:
+            if metrics is not None:
+                await metrics.cleanup()
     finally:
         await client.close()

@@ -108,8 +108,6 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         raise CommandError(str(err)) from err
     if args.kubelet_dir and mode.dra is not versions.Dra.STRUCTURED:
         raise CommandError("--kubelet-dir needs resource.k8s.io/v1 (--kubernetes-version 1.36)")
-    if args.kubelet_dir and args.processes:
-        raise CommandError("--kubelet-dir runs the nodes in this process: not with --processes")
     return ControlPlaneConfig(
         data_dir=args.data_dir,
         kubelet_dir=args.kubelet_dir or None,
@@ -146,6 +144,10 @@ def describe(config: ControlPlaneConfig, nodes: int, url: str) -> str:
         f"draplane is up: API server {url}, {nodes} nodes, "
         f"{klass['kind']} {meta.name(klass)} ({spec.name})"
     )
+
+
+def node_names(config: ControlPlaneConfig) -> list[str]:
+    return [f"{config.node_prefix}{i}" for i in range(config.nodes)]
 
 
 def kubelet_layout(kubelet_dir: str, nodes: list[str]) -> str:
@@ -186,14 +188,19 @@ async def async_main(args: argparse.Namespace) -> int:
     config = _config(args)
     if args.processes:
         return await run_processes(
-            args, config, describe=lambda url: describe(config, args.nodes, url)
+            args,
+            config,
+            describe=lambda url: describe(config, args.nodes, url),
+            layout=kubelet_layout(config.kubelet_dir, node_names(config))
+            if config.kubelet_dir
+            else "",
         )
     plane = await _start(config)
     try:
         print(describe(config, args.nodes, plane.apiserver.url), flush=True)
         print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
         if config.kubelet_dir:
-            print(kubelet_layout(config.kubelet_dir, plane.node_names), flush=True)
+            print(kubelet_layout(config.kubelet_dir, node_names(config)), flush=True)
         print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
         code = await run_until_signal(plane.wait, name="control plane")
         print("stopping...", flush=True)
