@@ -171,7 +171,8 @@ class Env:
             pod = await self.admin.get(kinds.PODS, name, "default")
             return pod if (pod.get("status") or {}).get("phase") == phase else None
 
-        return await wait_for(probe, what=f"pod {phase}", timeout=10)
+        # A pod that failed to start waits out its back-off (up to 5 s) before it tries again.
+        return await wait_for(probe, what=f"pod {phase}", timeout=20)
 
 
 def checkpointed_claims(env: Env) -> list[Obj]:
@@ -273,7 +274,7 @@ async def test_prepare_error_holds_the_pod_back(env: Env) -> None:
         pod = await env.admin.get(kinds.PODS, "gpu-pod", "default")
         return await events_for(env.admin, pod, reason=PREPARE_FAILED) or None
 
-    [event, *_] = await wait_for(failed, what="FailedPrepareDynamicResources", timeout=10)
+    [event, *_] = await wait_for(failed, what="FailedPrepareDynamicResources", timeout=20)
     assert "device dev-1 is broken" in event["message"]
     pod = await env.admin.get(kinds.PODS, "gpu-pod", "default")
     assert pod["status"]["phase"] == "Pending"

@@ -5,11 +5,13 @@ Claims are batched per driver: one NodePrepareResources call per driver with the
 that driver has not prepared yet (the checkpoint says which). A claim is unprepared, again one
 call per driver, once no pod on the node uses it any more; only then does it leave the
 checkpoint. The CDI device IDs prepared for a container are resolved against the spec files of
-the node's CDI directory.
+the node's CDI directory. One operation runs at a time (kubelet's manager holds a lock too), so
+two pods sharing a claim never prepare it twice.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable
 from pathlib import Path
@@ -37,12 +39,17 @@ class DRAManager:
         self.checkpoint = checkpoint
         self.cdi_dir = cdi_dir
         self.timeout = DEFAULT_TIMEOUT
+        self._lock = asyncio.Lock()
 
     async def prepare(self, pod_uid: str, claims: list[tuple[Obj, str]]) -> dict[str, ClaimInfo]:
         """Prepare the (claim, driver) pairs for the pod; returns the claims' entries by UID.
 
         Every claim the pod uses is recorded for it, also when some driver failed (so that
         what did get prepared is unprepared with the pod). Raises `PrepareFailed`."""
+        async with self._lock:
+            return await self._prepare(pod_uid, claims)
+
+    async def _prepare(self, pod_uid: str, claims: list[tuple[Obj, str]]) -> dict[str, ClaimInfo]:
         batches: dict[str, dict[str, Obj]] = {}
         for claim, driver in claims:
             info = self.checkpoint.claim(
@@ -109,6 +116,10 @@ class DRAManager:
         await self._release(claims, {p for c in claims for p in c.pods})
 
     async def _release(self, claims: Iterable[ClaimInfo], gone: set[str]) -> None:
+        async with self._lock:
+            await self._release_locked(list(claims), gone)
+
+    async def _release_locked(self, claims: list[ClaimInfo], gone: set[str]) -> None:
         batches: dict[str, list[ClaimInfo]] = {}
         changed = False
         for info in claims:
