@@ -131,13 +131,17 @@ class Env:
 
         return await wait_for(probe, what="plugin registered", timeout=10)
 
-    async def gpu_pod(self, name: str = "gpu-pod", claim_name: str = "my-gpu") -> Obj:
-        """A pod whose claim is allocated one device of this node and reserved for it, bound."""
-        pod = await self.admin.create(
-            kinds.PODS,
-            make_pod(name).claim_ref("gpu", claim_name, mode=versions.STRUCTURED).obj(),
-            "default",
-        )
+    async def gpu_pod(self, *names: str, claim_name: str = "my-gpu") -> Obj:
+        """Pods (default: `gpu-pod`) sharing a claim allocated one device of this node and
+        reserved for them, bound to the node; returns the claim."""
+        pods = [
+            await self.admin.create(
+                kinds.PODS,
+                make_pod(name).claim_ref("gpu", claim_name, mode=versions.STRUCTURED).obj(),
+                "default",
+            )
+            for name in names or ("gpu-pod",)
+        ]
         claim = meta.deep_copy(
             await self.admin.create(
                 kinds.RESOURCE_CLAIMS_V1,
@@ -149,21 +153,21 @@ class Env:
             "allocation": allocation(
                 device_result("gpu", "dev-1", driver=DRIVER, pool=NODE), node=NODE
             ),
-            "reservedFor": [{"resource": "pods", "name": name, "uid": meta.uid(pod)}],
+            "reservedFor": [
+                {"resource": "pods", "name": meta.name(p), "uid": meta.uid(p)} for p in pods
+            ],
         }
         claim = await self.admin.update(kinds.RESOURCE_CLAIMS_V1, claim, subresource="status")
-        await self.admin.create(
-            kinds.PODS,
-            {
+        for pod in pods:
+            binding = {
                 "apiVersion": "v1",
                 "kind": "Binding",
-                "metadata": {"name": name, "namespace": "default"},
+                "metadata": {"name": meta.name(pod), "namespace": "default"},
                 "target": {"apiVersion": "v1", "kind": "Node", "name": NODE},
-            },
-            "default",
-            subresource="binding",
-            name=name,
-        )
+            }
+            await self.admin.create(
+                kinds.PODS, binding, "default", subresource="binding", name=meta.name(pod)
+            )
         return claim
 
     async def pod_in(self, phase: str, name: str = "gpu-pod") -> Obj:
@@ -334,3 +338,31 @@ async def test_slices_of_a_driver_without_plugins_are_wiped(
     await asyncio.sleep(1.0)
     slices = (await env.admin.list(kinds.RESOURCE_SLICES))["items"]
     assert [s["spec"]["driver"] for s in slices] == ([] if wiped else [DRIVER])
+
+
+async def test_shared_claim_is_prepared_once_and_unprepared_after_its_last_pod(env: Env) -> None:
+    await env.start_nodes()
+    driver = FakeDriver()
+    await (await env.start_plugin(driver)).wait_registered(timeout=10)
+    claim = await env.gpu_pod("first", "second", claim_name="shared")
+    await env.pod_in("Running", "first")
+    await env.pod_in("Running", "second")
+    assert driver.prepared == [[("default", "shared", meta.uid(claim))]]
+
+    await env.admin.delete(kinds.PODS, "first", "default")
+
+    async def gone() -> bool:
+        names = [meta.name(p) for p in (await env.admin.list(kinds.PODS, "default"))["items"]]
+        return names == ["second"]
+
+    await wait_for(gone, what="first pod gone", timeout=10)
+    assert driver.unprepared == []
+    [entry] = checkpointed_claims(env)
+    assert len(entry["pods"]) == 1
+
+    await env.admin.delete(kinds.PODS, "second", "default")
+
+    async def unprepared() -> list[list[str]] | None:
+        return driver.unprepared or None
+
+    assert await wait_for(unprepared, what="unprepared", timeout=10) == [[meta.uid(claim)]]
