@@ -11,6 +11,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import grpc
+import grpc.aio
 import orjson
 import pytest
 
@@ -20,8 +22,10 @@ from draplane.api.meta import Obj
 from draplane.apiserver import containerlogs
 from draplane.clock import REAL_CLOCK
 from draplane.dra.kubeletplugin import NodePluginRegistry
+from draplane.kubeletapi import registration_grpc
 from draplane.kubeletplugin import Device, Helper, NamespacedObject, PrepareResult
-from draplane.node import PREPARE_FAILED, Nodes, RegistrationError, choose_service
+from draplane.kubeletplugin._servers import RegistrationServicer
+from draplane.node import PREPARE_FAILED, Nodes
 from draplane.testing.allocatorcases import allocation
 from draplane.testing.apistate import events_for, wait_for
 from draplane.testing.builders import make_pod
@@ -201,23 +205,6 @@ async def env() -> AsyncIterator[Env]:
 
 
 @pytest.mark.parametrize(
-    ("supported", "chosen"),
-    [
-        pytest.param(["v1.DRAPlugin", "v1beta1.DRAPlugin"], "v1.DRAPlugin", id="newest-first"),
-        pytest.param(["v1beta1.DRAPlugin", "v1.DRAPlugin"], "v1beta1.DRAPlugin", id="plugin-order"),
-        pytest.param(["v9.DRAPlugin", "v1beta1.DRAPlugin"], "v1beta1.DRAPlugin", id="skip-unknown"),
-        pytest.param(["v9.DRAPlugin"], "none of services supported", id="none-supported"),
-        pytest.param([], "empty list of supported gRPC services", id="empty"),
-    ],
-)
-def test_service_choice(supported: list[str], chosen: str) -> None:
-    try:
-        assert choose_service(supported) == chosen
-    except RegistrationError as err:
-        assert chosen in str(err)
-
-
-@pytest.mark.parametrize(
     "services",
     [
         pytest.param(("v1.DRAPlugin", "v1beta1.DRAPlugin"), id="v1"),
@@ -366,3 +353,25 @@ async def test_shared_claim_is_prepared_once_and_unprepared_after_its_last_pod(e
         return driver.unprepared or None
 
     assert await wait_for(unprepared, what="unprepared", timeout=10) == [[meta.uid(claim)]]
+
+
+async def test_an_endpoint_registers_once(env: Env) -> None:
+    nodes = await env.start_nodes()
+    helper = await env.start_plugin(FakeDriver())
+    assert await env.registered(nodes) == [DRIVER]
+    # A second registration socket announcing the same DRA endpoint is refused.
+    second = RegistrationServicer(
+        driver_name=DRIVER, endpoint=str(helper.endpoint), services=("v1.DRAPlugin",)
+    )
+    server = grpc.aio.server()
+    registration_grpc.add_RegistrationServicer_to_server(second, server)
+    server.add_insecure_port(f"unix://{helper.registration_socket.parent / 'second-reg.sock'}")
+    await server.start()
+    try:
+        await asyncio.wait_for(second.notified.wait(), 10)
+    finally:
+        await server.stop(None)
+    assert second.status is not None
+    assert not second.status.plugin_registered
+    assert f"endpoint {helper.endpoint} already registered" in second.status.error
+    assert nodes.plugin_managers[NODE].driver_names == [DRIVER]
