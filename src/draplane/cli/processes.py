@@ -42,14 +42,20 @@ def process_config(args: argparse.Namespace, config: ControlPlaneConfig) -> Proc
         verbosity=int(args.verbosity),
         log_format=args.log_format,
         disabled=config.disabled,
+        kubelet_dir=config.kubelet_dir,
     )
 
 
 async def run_processes(
-    args: argparse.Namespace, config: ControlPlaneConfig, *, describe: Callable[[str], str]
+    args: argparse.Namespace,
+    config: ControlPlaneConfig,
+    *,
+    describe: Callable[[str], str],
+    layout: str = "",
 ) -> int:
     """Run until a signal (0) or until a component ends (CommandError); `describe(url)` is
-    the line printed once every process is ready."""
+    the line printed once every process is ready, `layout` (the kubelet directories) after
+    the kubeconfig."""
     plane = ProcessPlane(process_config(args, config))
     try:
         try:
@@ -64,6 +70,8 @@ async def run_processes(
             raise CommandError("the control plane did not become ready in time") from err
         print(describe(plane.url), flush=True)
         print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
+        if layout:
+            print(layout, flush=True)
         print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
 
         async def watch() -> None:
