@@ -261,13 +261,19 @@ async def test_prepare_error_holds_the_pod_back(env: Env) -> None:
     await (await env.start_plugin(driver)).wait_registered(timeout=10)
     await env.gpu_pod()
 
-    async def failed() -> list[Obj] | None:
+    async def failed() -> tuple[list[Obj], Obj] | None:
         pod = await env.admin.get(kinds.PODS, "gpu-pod", "default")
-        return await events_for(env.admin, pod, reason=PREPARE_FAILED) or None
+        events = [
+            e
+            for e in await events_for(env.admin, pod, reason=PREPARE_FAILED)
+            if "device dev-1 is broken" in e["message"]
+        ]
+        # The event and the Pending status are two writes: wait for both. (A prepare before
+        # the node has finished registering the plugin fails as "not registered" first.)
+        return (events, pod) if events and pod["status"].get("containerStatuses") else None
 
-    [event, *_] = await wait_for(failed, what="FailedPrepareDynamicResources", timeout=20)
-    assert "device dev-1 is broken" in event["message"]
-    pod = await env.admin.get(kinds.PODS, "gpu-pod", "default")
+    [event, *_], pod = await wait_for(failed, what="FailedPrepareDynamicResources", timeout=20)
+    assert event["type"] == "Warning"
     assert pod["status"]["phase"] == "Pending"
     [cs] = pod["status"]["containerStatuses"]
     assert cs["state"] == {"waiting": {"reason": "ContainerCreating"}}

@@ -147,12 +147,15 @@ class PluginManager:
             await _notify(stub, registered=False, error=str(err))
             await channel.close()
             return False
+        # As kubelet: the plugin is registered before it is told so, so a plugin that heard
+        # it is registered is prepared with at once.
+        self._plugins.setdefault(plugin.driver_name, []).append(plugin)
         if not await _notify(stub, registered=True, error=""):
+            self._plugins[plugin.driver_name].remove(plugin)
             await plugin.channel.close()
             await channel.close()
             return False
         await channel.close()
-        self._plugins.setdefault(plugin.driver_name, []).append(plugin)
         log.info(
             "node %s: registered DRA plugin %s at %s (%s)",
             self.node_name,
