@@ -24,7 +24,7 @@ from draplane.api.patch import patch_object
 from draplane.api.request import Request
 from draplane.api.selectors import FieldSelector
 from draplane.api.validation.scheduling import SYSTEM_PRIORITY_CLASSES
-from draplane.apiserver import listoptions, reads
+from draplane.apiserver import listoptions, nodegraph, reads
 from draplane.apiserver.admission import AdmissionAttributes, Chain
 from draplane.apiserver.admission.namespacelifecycle import NamespaceLifecycle
 from draplane.apiserver.admission.noderestriction import NodeRestriction
@@ -123,7 +123,8 @@ class Registry:
         # same revision (neither call suspends between the two).
         pods, _ = await self.storage.list(kinds.PODS.key)
         slices, _ = await self.storage.list(kinds.RESOURCE_SLICES.key)
-        self.node_graph.load(pods, slices)
+        pvs, _ = await self.storage.list(nodegraph.PV)
+        self.node_graph.load(pods, slices, pvs)
         await policy.load_index(self.storage, self.rbac)
         await self.custom_resources.load()
         await self.watch_cache.start()
