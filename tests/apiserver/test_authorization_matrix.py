@@ -378,8 +378,16 @@ def _rows() -> list[Any]:
             Row(NODE0, "DELETE", _path(secrets, "team", "secret-0"), False),
         ),
         (
-            "node-gets-service-account",
-            Row(NODE0, "GET", _path(kinds.SERVICE_ACCOUNTS, "team", "default"), False),
+            "node-gets-own-pods-service-account",
+            Row(NODE0, "GET", _path(kinds.SERVICE_ACCOUNTS, "team", "default"), True),
+        ),
+        (
+            "node-gets-other-service-account",
+            Row(NODE0, "GET", _path(kinds.SERVICE_ACCOUNTS, "team", "robot"), False),
+        ),
+        (
+            "node-lists-service-accounts",
+            Row(NODE0, "GET", _path(kinds.SERVICE_ACCOUNTS, "team"), False),
         ),
         ("node-1-gets-node-0-claim", Row(NODE1, "GET", _path(claims, "team", POD_CLAIM), False)),
         ("node-without-group", Row(NOT_A_NODE, "GET", _path(claims, "team", POD_CLAIM), False)),

@@ -4,8 +4,8 @@
 It decides on the kinds a node reads through the graph, only by name and only with a path from
 a pod bound to the node: secrets and config maps (get, and list and watch of one name, never
 the collection), PersistentVolumeClaims (get; `status` update), PersistentVolumes and resource
-claims (get), and the `token` of such pods' service accounts (nothing else of service
-accounts). It also decides its own Lease in `kube-node-lease`, pods (get a bound pod; list and
+claims (get), and such pods' service accounts (get, and create of their `token`, nothing
+else). It also decides its own Lease in `kube-node-lease`, pods (get a bound pod; list and
 watch only with `spec.nodeName=<node>`; create, delete, `status` and `eviction`, which
 NodeRestriction narrows), Nodes (reads of its own only) and ResourceSlices (named ones of its
 own node only). Everything else is left to the `system:node` rules, which the authorizer
@@ -116,7 +116,10 @@ class NodeAuthorizer:
         return self._get(node, attrs, PV)
 
     def _serviceaccounts(self, node: str, attrs: Attributes) -> Result:
-        """authorizeCreateToken: only the `token` of a service account of a pod on the node."""
+        """authorizeServiceAccount: get (KubeletServiceAccountTokenForCredentialProviders, beta
+        and on since 1.34) and the `token` of a service account of a pod on the node."""
+        if attrs.verb == "get" and not attrs.subresource:
+            return self._read_namespaced(node, attrs, SERVICEACCOUNT)
         if attrs.verb != "create" or not attrs.name:
             return _no("can only create tokens for individual service accounts")
         if attrs.subresource != "token":
