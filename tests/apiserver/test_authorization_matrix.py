@@ -126,6 +126,35 @@ def _rows() -> list[Any]:
         ("edit-roles", Row(ALICE, "GET", _path(kinds.ROLES, "team"), False)),
         ("edit-classes", Row(ALICE, "GET", _path(kinds.RESOURCE_CLASSES), False)),
         ("edit-nodes", Row(ALICE, "GET", _path(kinds.NODES), False)),
+        # a RoleBinding of view or edit in team grants reads of the Namespace team itself
+        ("view-gets-namespace", Row(VICTOR, "GET", _path(kinds.NAMESPACES, "", "team"), True)),
+        ("edit-gets-namespace", Row(ALICE, "GET", _path(kinds.NAMESPACES, "", "team"), True)),
+        (
+            "view-namespace-status",
+            Row(VICTOR, "GET", _path(kinds.NAMESPACES, "", "team", "status"), True),
+        ),
+        (
+            "view-gets-other-namespace",
+            Row(VICTOR, "GET", _path(kinds.NAMESPACES, "", "default"), False),
+        ),
+        ("view-lists-namespaces", Row(VICTOR, "GET", _path(kinds.NAMESPACES), False)),
+        (
+            "view-lists-own-namespace-by-name",
+            Row(
+                VICTOR,
+                "GET",
+                _path(kinds.NAMESPACES) + "?fieldSelector=metadata.name%3Dteam",
+                False,
+            ),
+        ),
+        (
+            "edit-deletes-namespace",
+            Row(ALICE, "DELETE", _path(kinds.NAMESPACES, "", "team"), False),
+        ),
+        (
+            "edit-patches-namespace",
+            Row(ALICE, "PATCH", _path(kinds.NAMESPACES, "", "team"), False, {}, MERGE),
+        ),
         # view in team
         ("view-gets-claim", Row(VICTOR, "GET", _path(claims, "team", POD_CLAIM), True)),
         ("view-claim-status", Row(VICTOR, "GET", _path(claims, "team", POD_CLAIM, "status"), True)),

@@ -452,7 +452,9 @@ async def lookup_core_object(
 
 def attributes(user: UserInfo, request: Request) -> Attributes:
     """The authorization attributes of a resource request; a list, watch or deletecollection
-    selecting `metadata.name=X` carries the name X."""
+    selecting `metadata.name=X` carries the name X. A request for one Namespace
+    (`/api/v1/namespaces/NAME[/SUB]`) carries NAME as its namespace too (RequestInfo), so a
+    RoleBinding in NAME may grant access to the Namespace object itself."""
     name = request.name
     if not name and request.verb in ("list", "watch", "deletecollection"):
         selector = request.options.field_selector
@@ -463,6 +465,10 @@ def attributes(user: UserInfo, request: Request) -> Attributes:
             except errors.StatusError:
                 name = ""
     rt = request.rt
+    if rt.namespaced:
+        namespace = request.namespace
+    else:
+        namespace = request.name if rt is kinds.NAMESPACES else ""
     return Attributes(
         user,
         request.verb,
@@ -471,7 +477,7 @@ def attributes(user: UserInfo, request: Request) -> Attributes:
         rt.version,
         rt.resource,
         request.subresource,
-        request.namespace if rt.namespaced else "",
+        namespace,
         name,
         field_selector=request.options.field_selector,
         label_selector=request.options.label_selector,
