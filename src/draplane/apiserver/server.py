@@ -36,6 +36,7 @@ from draplane.apiserver.kubeconfig import (
     write_kubeconfig,
 )
 from draplane.apiserver.masterservice import ensure_kubernetes_service
+from draplane.apiserver.parseerrors import StatusAppRunner
 from draplane.apiserver.registry import Registry, lookup_core_object
 from draplane.apiserver.serviceips import DEFAULT_SERVICE_CIDR
 from draplane.clock import REAL_CLOCK, Clock
@@ -174,7 +175,7 @@ class ApiServer:
                 catalog=getattr(handler, "kinds", None) or Catalog(self.mode),
             )
         )
-        runner = web.AppRunner(
+        runner = StatusAppRunner(
             app, handler_cancellation=True, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT
         )
         await runner.setup()
