@@ -12,7 +12,13 @@ from typing import Any
 from draplane.api import auth, errors, fieldselector, kinds
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
-from draplane.api.validation import deviceclaim, devicecommon, devicedefaults, deviceslice
+from draplane.api.validation import (
+    deviceclaim,
+    deviceclaimstatus,
+    devicecommon,
+    devicedefaults,
+    deviceslice,
+)
 from draplane.apiserver import printers
 from draplane.apiserver.authorization import Attributes, Decision
 from draplane.apiserver.strategies import ResourceStrategy
@@ -195,7 +201,7 @@ _V1: tuple[ResourceStrategy, ...] = (
         kinds.RESOURCE_CLAIMS_V1,
         validate=deviceclaim.validate_claim,
         validate_update=deviceclaim.validate_claim_update,
-        validate_status=deviceclaim.validate_claim_status_update,
+        validate_status=deviceclaimstatus.validate_claim_status_update,
         defaults=devicedefaults.default_claim,
         printer=printers.RESOURCE_CLAIM,
         prepare_for_create=drop_status,
