@@ -21,7 +21,7 @@ from draplane.api.validation import (
 )
 from draplane.apiserver import printers
 from draplane.apiserver.authorization import Attributes, Decision
-from draplane.apiserver.strategies import ResourceStrategy
+from draplane.apiserver.strategies import ResourceStrategy, draadmin
 from draplane.apiserver.strategies.context import ServerContext
 from draplane.apiserver.strategies.resource import drop_status
 from draplane.dra.cel import SelectorCache
@@ -106,6 +106,15 @@ def _associated_with(user: UserInfo, node: str) -> bool:
     if not node or not user.name.startswith(auth.SERVICE_ACCOUNT_PREFIX):
         return False
     return user.extra_dict().get(auth.NODE_NAME_KEY) == [node]
+
+
+async def _check_claim_status(
+    registry: ServerContext, user: UserInfo, new: Obj, old: Obj | None
+) -> None:
+    """A status update's checks against other objects: admin access (the namespace's label),
+    then the granular authorization of its fields."""
+    await draadmin.check_claim_status(registry, kinds.RESOURCE_CLAIMS_V1, new, old or {})
+    await _authorize_claim_status(registry, user, new, old)
 
 
 async def _authorize_claim_status(
@@ -206,7 +215,8 @@ _V1: tuple[ResourceStrategy, ...] = (
         printer=printers.RESOURCE_CLAIM,
         prepare_for_create=drop_status,
         delete_returns_object=True,
-        check_status_write=_authorize_claim_status,
+        check_write=draadmin.create_check(kinds.RESOURCE_CLAIMS_V1, template=False),
+        check_status_write=_check_claim_status,
         prepare_for_status_update=_drop_deallocated_status_devices,
     ),
     ResourceStrategy(
@@ -214,6 +224,7 @@ _V1: tuple[ResourceStrategy, ...] = (
         validate=deviceclaim.validate_claim_template,
         validate_update=deviceclaim.validate_claim_template_update,
         defaults=devicedefaults.default_claim_template,
+        check_write=draadmin.create_check(kinds.RESOURCE_CLAIM_TEMPLATES_V1, template=True),
         delete_returns_object=True,
     ),
     ResourceStrategy(
