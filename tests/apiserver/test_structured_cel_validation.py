@@ -145,6 +145,14 @@ TEMPLATE_PATH = "spec.spec.devices.requests[0].exactly.selectors[0].cel.expressi
             id="claim-driver-not-bool",
         ),
         pytest.param(
+            _claim,
+            'device.foo == "x"',
+            "FieldValueInvalid",
+            CLAIM_PATH,
+            "compilation failed: ERROR: <input>:1:7: undefined field 'foo'",
+            id="claim-unknown-device-field",
+        ),
+        pytest.param(
             _first_available,
             "device.driver",
             "FieldValueInvalid",

@@ -73,6 +73,7 @@ MATCHES = [
     ("lists", "[3, 1, 2].sum() == 6 && [1, 2].isSorted() && [4, 9].max() == 9", True),
     ("comprehension", 'device.attributes.exists(d, d == "other.example.com")', True),
     ("allow-multiple", "device.allowMultipleAllocations == false", True),
+    ("field-name-in-a-string", '"device.foo" != device.driver', True),
 ]
 
 
@@ -132,6 +133,12 @@ COMPILE_ERRORS = [
         "compilation failed: ERROR: <input>:1:18: found no matching overload for '_[_]' applied "
         "to '(map(string, map(string, any)), bool)'\n | device.attributes[true].someBoolean\n"
         " | .................^",
+    ),
+    (
+        "unknown-device-field",
+        'device.foo == "x"',
+        "compilation failed: ERROR: <input>:1:7: undefined field 'foo'\n"
+        ' | device.foo == "x"\n | ......^',
     ),
     (
         "driver-compared-to-int",

@@ -7,7 +7,8 @@ Quantity))), `allowMultipleAllocations` (bool). cel-expr-python declares variabl
 types, so the evaluating environment types `device` as map(string, dyn) and checks nothing about
 its fields. Here each field spelled `device.<field>` is checked as a variable of its own,
 `device_<field>` (the same length, so error columns stay upstream's); the source lines quoted in
-an error are put back as written.
+an error are put back as written. A `device.<name>` that is not one of the fields is cel-go's
+"undefined field" error.
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ _FIELDS: dict[str, cel.Type] = {
 }
 _FIELD_REF = re.compile(r"(?<![\w.])device\.(" + "|".join(_FIELDS) + r")\b")
 _RENAMED = re.compile(r"(?<![\w.])device_(" + "|".join(_FIELDS) + r")\b")
+# A string literal (skipped) or a field of `device` that the object type does not have.
+_UNKNOWN_FIELD = re.compile(
+    r"""[rRbB]*("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+    r"|(?<![\w.])device(\.)(\w+)\b"
+)
 # cel-go prints the attribute value type (apiservercel.AnyType) as `any`; cel-expr-python
 # knows only dyn. Capacity's Quantity values are dyn here too, so they print as `any` as well.
 _TYPE_NAMES = {"map(string, map(string, dyn))": "map(string, map(string, any))"}
@@ -56,7 +62,28 @@ class DeviceTypeChecker:
             program = self._env.compile(_FIELD_REF.sub(r"device_\1", expression))
         except RuntimeError as e:
             return _message(str(e)), None
+        unknown = _unknown_field(expression)
+        if unknown is not None:
+            return unknown, None
         return None, program.return_type().name().lower()
+
+
+def _unknown_field(expression: str) -> str | None:
+    """cel-go's "undefined field" error for the first `device.<name>` outside string literals
+    whose name is not a field of kubernetes.DRADevice, at the column of the `.`."""
+    for m in _UNKNOWN_FIELD.finditer(expression):
+        if m.group(3) is None or m.group(3) in _FIELDS:
+            continue
+        dot = m.start(2)
+        line_start = expression.rfind("\n", 0, dot) + 1
+        line_end = expression.find("\n", dot)
+        line = expression[line_start : None if line_end < 0 else line_end]
+        row, col = expression.count("\n", 0, dot) + 1, dot - line_start
+        return (
+            f"ERROR: <input>:{row}:{col + 1}: undefined field '{m.group(3)}'\n"
+            f" | {line}\n | {'.' * col}^"
+        )
+    return None
 
 
 def _message(text: str) -> str:
