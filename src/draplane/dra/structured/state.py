@@ -166,9 +166,9 @@ class AllocatedState:
     def shared_devices(self) -> set[DeviceID]:
         """Devices with at least one share allocated (computed once; do not modify)."""
         if self._shared is None:
-            self._shared = {
-                (s[0], s[1], s[2]) for s in self.allocated_shared_device_ids
-            } | set(self.aggregated_capacity)
+            self._shared = {(s[0], s[1], s[2]) for s in self.allocated_shared_device_ids} | set(
+                self.aggregated_capacity
+            )
         return self._shared
 
     def is_allocated(self, did: DeviceID) -> bool:
