@@ -47,11 +47,15 @@ async def create_node(client: Client, name: str, *devices: object, driver: str =
                       ) -> None:  # fmt: skip
     """A Node and, with `devices`, its ResourceSlice (pool named after the node)."""
     await client.create(NODES, strip(node or make_node(name).obj()))
-    if devices or shared:
-        b = make_resource_slice(f"{name}-{driver}", driver, name).node(name).device(*devices)  # type: ignore[arg-type]
-        for set_name, counters in (shared or {}).items():
+    count = 2 if shared else 1
+    if devices:
+        b = make_resource_slice(f"{name}-{driver}", driver, name).node(name).slice_count(count)
+        await client.create(RESOURCE_SLICES, strip(b.device(*devices).obj()))  # type: ignore[arg-type]
+    if shared:
+        b = make_resource_slice(f"{name}-{driver}-counters", driver, name).node(name)
+        for set_name, counters in shared.items():
             b.shared_counters(set_name, **counters)
-        await client.create(RESOURCE_SLICES, strip(b.obj()))
+        await client.create(RESOURCE_SLICES, strip(b.slice_count(count).obj()))
 
 
 async def create_claim(client: Client, claim: Obj) -> Obj:

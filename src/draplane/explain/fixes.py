@@ -255,6 +255,7 @@ def node_like(inputs: FixInputs, node: str) -> Fix | None:
     new_name = f"{node}-{n}"
     new = creatable(obj)
     new["metadata"]["name"] = new_name
+    new.get("spec", {}).pop("unschedulable", None)
     labels = new["metadata"].get("labels") or {}
     if labels.get("kubernetes.io/hostname") == node:
         labels["kubernetes.io/hostname"] = new_name

@@ -7,6 +7,7 @@ failing alike group together; `detail` is this node's particulars.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -21,6 +22,8 @@ from draplane.explain.devices import DeviceID, RequestDiagnosis, diagnose_reques
 from draplane.explain.snapshot import Snapshot
 from draplane.scheduler.framework.status import Code, Status
 from draplane.scheduler.plugins import names
+
+_DRIVER_EQUALS = re.compile(r'device\.driver\s*==\s*"([^"]+)"')
 
 # Reason codes (the `code` of a Reason, stable for scripts).
 NO_SLICE_FOR_DRIVER = "NoResourceSliceForDriver"
@@ -116,8 +119,9 @@ def _requests(claim: Obj) -> list[tuple[str, str, Obj]]:
 
 
 def _class_drivers(ctx: DraContext, rd_classes: list[str]) -> set[str]:
-    """Drivers with some device anywhere passing the class selectors."""
-    drivers: set[str] = set()
+    """Drivers with some device anywhere passing the class selectors, and those the class
+    selectors name (`device.driver == "..."`)."""
+    drivers = {d for e in rd_classes for d in _DRIVER_EQUALS.findall(e)}
     for obj in ctx.snapshot.kind(RESOURCE_SLICES).values():
         spec = obj.get("spec") or {}
         driver = str(spec.get("driver") or "")
@@ -149,9 +153,12 @@ def request_reasons(
                 f"{owner} selector #{i} `{expr}`: {err}",
                 claim=claim_key,
                 request=request,
+                data={"expression": expr, "error": err},
             )
         )
-    if diag.matching == 0 and not diag.cel_errors:
+    if diag.matching == 0 and diag.cel_errors:
+        return out
+    if diag.matching == 0:
         missing = sorted(class_drivers - node_drivers)
         if diag.candidates == 0 or (class_drivers and missing and not class_drivers & node_drivers):
             drivers = ", ".join(missing) or "any driver"
