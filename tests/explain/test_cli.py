@@ -13,13 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from draplane.cli.explain import find_kubeconfig, split_target
-from draplane.cli.main import build_parser
-from draplane.cli.process import CommandError
-from draplane.controlplane import ControlPlane
-from draplane.testing.builders import make_node
-from draplane.testing.structured import make_structured_claim
 from tests.explain.conftest import (
     create_claim,
     create_class,
@@ -29,6 +22,13 @@ from tests.explain.conftest import (
     wait_unschedulable,
 )
 from tests.explain.test_reasons import class_selector_false, not_enough_devices
+
+from draplane.cli.explain import find_kubeconfig, split_target
+from draplane.cli.main import build_parser
+from draplane.cli.process import CommandError
+from draplane.controlplane import ControlPlane
+from draplane.testing.builders import make_node
+from draplane.testing.structured import make_structured_claim
 
 
 async def _run(

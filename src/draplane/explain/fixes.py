@@ -26,6 +26,8 @@ from draplane.scheduler.plugins import names
 
 MAX_FIXES = 5
 MAX_CANDIDATES = 40
+NODES_PER_GROUP = 3
+"""Nodes of one group of nodes failing alike that candidates are drawn from."""
 
 
 @dataclass
@@ -284,7 +286,12 @@ def candidates(inputs: FixInputs) -> list[Fix]:
     out: list[Fix] = []
     seen: set[str] = set()
     like: list[str] = []
+    per_group: dict[tuple[object, ...], int] = {}
     for node, reasons in inputs.node_reasons.items():
+        group = tuple(x.group_key for x in reasons)
+        per_group[group] = per_group.get(group, 0) + 1
+        if per_group[group] > NODES_PER_GROUP:
+            continue
         for reason in reasons:
             gen = (
                 _dra_candidates(inputs, reason, node)

@@ -75,6 +75,8 @@ class DraContext:
     index: SliceIndex = field(init=False)
     allocated: AllocatedState = field(init=False)
     holders: dict[DeviceID, list[str]] = field(init=False)
+    class_drivers: dict[tuple[str, ...], set[str]] = field(default_factory=dict)
+    """Class selectors -> `_class_drivers` (the same for every node)."""
 
     def __post_init__(self) -> None:
         self.index = SliceIndex(list(self.snapshot.kind(RESOURCE_SLICES).values()))
@@ -121,6 +123,10 @@ def _requests(claim: Obj) -> list[tuple[str, str, Obj]]:
 def _class_drivers(ctx: DraContext, rd_classes: list[str]) -> set[str]:
     """Drivers with some device anywhere passing the class selectors, and those the class
     selectors name (`device.driver == "..."`)."""
+    key = tuple(rd_classes)
+    hit = ctx.class_drivers.get(key)
+    if hit is not None:
+        return hit
     drivers = {d for e in rd_classes for d in _DRIVER_EQUALS.findall(e)}
     for obj in ctx.snapshot.kind(RESOURCE_SLICES).values():
         spec = obj.get("spec") or {}
@@ -134,6 +140,7 @@ def _class_drivers(ctx: DraContext, rd_classes: list[str]) -> set[str]:
                     break
             except (CELCompileError, CELRuntimeError):
                 break
+    ctx.class_drivers[key] = drivers
     return drivers
 
 
@@ -234,7 +241,7 @@ def request_reasons(
         Reason(
             NOT_ENOUGH_DEVICES,
             f"wanted {diag.wanted}, free {len(diag.free)}",
-            detail=f"{diag.matching} matching devices"
+            detail=f"{diag.matching} matching device{'' if diag.matching == 1 else 's'}"
             + (f"; {len(diag.held)} held by {', '.join(holders)}" if holders else ""),
             data={
                 "wanted": diag.wanted,
