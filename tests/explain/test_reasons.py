@@ -36,12 +36,12 @@ MODEL = f'device.attributes["{DRIVER}"].model'
 SIZE = f'device.attributes["{DRIVER}"].size'
 
 
-async def _holder(plane: ControlPlane, claim: object) -> None:
-    """Pod `holder` with claim `held`, bound (so its devices are allocated) before `p` comes."""
+async def _holder(plane: ControlPlane, claim: object, name: str = "holder") -> None:
+    """Pod `name` with `claim`, bound (so its devices are allocated) before `p` comes."""
     client = plane.client()
-    await create_claim(client, claim)  # type: ignore[arg-type]
-    await create_pod(client, "holder", claim="held")
-    await wait_bound(plane, "holder")
+    created = await create_claim(client, claim)  # type: ignore[arg-type]
+    await create_pod(client, name, claim=created["metadata"]["name"])
+    await wait_bound(plane, name)
 
 
 async def no_slice_for_driver(plane: ControlPlane) -> None:
@@ -88,6 +88,17 @@ async def not_enough_devices(plane: ControlPlane) -> None:
     await create_class(client)
     await create_node(client, "node-a", "dev-0", "dev-1")
     await _holder(plane, make_structured_claim("held").request("gpu", "gpu").obj())
+    await create_claim(client, make_structured_claim("c").request("gpu", "gpu", count=2).obj())
+    await create_pod(client, "p", claim="c")
+
+
+async def all_devices_held(plane: ControlPlane) -> None:
+    client = plane.client()
+    await create_class(client)
+    await create_node(client, "node-a", "dev-0", "dev-1")
+    for i in range(2):
+        held = make_structured_claim(f"held-{i}").request("gpu", "gpu").obj()
+        await _holder(plane, held, name=f"holder-{i}")
     await create_claim(client, make_structured_claim("c").request("gpu", "gpu", count=2).obj())
     await create_pod(client, "p", claim="c")
 
@@ -167,6 +178,19 @@ async def node_selector(plane: ControlPlane) -> None:
     await create_pod(client, "p", pod=make_pod("p").node_selector({"gpu": "yes"}).obj())
 
 
+async def node_affinity(plane: ControlPlane) -> None:
+    client = plane.client()
+    await create_node(client, "node-a")
+    pod = make_pod("p").obj()
+    term = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b", "c"]}]}
+    pod["spec"]["affinity"] = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}
+        }
+    }
+    await create_pod(client, "p", pod=pod)
+
+
 async def node_taint(plane: ControlPlane) -> None:
     client = plane.client()
     await create_node(client, "node-a", node=make_node("node-a").taint("ml", "NoSchedule").obj())
@@ -204,6 +228,9 @@ CASES = [
                       "release claim default/held", apply=True), id="not-enough-devices"),
     pytest.param(Case(not_enough_devices, r.NOT_ENOUGH_DEVICES, "wanted 2, free 1",
                       "lower the count", apply=True), id="lower-the-count"),
+    pytest.param(Case(all_devices_held, r.NOT_ENOUGH_DEVICES, "wanted 2, free 0",
+                      "release claims default/held-0, default/held-1", apply=True),
+                 id="release-two-claims"),
     pytest.param(Case(counters_exhausted, r.COUNTERS_EXHAUSTED, "needs 8Gi, 4Gi left",
                       "release claim default/held", apply=True), id="counters-exhausted"),
     pytest.param(Case(capacity_exhausted, r.CAPACITY_EXHAUSTED, "requested 4Gi, free 2Gi",
@@ -218,6 +245,8 @@ CASES = [
                       "use firstAvailable subrequest pair", apply=True), id="first-available"),
     pytest.param(Case(node_selector, "NodeAffinity", "didn't match Pod's node affinity",
                       "label node node-a gpu=yes", apply=True), id="node-affinity"),
+    pytest.param(Case(node_affinity, "NodeAffinity", "didn't match Pod's node affinity",
+                      "label node node-a zone=b", apply=True), id="required-node-affinity"),
     pytest.param(Case(node_taint, "TaintToleration", "untolerated taint",
                       "tolerate node taint ml", apply=True), id="node-taint"),
     pytest.param(Case(node_resources, "NodeResourcesFit", "Insufficient cpu", None),

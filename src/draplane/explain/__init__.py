@@ -2,7 +2,7 @@
 scheduler's own filters and the structured allocator over a read-only snapshot of the cluster."""
 
 from draplane.explain.changes import Change, apply_changes
-from draplane.explain.fixes import Fix
+from draplane.explain.fix import Fix
 from draplane.explain.reasons import Reason
 from draplane.explain.render import render
 from draplane.explain.report import Report, Verdict, explain_pod, explain_snapshot

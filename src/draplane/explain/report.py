@@ -15,7 +15,8 @@ from draplane.api.kinds import PODS
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.explain.evaluate import evaluate
-from draplane.explain.fixes import Fix, FixInputs, find_fixes
+from draplane.explain.fix import Fix, FixInputs
+from draplane.explain.fixes import find_fixes
 from draplane.explain.reasons import DraContext, Reason, node_reasons, status_reasons
 from draplane.explain.snapshot import Snapshot, read_snapshot
 
