@@ -20,7 +20,14 @@ from tests.explain.conftest import (
 )
 
 from draplane.api import versions
-from draplane.api.kinds import DEVICE_CLASSES, NODES, PODS, RESOURCE_CLAIMS_V1, RESOURCE_SLICES
+from draplane.api.kinds import (
+    DEVICE_CLASSES,
+    NODES,
+    PODS,
+    RESOURCE_CLAIM_TEMPLATES_V1,
+    RESOURCE_CLAIMS_V1,
+    RESOURCE_SLICES,
+)
 from draplane.controlplane import ControlPlane
 from draplane.explain import Report, Verdict, apply_changes, explain_pod, reasons as r
 from draplane.testing.builders import make_node, make_pod
@@ -28,6 +35,7 @@ from draplane.testing.structured import (
     make_device,
     make_device_class,
     make_structured_claim,
+    make_structured_claim_template,
     make_subrequest,
 )
 
@@ -100,6 +108,21 @@ async def all_devices_held(plane: ControlPlane) -> None:
         held = make_structured_claim(f"held-{i}").request("gpu", "gpu").obj()
         await _holder(plane, held, name=f"holder-{i}")
     await create_claim(client, make_structured_claim("c").request("gpu", "gpu", count=2).obj())
+    await create_pod(client, "p", claim="c")
+
+
+async def held_by_template_claim(plane: ControlPlane) -> None:
+    """The holder's claim is generated from a ResourceClaimTemplate (owned by its pod)."""
+    client = plane.client()
+    await create_class(client)
+    await create_node(client, "node-a", "dev-0")
+    claim = make_structured_claim().request("gpu", "gpu")
+    template = make_structured_claim_template("gpu", claim=claim).obj()
+    await client.create(RESOURCE_CLAIM_TEMPLATES_V1, strip(template), "default")
+    holder = make_pod("holder").claim_template("gpu", "gpu", mode=versions.STRUCTURED).obj()
+    await create_pod(client, "holder", pod=holder)
+    await wait_bound(plane, "holder")
+    await create_claim(client, make_structured_claim("c").request("gpu", "gpu").obj())
     await create_pod(client, "p", claim="c")
 
 
@@ -231,6 +254,8 @@ CASES = [
     pytest.param(Case(all_devices_held, r.NOT_ENOUGH_DEVICES, "wanted 2, free 0",
                       "release claims default/held-0, default/held-1", apply=True),
                  id="release-two-claims"),
+    pytest.param(Case(held_by_template_claim, r.NOT_ENOUGH_DEVICES, "held by default/holder-gpu",
+                      "release claim default/holder-gpu", apply=True), id="template-claim-holder"),
     pytest.param(Case(counters_exhausted, r.COUNTERS_EXHAUSTED, "needs 8Gi, 4Gi left",
                       "release claim default/held", apply=True), id="counters-exhausted"),
     pytest.param(Case(capacity_exhausted, r.CAPACITY_EXHAUSTED, "requested 4Gi, free 2Gi",
@@ -279,7 +304,8 @@ async def test_explain_names_the_cause_and_a_checked_fix(plane: ControlPlane, ca
     assert fix is not None, [f.summary for f in report.fixes]
     if case.apply:
         await apply_changes(client, fix.changes)
-        await wait_bound(plane, "p")
+        # Each of these clusters has one node the pod can fit once the fix is made.
+        assert await wait_bound(plane, "p") == fix.node
         after = await explain_pod(client, "default", "p")
         assert after.verdict is Verdict.SCHEDULABLE
 
@@ -312,6 +338,3 @@ async def test_bound_pod_is_scheduled(plane: ControlPlane) -> None:
     node = await wait_bound(plane, "p")
     report = await explain_pod(client, "default", "p")
     assert (report.node_name, report.verdict) == (node, Verdict.SCHEDULABLE)
-
-
-del versions

@@ -154,21 +154,16 @@ def _release(inputs: FixInputs, reason: Reason, node: str) -> Iterator[Fix]:
 
 
 def _release_changes(inputs: FixInputs, key: str) -> list[Change]:
-    """Delete the pods the claim is reserved for, and the claim unless a deleted pod owns it
-    (the claim controller then deletes it)."""
+    """Delete the pods the claim is reserved for, then the claim (its finalizer holds it until
+    the claim controller has deallocated it; one generated for a deleted pod would go anyway)."""
     ns, _, name = key.partition("/")
     claim = inputs.snapshot.get(RESOURCE_CLAIMS_V1, name, ns) or {}
-    changes: list[Change] = []
-    owner_pod = False
-    for ref in (claim.get("status") or {}).get("reservedFor") or ():
-        if ref.get("resource") == "pods":
-            changes.append(Change("delete", PODS, str(ref.get("name")), ns))
-            owner_pod = owner_pod or any(
-                o.get("uid") == ref.get("uid")
-                for o in meta.metadata(claim).get("ownerReferences") or ()
-            )
-    if not owner_pod:
-        changes.append(Change("delete", RESOURCE_CLAIMS_V1, name, ns))
+    changes = [
+        Change("delete", PODS, str(ref.get("name")), ns)
+        for ref in (claim.get("status") or {}).get("reservedFor") or ()
+        if ref.get("resource") == "pods"
+    ]
+    changes.append(Change("delete", RESOURCE_CLAIMS_V1, name, ns))
     return changes
 
 
