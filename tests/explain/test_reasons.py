@@ -338,3 +338,17 @@ async def test_bound_pod_is_scheduled(plane: ControlPlane) -> None:
     node = await wait_bound(plane, "p")
     report = await explain_pod(client, "default", "p")
     assert (report.node_name, report.verdict) == (node, Verdict.SCHEDULABLE)
+
+
+async def test_pre_filter_rejection_concerns_every_node(plane: ControlPlane) -> None:
+    """PreFilter rejects before any node is looked at: the reason is the pod's, not a node's."""
+    client = plane.client()
+    await create_node(client, "node-a", "dev-0")
+    await create_claim(client, make_structured_claim("c").request("gpu", "missing").obj())
+    await create_pod(client, "p", claim="c")
+    await wait_unschedulable(plane, "p")
+    report = await explain_pod(client, "default", "p")
+    assert [(x.plugin, x.summary) for x in report.pod_reasons] == [
+        ("DynamicResources", "request gpu: device class missing does not exist")
+    ]
+    assert (report.groups, report.verdict) == ([], Verdict.UNSCHEDULABLE)
