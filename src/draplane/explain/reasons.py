@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from draplane.api import meta
 from draplane.api.kinds import DEVICE_CLASSES, RESOURCE_CLAIMS_V1, RESOURCE_SLICES
 from draplane.api.meta import Obj, deep_copy
 from draplane.dra.cel import CELCompileError, CELRuntimeError, SelectorCache
 from draplane.dra.structured import AllocatedState, AllocationError, Allocator, SliceIndex
-from draplane.dra.structured.requests import make_request_data
+from draplane.dra.structured.requests import Request, make_request_data
 from draplane.dra.structured.state import FailedAllocationOnNode, Features
 from draplane.explain.devices import DeviceID, RequestDiagnosis, diagnose_request
 from draplane.explain.snapshot import Snapshot
@@ -307,7 +307,8 @@ def dra_reasons(ctx: DraContext, node: Obj, status: Status) -> list[Reason]:
         for _, full, spec in _requests(claim):
             dclass = ctx.get_class(str(spec.get("deviceClassName") or "")) or {"spec": {}}
             admin = bool(spec.get("adminAccess"))
-            rd = make_request_data(0, 0, 0, full, "", spec, dclass, admin_access=admin)  # type: ignore[arg-type]
+            request = cast(Request, spec)
+            rd = make_request_data(0, 0, 0, full, "", request, dclass, admin_access=admin)
             diag = diagnose_request(
                 rd=rd, owner=f"claim {claim_key}", node=node, candidates=gathered.candidates,
                 allocated=ctx.allocated, holders=lambda d: ctx.holders.get(d, []),
