@@ -14,6 +14,7 @@ PACKAGES = [
     "draplane.dra",
     "draplane.dra.controller",
     "draplane.drivers.example",
+    "draplane.explain",
     "draplane.node",
     "draplane.scheduler.framework",
     "draplane.storage",
