@@ -15,6 +15,7 @@ PACKAGES = [
     "draplane.dra.controller",
     "draplane.drivers.example",
     "draplane.kubeletplugin",
+    "draplane.explain",
     "draplane.node",
     "draplane.scheduler.framework",
     "draplane.storage",

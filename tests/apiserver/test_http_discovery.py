@@ -289,8 +289,14 @@ async def test_metrics_count_requests_by_verb_resource_and_code(
 
     metrics = await _metrics(http)
 
-    assert 'apiserver_request_total{code="200",resource="pods",verb="LIST"} 1.0' in metrics
-    assert 'apiserver_request_total{code="404",resource="pods",verb="GET"} 1.0' in metrics
+    assert (
+        'apiserver_request_total{code="200",component="apiserver",dry_run="",group="",'
+        'resource="pods",scope="cluster",subresource="",verb="LIST",version="v1"} 1.0'
+    ) in metrics
+    assert (
+        'apiserver_request_total{code="404",component="apiserver",dry_run="",group="",'
+        'resource="pods",scope="resource",subresource="",verb="GET",version="v1"} 1.0'
+    ) in metrics
     assert "apiserver_request_duration_seconds_bucket" in metrics
 
 

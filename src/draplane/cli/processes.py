@@ -68,11 +68,13 @@ async def run_processes(
             raise CommandError(f"cannot start the control plane: {err}") from err
         except TimeoutError as err:
             raise CommandError("the control plane did not become ready in time") from err
-        print(describe(plane.url), flush=True)
-        print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
-        if layout:
-            print(layout, flush=True)
-        print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
+
+        def banner() -> None:
+            print(describe(plane.url), flush=True)
+            print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
+            if layout:
+                print(layout, flush=True)
+            print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
 
         async def watch() -> None:
             try:
@@ -80,7 +82,7 @@ async def run_processes(
             except ComponentExited as err:
                 raise CommandError(f"{err}; the others were stopped") from err
 
-        code = await run_until_signal(watch, name="control plane")
+        code = await run_until_signal(watch, name="control plane", started=banner)
         print("stopping...", flush=True)
     finally:
         await plane.stop()

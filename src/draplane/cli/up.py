@@ -225,12 +225,15 @@ async def async_main(args: argparse.Namespace) -> int:
         )
     plane = await _start(config)
     try:
-        print(describe(config, args.nodes, plane.apiserver.url), flush=True)
-        print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
-        if config.kubelet_dir:
-            print(kubelet_layout(config.kubelet_dir, node_names(config)), flush=True)
-        print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
-        code = await run_until_signal(plane.wait, name="control plane")
+
+        def banner() -> None:
+            print(describe(config, args.nodes, plane.apiserver.url), flush=True)
+            print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
+            if config.kubelet_dir:
+                print(kubelet_layout(config.kubelet_dir, node_names(config)), flush=True)
+            print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
+
+        code = await run_until_signal(plane.wait, name="control plane", started=banner)
         print("stopping...", flush=True)
     finally:
         await plane.stop()

@@ -112,6 +112,11 @@ class PodBuilder(_Builder):
         )
         return self
 
+    def volume(self, name: str, **source: Any) -> Self:
+        """Add a volume: `volume("s", secret={"secretName": "x"})`."""
+        self._obj["spec"].setdefault("volumes", []).append({"name": name, **source})
+        return self
+
     def init_container(
         self, name: str, image: str = "registry.k8s.io/pause:3.9", **fields: Any
     ) -> Self:

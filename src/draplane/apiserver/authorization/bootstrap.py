@@ -167,10 +167,7 @@ def _user_roles() -> list[Obj]:
     return [
         cluster_role("cluster-admin", [rule(("*",), ("*",), "*"), urls(("*",), "*")]),
         cluster_role("system:discovery", [urls(("get",), *_DISCOVERY)]),
-        cluster_role(
-            "system:monitoring",
-            [urls(("get",), *_MONITORING), rule(("get",), (CORE,), "nodes/metrics")],
-        ),
+        cluster_role("system:monitoring", [urls(("get",), *_MONITORING)]),
         cluster_role(
             "system:basic-user",
             [
@@ -277,7 +274,8 @@ def _component_roles(dra: DraRules) -> list[Obj]:
 
 # fmt: off
 def node_rules() -> list[Obj]:
-    """The system:node rules (1.28 NodeRules with the DynamicResourceAllocation gate on)."""
+    """The system:node rules (1.34 NodeRules: the Node authorizer decides most of these kinds
+    itself; the rules cover the rest)."""
     return [
         rule(("create",), (AUTHN,), "tokenreviews"),
         rule(("create",), (AUTHZ,), "subjectaccessreviews", "localsubjectaccessreviews"),
@@ -303,6 +301,9 @@ def node_rules() -> list[Obj]:
         rule(("get", "create", "update", "patch", "delete"), (STORAGE,), "csinodes"),
         rule(R, ("node.k8s.io",), "runtimeclasses"),
         rule(("get",), (RESOURCE,), "resourceclaims"),
+        rule(("deletecollection",), (RESOURCE,), "resourceslices"),
+        # KubeletServiceAccountTokenForCredentialProviders (beta, on since 1.34).
+        rule(("get",), (CORE,), "serviceaccounts"),
     ]
 # fmt: on
 
