@@ -12,7 +12,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint check venv clean bench fuzz
+.PHONY: run test lint check venv clean bench fuzz protos
 
 $(BIN)/pip:
 	$(PYTHON) -m venv $(VENV)
@@ -67,3 +67,16 @@ bench: $(RUN_STAMP)
 
 clean:
 	rm -rf $(VENV) .draplane .draplane-128 bench-out
+
+# The kubelet's gRPC APIs (src/draplane/kubeletapi/*.proto) as Python modules, generated with
+# grpcio-tools installed apart from the venv's packages (its protobuf pin stays out of it).
+GRPC_TOOLS := $(VENV)/grpc-tools
+PROTOS := $(wildcard src/draplane/kubeletapi/*.proto)
+
+$(GRPC_TOOLS)/.installed: | $(BIN)/pip
+	$(BIN)/pip install -q --target $(GRPC_TOOLS) 'grpcio-tools==1.84.*'
+	touch $@
+
+protos: $(GRPC_TOOLS)/.installed
+	PYTHONPATH=$(GRPC_TOOLS) $(BIN)/python -m grpc_tools.protoc -I src --python_out=src \
+		--pyi_out=src --grpc_python_out=src $(PROTOS)

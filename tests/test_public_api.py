@@ -14,6 +14,8 @@ PACKAGES = [
     "draplane.dra",
     "draplane.dra.controller",
     "draplane.drivers.example",
+    "draplane.kubeletplugin",
+    "draplane.explain",
     "draplane.node",
     "draplane.scheduler.framework",
     "draplane.storage",

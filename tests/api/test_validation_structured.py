@@ -402,7 +402,7 @@ def _status(status: Obj, *, old: Obj | None = None, deleting: bool = False) -> O
         pytest.param(
             {},
             {"allocation": ALLOCATION, "reservedFor": [POD_REF, POD_REF]},
-            [(DUP, "status.reservedFor[1].uid")],
+            [(DUP, "status.reservedFor[1]")],
             id="reserved-for-duplicate",
         ),
         pytest.param(

@@ -1,10 +1,10 @@
 """The authorization matrix: identities x verbs x resources through the real HTTPS path.
 
 Each row is one request by one identity against a cluster with the bootstrap policy, a namespace
-`team` where alice is bound to `edit` and victor to `view`, and one pod on each of node-0 and
-node-1 with a claim and a config map. A row asserts the request is allowed (any answer but 403)
-or denied (403 with the upstream message shape). The node rows are upstream's node authorizer
-and NodeRestriction cases.
+`team` where alice is bound to `edit` and victor to `view`, one pod on each of node-0 and
+node-1 with a claim, a config map and a secret, and an unbound pod with a secret. A row asserts
+the request is allowed (any answer but 403) or denied (403 with the upstream message shape).
+The node rows are upstream's node authorizer and NodeRestriction cases.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ MERGE = "application/merge-patch+json"
 
 
 def _rows() -> list[Any]:
-    pods, claims = kinds.PODS, kinds.RESOURCE_CLAIMS
+    pods, claims, secrets = kinds.PODS, kinds.RESOURCE_CLAIMS, kinds.SECRETS
     rows = [
         # admin (system:masters) may do everything
         ("admin-lists-pods", Row(ADMIN, "GET", _path(pods), True)),
@@ -126,6 +126,35 @@ def _rows() -> list[Any]:
         ("edit-roles", Row(ALICE, "GET", _path(kinds.ROLES, "team"), False)),
         ("edit-classes", Row(ALICE, "GET", _path(kinds.RESOURCE_CLASSES), False)),
         ("edit-nodes", Row(ALICE, "GET", _path(kinds.NODES), False)),
+        # a RoleBinding of view or edit in team grants reads of the Namespace team itself
+        ("view-gets-namespace", Row(VICTOR, "GET", _path(kinds.NAMESPACES, "", "team"), True)),
+        ("edit-gets-namespace", Row(ALICE, "GET", _path(kinds.NAMESPACES, "", "team"), True)),
+        (
+            "view-namespace-status",
+            Row(VICTOR, "GET", _path(kinds.NAMESPACES, "", "team", "status"), True),
+        ),
+        (
+            "view-gets-other-namespace",
+            Row(VICTOR, "GET", _path(kinds.NAMESPACES, "", "default"), False),
+        ),
+        ("view-lists-namespaces", Row(VICTOR, "GET", _path(kinds.NAMESPACES), False)),
+        (
+            "view-lists-own-namespace-by-name",
+            Row(
+                VICTOR,
+                "GET",
+                _path(kinds.NAMESPACES) + "?fieldSelector=metadata.name%3Dteam",
+                False,
+            ),
+        ),
+        (
+            "edit-deletes-namespace",
+            Row(ALICE, "DELETE", _path(kinds.NAMESPACES, "", "team"), False),
+        ),
+        (
+            "edit-patches-namespace",
+            Row(ALICE, "PATCH", _path(kinds.NAMESPACES, "", "team"), False, {}, MERGE),
+        ),
         # view in team
         ("view-gets-claim", Row(VICTOR, "GET", _path(claims, "team", POD_CLAIM), True)),
         ("view-claim-status", Row(VICTOR, "GET", _path(claims, "team", POD_CLAIM, "status"), True)),
@@ -333,6 +362,62 @@ def _rows() -> list[Any]:
                 },
             ),
         ),
+        # secrets: only get (or a list/watch of one name) of those a pod bound to the node uses
+        (
+            "node-gets-bound-pods-secret",
+            Row(NODE0, "GET", _path(secrets, "team", "secret-0"), True),
+        ),
+        (
+            "node-gets-unbound-pods-secret",
+            Row(NODE0, "GET", _path(secrets, "team", "secret-x"), False),
+        ),
+        (
+            "node-gets-other-nodes-secret",
+            Row(NODE0, "GET", _path(secrets, "team", "secret-1"), False),
+        ),
+        ("node-gets-unused-secret", Row(NODE0, "GET", _path(secrets, "team", "unused"), False)),
+        (
+            "node-1-gets-node-0-secret",
+            Row(NODE1, "GET", _path(secrets, "team", "secret-0"), False),
+        ),
+        ("node-lists-secrets", Row(NODE0, "GET", _path(secrets, "team"), False)),
+        ("node-lists-all-secrets", Row(NODE0, "GET", _path(secrets), False)),
+        ("node-watches-secrets", Row(NODE0, "GET", _path(secrets, "team") + "?watch=true", False)),
+        ("node-watches-all-secrets", Row(NODE0, "GET", _path(secrets) + "?watch=true", False)),
+        (
+            "node-lists-own-secret-by-name",
+            Row(
+                NODE0,
+                "GET",
+                _path(secrets, "team") + "?fieldSelector=metadata.name%3Dsecret-0",
+                True,
+            ),
+        ),
+        (
+            "node-watches-other-secret-by-name",
+            Row(
+                NODE0,
+                "GET",
+                _path(secrets, "team") + "?watch=true&fieldSelector=metadata.name%3Dsecret-1",
+                False,
+            ),
+        ),
+        (
+            "node-deletes-own-secret",
+            Row(NODE0, "DELETE", _path(secrets, "team", "secret-0"), False),
+        ),
+        (
+            "node-gets-own-pods-service-account",
+            Row(NODE0, "GET", _path(kinds.SERVICE_ACCOUNTS, "team", "default"), True),
+        ),
+        (
+            "node-gets-other-service-account",
+            Row(NODE0, "GET", _path(kinds.SERVICE_ACCOUNTS, "team", "robot"), False),
+        ),
+        (
+            "node-lists-service-accounts",
+            Row(NODE0, "GET", _path(kinds.SERVICE_ACCOUNTS, "team"), False),
+        ),
         ("node-1-gets-node-0-claim", Row(NODE1, "GET", _path(claims, "team", POD_CLAIM), False)),
         ("node-without-group", Row(NOT_A_NODE, "GET", _path(claims, "team", POD_CLAIM), False)),
     ]
@@ -344,6 +429,12 @@ async def _setup(server: HttpServer) -> None:
     await admin.create(
         kinds.NAMESPACES, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}
     )
+    for name in ("secret-0", "secret-1", "secret-x", "unused"):
+        await admin.create(
+            kinds.SECRETS,
+            {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}},
+            "team",
+        )
     for i in (0, 1):
         await admin.create(
             kinds.CONFIGMAPS,
@@ -352,7 +443,10 @@ async def _setup(server: HttpServer) -> None:
         )
         await admin.create(kinds.RESOURCE_CLAIMS, make_claim(f"claim-{i}", "team").obj())
         pod = make_pod(f"pod-{i}", "team").claim_ref("c", f"claim-{i}").node(f"node-{i}").obj()
-        pod["spec"]["volumes"] = [{"name": "cm", "configMap": {"name": f"cm-{i}"}}]
+        pod["spec"]["volumes"] = [
+            {"name": "cm", "configMap": {"name": f"cm-{i}"}},
+            {"name": "s", "secret": {"secretName": f"secret-{i}"}},
+        ]
         await admin.create(kinds.PODS, pod)
         await admin.create(
             kinds.NODES, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{i}"}}
@@ -367,7 +461,9 @@ async def _setup(server: HttpServer) -> None:
             },
             "kube-node-lease",
         )
-    await admin.create(kinds.PODS, make_pod("pod-x", "team").obj())
+    await admin.create(
+        kinds.PODS, make_pod("pod-x", "team").volume("s", secret={"secretName": "secret-x"}).obj()
+    )
     for user, role in (("alice", "edit"), ("victor", "view")):
         await admin.create(
             kinds.ROLE_BINDINGS,

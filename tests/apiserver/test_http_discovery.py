@@ -73,6 +73,8 @@ async def test_api_and_apis_answer_legacy_json_even_for_aggregated_accept(
         "batch",
         "discovery.k8s.io",
         "scheduling.k8s.io",
+        "storage.k8s.io",
+        "policy",
         "apiextensions.k8s.io",
     }
     assert by_name["resource.k8s.io"]["preferredVersion"] == {
@@ -119,6 +121,46 @@ async def test_api_and_apis_answer_legacy_json_even_for_aggregated_accept(
             id="resourceclaims-status",
         ),
         pytest.param("/apis/coordination.k8s.io/v1", "leases", {"kind": "Lease"}, id="leases"),
+        pytest.param(
+            "/api/v1",
+            "persistentvolumeclaims",
+            {"kind": "PersistentVolumeClaim", "namespaced": True, "shortNames": ["pvc"]},
+            id="persistentvolumeclaims",
+        ),
+        pytest.param(
+            "/api/v1", "persistentvolumes/status", {"kind": "PersistentVolume"}, id="pv-status"
+        ),
+        pytest.param(
+            "/api/v1",
+            "replicationcontrollers",
+            {"shortNames": ["rc"], "categories": ["all"]},
+            id="replicationcontrollers",
+        ),
+        pytest.param("/api/v1", "replicationcontrollers/scale", {"kind": "Scale"}, id="rc-scale"),
+        pytest.param(
+            "/apis/storage.k8s.io/v1",
+            "storageclasses",
+            {"kind": "StorageClass", "namespaced": False, "shortNames": ["sc"]},
+            id="storageclasses",
+        ),
+        pytest.param(
+            "/apis/storage.k8s.io/v1",
+            "csistoragecapacities",
+            {"kind": "CSIStorageCapacity", "namespaced": True},
+            id="csistoragecapacities",
+        ),
+        pytest.param(
+            "/apis/storage.k8s.io/v1",
+            "volumeattachments/status",
+            {"kind": "VolumeAttachment"},
+            id="volumeattachments-status",
+        ),
+        pytest.param(
+            "/apis/policy/v1",
+            "poddisruptionbudgets",
+            {"kind": "PodDisruptionBudget", "shortNames": ["pdb"]},
+            id="poddisruptionbudgets",
+        ),
     ],
 )
 async def test_resource_lists(
@@ -247,8 +289,14 @@ async def test_metrics_count_requests_by_verb_resource_and_code(
 
     metrics = await _metrics(http)
 
-    assert 'apiserver_request_total{code="200",resource="pods",verb="LIST"} 1.0' in metrics
-    assert 'apiserver_request_total{code="404",resource="pods",verb="GET"} 1.0' in metrics
+    assert (
+        'apiserver_request_total{code="200",component="apiserver",dry_run="",group="",'
+        'resource="pods",scope="cluster",subresource="",verb="LIST",version="v1"} 1.0'
+    ) in metrics
+    assert (
+        'apiserver_request_total{code="404",component="apiserver",dry_run="",group="",'
+        'resource="pods",scope="resource",subresource="",verb="GET",version="v1"} 1.0'
+    ) in metrics
     assert "apiserver_request_duration_seconds_bucket" in metrics
 
 

@@ -72,3 +72,91 @@ def test_events_add_move_and_remove_edges() -> None:
     graph.observe(event("DELETED", USER_CLAIM))
     assert not graph.allows("node-0", "default", "shared")
     assert not graph.allows("node-0", "other", "shared")
+
+
+SECRETS_POD = (
+    make_pod("web")
+    .node("node-0")
+    .set("spec.imagePullSecrets", [{"name": "pull"}])
+    .volume("s", secret={"secretName": "vol-secret"})
+    .volume("p", projected={"sources": [{"secret": {"name": "proj-secret"}}]})
+    .volume("csi", csi={"driver": "d", "nodePublishSecretRef": {"name": "csi-s"}})
+    .volume("cm", configMap={"name": "vol-cm"})
+    .volume("data", persistentVolumeClaim={"claimName": "data"})
+    .volume("scratch", ephemeral={"volumeClaimTemplate": {"spec": {}}})
+    .container(
+        "app",
+        env=[{"name": "E", "valueFrom": {"secretKeyRef": {"name": "env-secret", "key": "k"}}}],
+        envFrom=[{"configMapRef": {"name": "envfrom-cm"}}],
+    )
+    .set("spec.serviceAccountName", "robot")
+    .obj()
+)
+MIRROR_POD = (
+    make_pod("static")
+    .node("node-0")
+    .annotation("kubernetes.io/config.mirror", "x")
+    .volume("s", secret={"secretName": "vol-secret"})
+    .obj()
+)
+BOUND_PV = {
+    "metadata": {"name": "pv-data"},
+    "spec": {
+        "claimRef": {"namespace": "default", "name": "data"},
+        "csi": {"driver": "d", "nodeStageSecretRef": {"name": "pv-secret"}},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("pods", "node", "resource", "name", "allowed"),
+    [
+        pytest.param([SECRETS_POD], "node-0", "secrets", "pull", True, id="image-pull-secret"),
+        pytest.param([SECRETS_POD], "node-0", "secrets", "vol-secret", True, id="secret-volume"),
+        pytest.param([SECRETS_POD], "node-0", "secrets", "proj-secret", True, id="projected"),
+        pytest.param([SECRETS_POD], "node-0", "secrets", "csi-s", True, id="csi-secret"),
+        pytest.param([SECRETS_POD], "node-0", "secrets", "env-secret", True, id="env-secret"),
+        pytest.param([SECRETS_POD], "node-1", "secrets", "vol-secret", False, id="other-node"),
+        pytest.param([SECRETS_POD], "node-0", "secrets", "vol-cm", False, id="secret-not-cm"),
+        pytest.param([SECRETS_POD], "node-0", "configmaps", "vol-cm", True, id="cm-volume"),
+        pytest.param([SECRETS_POD], "node-0", "configmaps", "envfrom-cm", True, id="cm-envfrom"),
+        pytest.param(
+            [SECRETS_POD], "node-0", "persistentvolumeclaims", "data", True, id="pvc-volume"
+        ),
+        pytest.param(
+            [SECRETS_POD], "node-0", "persistentvolumeclaims", "web-scratch", True, id="ephemeral"
+        ),
+        pytest.param([SECRETS_POD], "node-0", "serviceaccounts", "robot", True, id="sa"),
+        pytest.param([SECRETS_POD], "node-0", "serviceaccounts", "default", False, id="not-sa"),
+        pytest.param([MIRROR_POD], "node-0", "secrets", "vol-secret", False, id="mirror-pod"),
+    ],
+)
+def test_pod_references(
+    pods: list[Obj], node: str, resource: str, name: str, allowed: bool
+) -> None:
+    graph = NodeGraph()
+    graph.load(pods)
+    assert graph.has_path(node, resource, "default", name) is allowed
+
+
+def test_mirror_pod_is_still_on_its_node() -> None:
+    graph = NodeGraph()
+    graph.load([MIRROR_POD])
+    assert graph.pod_node("default", "static") == "node-0"
+
+
+def test_persistent_volume_reaches_node_through_its_claim() -> None:
+    graph = NodeGraph()
+    graph.load([SECRETS_POD], pvs=[BOUND_PV])
+    assert graph.has_path("node-0", "persistentvolumes", "", "pv-data")
+    assert graph.has_path("node-0", "secrets", "default", "pv-secret")
+    assert not graph.has_path("node-1", "persistentvolumes", "", "pv-data")
+    assert not graph.has_path("node-1", "secrets", "default", "pv-secret")
+
+    graph.observe(Event("DELETED", "persistentvolumes", BOUND_PV, 2, None))
+    assert not graph.has_path("node-0", "persistentvolumes", "", "pv-data")
+    assert not graph.has_path("node-0", "secrets", "default", "pv-secret")
+
+    graph.observe(Event("ADDED", "persistentvolumes", BOUND_PV, 3, None))
+    graph.observe(event("DELETED", SECRETS_POD))
+    assert not graph.has_path("node-0", "persistentvolumes", "", "pv-data"), "no pod uses it"

@@ -258,6 +258,24 @@ _TYPED_LISTS = {
     kinds.SERVICES: ("CoreV1Api", "list_service_for_all_namespaces"),
     kinds.ENDPOINTS: ("CoreV1Api", "list_endpoints_for_all_namespaces"),
     kinds.ENDPOINT_SLICES: ("DiscoveryV1Api", "list_endpoint_slice_for_all_namespaces"),
+    kinds.PERSISTENT_VOLUMES: ("CoreV1Api", "list_persistent_volume"),
+    kinds.PERSISTENT_VOLUME_CLAIMS: (
+        "CoreV1Api",
+        "list_persistent_volume_claim_for_all_namespaces",
+    ),
+    kinds.REPLICATION_CONTROLLERS: (
+        "CoreV1Api",
+        "list_replication_controller_for_all_namespaces",
+    ),
+    kinds.STORAGE_CLASSES: ("StorageV1Api", "list_storage_class"),
+    kinds.CSI_DRIVERS: ("StorageV1Api", "list_csi_driver"),
+    kinds.CSI_NODES: ("StorageV1Api", "list_csi_node"),
+    kinds.CSI_STORAGE_CAPACITIES: (
+        "StorageV1Api",
+        "list_csi_storage_capacity_for_all_namespaces",
+    ),
+    kinds.VOLUME_ATTACHMENTS: ("StorageV1Api", "list_volume_attachment"),
+    kinds.POD_DISRUPTION_BUDGETS: ("PolicyV1Api", "list_pod_disruption_budget_for_all_namespaces"),
 }
 
 

@@ -66,6 +66,7 @@ def test_bindings() -> None:
         ],
         "system:kube-controller-manager": [("User", "system:kube-controller-manager")],
         "system:kube-scheduler": [("User", "system:kube-scheduler")],
+        "system:volume-scheduler": [("User", "system:kube-scheduler")],
         "system:node": [],
         "system:controller:clusterrole-aggregation-controller": [
             ("ServiceAccount", "kube-system/clusterrole-aggregation-controller")

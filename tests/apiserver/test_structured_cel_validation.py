@@ -23,6 +23,13 @@ UNDECLARED = (
     "compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')"
 )
 NOT_BOOL = "must evaluate to bool or the unknown type, not int"
+BOOL_INDEX = "device.attributes[true].someBoolean"
+BOOL_INDEX_ERROR = (
+    "compilation failed: ERROR: <input>:1:18: found no matching overload for '_[_]' applied to "
+    "'(map(string, map(string, any)), bool)'\n | device.attributes[true].someBoolean\n"
+    " | .................^"
+)
+DRIVER_NOT_BOOL = "must evaluate to bool or the unknown type, not string"
 COST = "too complex, exceeds cost limit"
 
 
@@ -92,6 +99,22 @@ TEMPLATE_PATH = "spec.spec.devices.requests[0].exactly.selectors[0].cel.expressi
         pytest.param(_class, TOO_COSTLY, "FieldValueForbidden", CLASS_PATH, COST, id="class-cost"),
         pytest.param(
             _class,
+            BOOL_INDEX,
+            "FieldValueInvalid",
+            CLASS_PATH,
+            BOOL_INDEX_ERROR,
+            id="class-attributes-bool-index",
+        ),
+        pytest.param(
+            _class,
+            "device.driver",
+            "FieldValueInvalid",
+            CLASS_PATH,
+            DRIVER_NOT_BOOL,
+            id="class-driver-not-bool",
+        ),
+        pytest.param(
+            _class,
             TOO_LONG,
             "FieldValueTooLong",
             CLASS_PATH,
@@ -106,6 +129,38 @@ TEMPLATE_PATH = "spec.spec.devices.requests[0].exactly.selectors[0].cel.expressi
         ),
         pytest.param(_claim, TOO_COSTLY, "FieldValueForbidden", CLAIM_PATH, COST, id="claim-cost"),
         pytest.param(
+            _claim,
+            BOOL_INDEX,
+            "FieldValueInvalid",
+            CLAIM_PATH,
+            BOOL_INDEX_ERROR,
+            id="claim-attributes-bool-index",
+        ),
+        pytest.param(
+            _claim,
+            "device.driver",
+            "FieldValueInvalid",
+            CLAIM_PATH,
+            DRIVER_NOT_BOOL,
+            id="claim-driver-not-bool",
+        ),
+        pytest.param(
+            _claim,
+            'device.foo == "x"',
+            "FieldValueInvalid",
+            CLAIM_PATH,
+            "compilation failed: ERROR: <input>:1:7: undefined field 'foo'",
+            id="claim-unknown-device-field",
+        ),
+        pytest.param(
+            _first_available,
+            "device.driver",
+            "FieldValueInvalid",
+            SUB_PATH,
+            DRIVER_NOT_BOOL,
+            id="subrequest-driver-not-bool",
+        ),
+        pytest.param(
             _first_available, "foo", "FieldValueInvalid", SUB_PATH, UNDECLARED, id="subrequest"
         ),
         pytest.param(
@@ -113,6 +168,22 @@ TEMPLATE_PATH = "spec.spec.devices.requests[0].exactly.selectors[0].cel.expressi
         ),
         pytest.param(
             _template, TOO_COSTLY, "FieldValueForbidden", TEMPLATE_PATH, COST, id="template-cost"
+        ),
+        pytest.param(
+            _template,
+            BOOL_INDEX,
+            "FieldValueInvalid",
+            TEMPLATE_PATH,
+            BOOL_INDEX_ERROR,
+            id="template-attributes-bool-index",
+        ),
+        pytest.param(
+            _template,
+            "device.driver",
+            "FieldValueInvalid",
+            TEMPLATE_PATH,
+            DRIVER_NOT_BOOL,
+            id="template-driver-not-bool",
         ),
     ],
 )

@@ -275,6 +275,27 @@ def files(tmp_path: Path, data_dir: Path, busy_port: int) -> dict[str, str]:
             "kubeconfig: error: no API server has started with data dir",
             id="kubeconfig-before-any-apiserver",
         ),
+        pytest.param(
+            [
+                *("up", "--data-dir", "EMPTY", "--store", "memory"),
+                *("--kubernetes-version", "1.28", "--kubelet-dir", "EMPTY"),
+            ],
+            1,
+            "up: error: --kubelet-dir needs resource.k8s.io/v1 (--kubernetes-version 1.36)",
+            id="up-kubelet-dir-in-1.28",
+        ),
+        pytest.param(
+            ["driver", "example", "kubelet-plugin", "--node-name", "n", "--kubelet-dir", "EMPTY"],
+            1,
+            "/n/kubeconfig: start `draplane nodes --kubelet-dir",
+            id="kubelet-plugin-without-node-kubeconfig",
+        ),
+        pytest.param(
+            ["driver", "example"],
+            1,
+            "the following arguments are required: --kubeconfig",
+            id="driver-example-without-kubeconfig",
+        ),
         pytest.param(["frobnicate"], 2, "invalid choice: 'frobnicate'", id="unknown-command"),
     ],
 )

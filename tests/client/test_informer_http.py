@@ -67,8 +67,13 @@ async def test_informer_relists_after_a_real_410_and_delivers_tombstones(
         await wait_for(lambda: informer.lister.get("new3", "default") is not None)
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-        lists = srv.server.metrics.get_sample_value(
-            "apiserver_request_total", {"verb": "LIST", "resource": "configmaps", "code": "200"}
+        lists = sum(
+            sample.value
+            for family in srv.server.metrics.collect()
+            for sample in family.samples
+            if sample.name == "apiserver_request_total"
+            and (sample.labels["verb"], sample.labels["resource"], sample.labels["code"])
+            == ("LIST", "configmaps", "200")
         )
     finally:
         await srv.stop()

@@ -73,6 +73,7 @@ MATCHES = [
     ("lists", "[3, 1, 2].sum() == 6 && [1, 2].isSorted() && [4, 9].max() == 9", True),
     ("comprehension", 'device.attributes.exists(d, d == "other.example.com")', True),
     ("allow-multiple", "device.allowMultipleAllocations == false", True),
+    ("field-name-in-a-string", '"device.foo" != device.driver', True),
 ]
 
 
@@ -84,7 +85,11 @@ def test_selector_matches(expr: str, want: bool) -> None:
 RUNTIME_ERRORS = [
     ("missing-attribute", f'device.attributes["{D}"].missing == 1', "no such key: missing"),
     ("missing-capacity", f'device.capacity["{D}"].gpus.isInteger()', "no such key: gpus"),
-    ("not-bool", "device.driver", "CEL result of type string could not be converted to bool"),
+    (
+        "not-bool",
+        f'device.attributes["{D}"].model',
+        "CEL result of type string could not be converted to bool",
+    ),
     (
         "bad-quantity",
         'quantity("ten").sign() == 1',
@@ -121,6 +126,26 @@ COMPILE_ERRORS = [
         "compilation failed: ERROR: <input>:1:4: undeclared reference to 'gpu.model'",
     ),
     ("not-bool", '"a" + "b"', "must evaluate to bool or the unknown type, not string"),
+    ("driver-not-bool", "device.driver", "must evaluate to bool or the unknown type, not string"),
+    (
+        "attributes-indexed-by-bool",
+        "device.attributes[true].someBoolean",
+        "compilation failed: ERROR: <input>:1:18: found no matching overload for '_[_]' applied "
+        "to '(map(string, map(string, any)), bool)'\n | device.attributes[true].someBoolean\n"
+        " | .................^",
+    ),
+    (
+        "unknown-device-field",
+        'device.foo == "x"',
+        "compilation failed: ERROR: <input>:1:7: undefined field 'foo'\n"
+        ' | device.foo == "x"\n | ......^',
+    ),
+    (
+        "driver-compared-to-int",
+        "device.driver == 1",
+        "compilation failed: ERROR: <input>:1:15: found no matching overload for '_==_' applied "
+        "to '(string, int)'",
+    ),
     (
         "too-long",
         "true || " * 1300 + "true",

@@ -151,6 +151,49 @@ CASES = [
             allocation(res("req-0", "device-1", shareID=ANY, consumedCapacity={"memory": "1Gi"}))
         ],
     ),
+    AllocatorCase(
+        # kubernetes#140437: the persisted share already consumes the counters.
+        "partitionable-shared-device-share-without-consumed-capacity-allocated-again",
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[
+            node_slice(
+                make_device("device-1")
+                .allow_multiple_allocations()
+                .consumes("counter-set-1", memory="8Gi"),
+                count=2,
+            ),
+            counters(memory="8Gi"),
+        ],
+        allocated=[allocation(res("req-0", "device-1", shareID="s-1"))],
+        expect=[allocation(res("req-0", "device-1", shareID=ANY))],
+    ),
+    # --- a device that allowed multiple allocations and no longer does (kubernetes#140798)
+    AllocatorCase(
+        "no-longer-multi-allocatable-device-with-live-share-stays-taken",
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[node_slice("device-1")],
+        allocated=[allocation(res("req-0", "device-1", shareID="s-1"))],
+        expect=None,
+    ),
+    AllocatorCase(
+        "no-longer-multi-allocatable-device-with-consumed-capacity-stays-taken",
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[node_slice(make_device("device-1").capacity("memory", "8Gi"), "device-2")],
+        allocated=[
+            allocation(res("req-0", "device-1", shareID="s-1", consumedCapacity={"memory": "1Gi"}))
+        ],
+        expect=[allocation(res("req-0", "device-2"))],
+    ),
+    AllocatorCase(
+        "no-longer-multi-allocatable-device-without-shares-is-allocated",
+        claims=[make_structured_claim("claim-0").request("req-0", "class-a").obj()],
+        classes=[CLASS_A],
+        slices=[node_slice("device-1")],
+        expect=[allocation(res("req-0", "device-1"))],
+    ),
     # --- taints
     AllocatorCase(
         "tainted-device",

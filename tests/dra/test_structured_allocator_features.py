@@ -306,7 +306,45 @@ CASES = [
         slices=[node_slice("device-1")],
         expect=[
             allocation(
-                res("req-0", "device-1"), config=[{"source": "FromClass", **opaque({"a": "class"})}]
+                res("req-0", "device-1"),
+                config=[{"source": "FromClass", "requests": ["req-0"], **opaque({"a": "class"})}],
+            )
+        ],
+    ),
+    AllocatorCase(
+        "with-class-device-config-for-a-subrequest",
+        claims=[
+            make_structured_claim("claim-0")
+            .first_available(
+                "req-0", make_subrequest("sub-0", "nothing"), make_subrequest("sub-1", "class-a")
+            )
+            .obj()
+        ],
+        classes=[CLASS_CONFIG, NOTHING],
+        slices=[node_slice("device-1")],
+        expect=[
+            allocation(
+                res("req-0/sub-1", "device-1"),
+                config=[
+                    {"source": "FromClass", "requests": ["req-0/sub-1"], **opaque({"a": "class"})}
+                ],
+            )
+        ],
+    ),
+    AllocatorCase(
+        "claim-config-naming-its-only-request-keeps-it",
+        claims=[
+            make_structured_claim("claim-0")
+            .request("req-0", "class-a")
+            .config(A, {"c": "1"}, "req-0")
+            .obj()
+        ],
+        classes=[CLASS_A],
+        slices=[node_slice("device-1")],
+        expect=[
+            allocation(
+                res("req-0", "device-1"),
+                config=[{"source": "FromClaim", "requests": ["req-0"], **opaque({"c": "1"})}],
             )
         ],
     ),

@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 import signal
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -148,6 +150,43 @@ async def test_structured_mode_runs_an_example_and_sigterm_stops_every_process(
     assert code == 0, up.stderr
     assert "Traceback" not in up.stderr
     assert [name for name, pid in pids.items() if pid_alive(pid)] == []
+
+
+async def test_kubelet_dir_runs_a_kubelet_plugin_process_per_node(
+    commands: Commands, tmp_path: Path
+) -> None:
+    # Unix socket paths are short (108 bytes): the kubelet directory sits directly in /tmp.
+    kubelet_dir = Path(tempfile.mkdtemp(prefix="ku", dir="/tmp"))
+    try:
+        up, kubeconfig = await start_up(commands, tmp_path, "--kubelet-dir", str(kubelet_dir))
+        pids = started_pids(up)
+        plugins = [f"kubelet-plugin/node-{i}" for i in range(3)]
+        assert sorted(pids) == sorted({*COMPONENTS, *plugins} - {"driver"})
+        layout = await up.wait_for_line("kubelet dirs: ", timeout=TIMEOUT)
+        assert layout.endswith("for nodes node-0, node-1, node-2")
+        example = ROOT / "examples" / "structured" / "pod-with-template-claim.yaml"
+        kubectl = kubectl_for(kubeconfig, tmp_path)
+        await kubectl.run("apply", "-f", str(example))
+        client = RESTClient.from_kubeconfig(kubeconfig)
+        try:
+            [pod] = await wait_for(
+                lambda: all_running(client, 1), timeout=TIMEOUT, what="the example pod Running"
+            )
+            [claim] = (await client.list(kinds.RESOURCE_CLAIMS_V1, "default"))["items"]
+        finally:
+            await client.close()
+        node = pod["spec"]["nodeName"]
+        [result] = claim["status"]["allocation"]["devices"]["results"]
+        logs = await kubectl.run("logs", meta.name(pod))
+        assert f"GPU_DEVICE_0={result['device']}" in logs.splitlines()
+        [spec] = (kubelet_dir / node / "cdi").iterdir()
+        assert meta.uid(claim) in spec.name
+        assert meta.uid(claim) in (kubelet_dir / node / "dra_manager_state").read_text()
+        code, _ = await up.stop(signal.SIGTERM)
+        assert code == 0, up.stderr
+        assert [name for name, pid in pids.items() if pid_alive(pid)] == []
+    finally:
+        shutil.rmtree(kubelet_dir, ignore_errors=True)
 
 
 async def test_bench_with_processes_reports_cpu_and_rss_per_process(

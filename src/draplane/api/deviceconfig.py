@@ -18,6 +18,10 @@ import orjson
 Obj = dict[str, Any]
 
 CDI_KIND = "gpu"
+CDI_ENV_CONDITION = "draplane.dev/CDIEnv"
+"""A pod condition a node with kubelet plugins writes (status True, reason `Injected`): its
+message is, per container, the env its claims' CDI devices inject (a JSON object of container
+name -> {name: value}), which the container log shows."""
 _PREFIX = {"FromClass": "admin_", "FromClaim": "user_"}
 
 

@@ -33,6 +33,7 @@ class FieldError:
             "FieldValueTooLong": "Too long",
             "FieldValueTooMany": "Too many",
             "FieldValueTypeInvalid": "Invalid value",
+            "InternalError": "Internal error",
         }.get(self.type, "Invalid value")
         if (
             self.type

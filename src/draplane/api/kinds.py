@@ -71,6 +71,8 @@ AUTOSCALING_GROUP = "autoscaling"
 DISCOVERY_GROUP = "discovery.k8s.io"
 APIEXTENSIONS_GROUP = "apiextensions.k8s.io"
 SCHEDULING_GROUP = "scheduling.k8s.io"
+STORAGE_GROUP = "storage.k8s.io"
+POLICY_GROUP = "policy"
 CREATE_ONLY = ("create",)
 
 NAMESPACES = ResourceType(
@@ -267,6 +269,72 @@ ENDPOINT_SLICES = ResourceType(
 PRIORITY_CLASSES = ResourceType(
     SCHEDULING_GROUP, "v1", "priorityclasses", "PriorityClass", False, "priorityclass", ("pc",)
 )
+# Volumes (core/v1 and storage.k8s.io/v1), ReplicationControllers and PodDisruptionBudgets:
+# what kube-scheduler's informers read.
+PERSISTENT_VOLUMES = ResourceType(
+    CORE,
+    "v1",
+    "persistentvolumes",
+    "PersistentVolume",
+    False,
+    "persistentvolume",
+    ("pv",),
+    ("status",),
+)
+PERSISTENT_VOLUME_CLAIMS = ResourceType(
+    CORE,
+    "v1",
+    "persistentvolumeclaims",
+    "PersistentVolumeClaim",
+    True,
+    "persistentvolumeclaim",
+    ("pvc",),
+    ("status",),
+)
+REPLICATION_CONTROLLERS = ResourceType(
+    CORE,
+    "v1",
+    "replicationcontrollers",
+    "ReplicationController",
+    True,
+    "replicationcontroller",
+    ("rc",),
+    ("status", "scale"),
+    ("all",),
+)
+STORAGE_CLASSES = ResourceType(
+    STORAGE_GROUP, "v1", "storageclasses", "StorageClass", False, "storageclass", ("sc",)
+)
+CSI_DRIVERS = ResourceType(STORAGE_GROUP, "v1", "csidrivers", "CSIDriver", False, "csidriver")
+CSI_NODES = ResourceType(STORAGE_GROUP, "v1", "csinodes", "CSINode", False, "csinode")
+CSI_STORAGE_CAPACITIES = ResourceType(
+    STORAGE_GROUP,
+    "v1",
+    "csistoragecapacities",
+    "CSIStorageCapacity",
+    True,
+    "csistoragecapacity",
+)
+VOLUME_ATTACHMENTS = ResourceType(
+    STORAGE_GROUP,
+    "v1",
+    "volumeattachments",
+    "VolumeAttachment",
+    False,
+    "volumeattachment",
+    (),
+    ("status",),
+)
+POD_DISRUPTION_BUDGETS = ResourceType(
+    POLICY_GROUP,
+    "v1",
+    "poddisruptionbudgets",
+    "PodDisruptionBudget",
+    True,
+    "poddisruptionbudget",
+    ("pdb",),
+    ("status",),
+)
 
 SERVED: tuple[ResourceType, ...] = (
     NAMESPACES,
@@ -303,6 +371,15 @@ SERVED: tuple[ResourceType, ...] = (
     ENDPOINTS,
     ENDPOINT_SLICES,
     PRIORITY_CLASSES,
+    PERSISTENT_VOLUMES,
+    PERSISTENT_VOLUME_CLAIMS,
+    REPLICATION_CONTROLLERS,
+    STORAGE_CLASSES,
+    CSI_DRIVERS,
+    CSI_NODES,
+    CSI_STORAGE_CAPACITIES,
+    VOLUME_ATTACHMENTS,
+    POD_DISRUPTION_BUDGETS,
     CUSTOM_RESOURCE_DEFINITIONS,
 )
 

@@ -22,12 +22,13 @@ from draplane.api.catalog import Catalog
 from draplane.api.handler import ApiHandler
 from draplane.api.schema import Schemas
 from draplane.apiserver import discovery, negotiation, openapi, requestinfo
+from draplane.apiserver.apimetrics import RequestMetrics
 from draplane.apiserver.authentication.bearer import BearerAuthenticator
 from draplane.apiserver.authorization import Attributes, Authorizer, Decision
 from draplane.apiserver.health import HealthChecks
 from draplane.apiserver.httpwatch import ActiveWatches
 from draplane.apiserver.impersonation import impersonate
-from draplane.apiserver.requestinfo import RESOURCE_KEY, USER_KEY, VERB_KEY
+from draplane.apiserver.requestinfo import USER_KEY
 from draplane.apiserver.resthandlers import RestContext, RestHandlers, encode
 from draplane.clock import Clock
 
@@ -37,43 +38,6 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # Resource requests: authorized by the handler, on the request's attributes.
 _RESOURCE_PATH = re.compile(r"^/(?:api/v1|apis/[^/]+/[^/]+)/.+")
-
-
-class RequestMetrics:
-    """apiserver_request_total{verb,resource,code} and apiserver_request_duration_seconds."""
-
-    def __init__(self, registry: prometheus_client.CollectorRegistry) -> None:
-        self.total = prometheus_client.Counter(
-            "apiserver_request_total",
-            "Counter of apiserver requests broken out by verb, resource and HTTP response code.",
-            ["verb", "resource", "code"],
-            registry=registry,
-        )
-        self.duration = prometheus_client.Histogram(
-            "apiserver_request_duration_seconds",
-            "Response latency distribution in seconds for each verb and resource.",
-            ["verb", "resource"],
-            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60),
-            registry=registry,
-        )
-        # The labelled children by label values: `labels()` takes a lock and builds its key
-        # on every call; the set of (verb, resource, code) a server sees is small.
-        self._totals: dict[tuple[str, str, int], prometheus_client.Counter] = {}
-        self._durations: dict[tuple[str, str], prometheus_client.Histogram] = {}
-
-    def observe(self, request: web.Request, code: int, seconds: float) -> None:
-        verb = request.get(VERB_KEY) or request.method
-        resource = request.get(RESOURCE_KEY) or ""
-        key = (verb, resource, code)
-        total = self._totals.get(key)
-        if total is None:
-            total = self._totals[key] = self.total.labels(verb, resource, str(code))
-        total.inc()
-        if verb != "WATCH":
-            duration = self._durations.get(key[:2])
-            if duration is None:
-                duration = self._durations[key[:2]] = self.duration.labels(verb, resource)
-            duration.observe(seconds)
 
 
 @dataclass(frozen=True)
@@ -124,6 +88,9 @@ def _metrics_middleware(metrics: RequestMetrics) -> Callable[..., Awaitable[web.
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         start = time.perf_counter()
         code = 500
+        gauge = metrics.in_flight(request)
+        if gauge is not None:
+            gauge.inc()
         try:
             response = await handler(request)
             code = response.status
@@ -134,6 +101,8 @@ def _metrics_middleware(metrics: RequestMetrics) -> Callable[..., Awaitable[web.
             code = request.get(_SENT_CODE_KEY, 500)
             raise
         finally:
+            if gauge is not None:
+                gauge.dec()
             metrics.observe(request, code, time.perf_counter() - start)
 
     return middleware

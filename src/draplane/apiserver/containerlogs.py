@@ -3,9 +3,10 @@ its ResourceClaims): the one place that writes container log text.
 
 There is no container runtime, so the log of one container instance is what the container
 would see and do: a start line, its environment (`env` and `envFrom` from ConfigMaps, the
-variables the claim's driver injects through CDI), the devices prepared for each claim it
-uses, what its command prints (`echo`, see `draplane.api.containercommand`), and an exit line
-once it terminated. Lines carry the times of the container status
+variables the claim's driver injects through CDI, as the node resolved them from the CDI specs
+when it has kubelet plugins), the devices prepared for each claim it uses, what its command
+prints (`echo`, see `draplane.api.containercommand`), and an exit line once it terminated.
+Lines carry the times of the container status
 (`startedAt`, `finishedAt`). Choosing the container and the instance follows kube-apiserver's
 `LogLocation` and kubelet's `validateContainerLogStatus`, with their 400 messages.
 """
@@ -231,6 +232,7 @@ def lines(
             ]
         if not handles:
             devices.append(f"draplane: claim {claim_name}: not allocated to this pod any more")
+    env.update(cdi_env(pod, container))
     out += [(started, f"{key}={value}") for key, value in env.items()]
     out += [(started, text) for text in devices]
     known = run_of(spec_container)
@@ -242,6 +244,28 @@ def lines(
     if run.terminated is not None:
         out.append(exit_line(container, run))
     return out
+
+
+def cdi_env(pod: Obj, container: str) -> dict[str, str]:
+    """The env the container runtime injected from the CDI specs of the container's devices,
+    as its node recorded it (the `deviceconfig.CDI_ENV_CONDITION` pod condition); malformed
+    values are left out."""
+    raw = next(
+        (
+            str(c.get("message") or "")
+            for c in (pod.get("status") or {}).get("conditions") or []
+            if c.get("type") == deviceconfig.CDI_ENV_CONDITION
+        ),
+        "",
+    )
+    try:
+        recorded: Any = orjson.loads(raw) if raw else {}
+    except orjson.JSONDecodeError:
+        return {}
+    env = recorded.get(container) if isinstance(recorded, dict) else None
+    if not isinstance(env, dict):
+        return {}
+    return {str(k): str(v) for k, v in env.items()}
 
 
 def exit_line(container: str, run: Instance) -> Line:

@@ -24,7 +24,7 @@ from draplane.api.patch import patch_object
 from draplane.api.request import Request
 from draplane.api.selectors import FieldSelector
 from draplane.api.validation.scheduling import SYSTEM_PRIORITY_CLASSES
-from draplane.apiserver import listoptions, reads
+from draplane.apiserver import listoptions, nodegraph, reads
 from draplane.apiserver.admission import AdmissionAttributes, Chain
 from draplane.apiserver.admission.namespacelifecycle import NamespaceLifecycle
 from draplane.apiserver.admission.noderestriction import NodeRestriction
@@ -123,7 +123,8 @@ class Registry:
         # same revision (neither call suspends between the two).
         pods, _ = await self.storage.list(kinds.PODS.key)
         slices, _ = await self.storage.list(kinds.RESOURCE_SLICES.key)
-        self.node_graph.load(pods, slices)
+        pvs, _ = await self.storage.list(nodegraph.PV)
+        self.node_graph.load(pods, slices, pvs)
         await policy.load_index(self.storage, self.rbac)
         await self.custom_resources.load()
         await self.watch_cache.start()
@@ -451,7 +452,9 @@ async def lookup_core_object(
 
 def attributes(user: UserInfo, request: Request) -> Attributes:
     """The authorization attributes of a resource request; a list, watch or deletecollection
-    selecting `metadata.name=X` carries the name X."""
+    selecting `metadata.name=X` carries the name X. A request for one Namespace
+    (`/api/v1/namespaces/NAME[/SUB]`) carries NAME as its namespace too (RequestInfo), so a
+    RoleBinding in NAME may grant access to the Namespace object itself."""
     name = request.name
     if not name and request.verb in ("list", "watch", "deletecollection"):
         selector = request.options.field_selector
@@ -462,6 +465,10 @@ def attributes(user: UserInfo, request: Request) -> Attributes:
             except errors.StatusError:
                 name = ""
     rt = request.rt
+    if rt.namespaced:
+        namespace = request.namespace
+    else:
+        namespace = request.name if rt is kinds.NAMESPACES else ""
     return Attributes(
         user,
         request.verb,
@@ -470,7 +477,7 @@ def attributes(user: UserInfo, request: Request) -> Attributes:
         rt.version,
         rt.resource,
         request.subresource,
-        request.namespace if rt.namespaced else "",
+        namespace,
         name,
         field_selector=request.options.field_selector,
         label_selector=request.options.label_selector,

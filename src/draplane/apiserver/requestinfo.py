@@ -72,6 +72,10 @@ class RequestInfo:
         return _COLLECTION
 
 
+INFO_KEY = web.RequestKey("info", RequestInfo)
+"""The resource request's parsed path (for the request metrics' labels)."""
+
+
 def _not_found() -> errors.StatusError:
     return errors.StatusError(404, "NotFound", "the server could not find the requested resource")
 

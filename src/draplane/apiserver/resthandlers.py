@@ -37,7 +37,7 @@ from draplane.apiserver import (
 )
 from draplane.apiserver.duplicates import duplicate_fields
 from draplane.apiserver.negotiation import ResponseForm
-from draplane.apiserver.requestinfo import RESOURCE_KEY, VERB_KEY, RequestInfo
+from draplane.apiserver.requestinfo import INFO_KEY, RESOURCE_KEY, VERB_KEY, RequestInfo
 from draplane.clock import Clock
 
 
@@ -174,6 +174,7 @@ class RestHandlers:
             # As go-restful's 405 through NewGenericServerResponse: no resource in the message.
             raise errors.method_not_allowed()
         request[RESOURCE_KEY] = info.rt.resource
+        request[INFO_KEY] = info
         # Every option is parsed before anything is written.
         pretty = queryparams.query_bool(request.query, "pretty")
         if request.method == "GET":

@@ -21,7 +21,8 @@ from draplane.api.auth import ADMIN
 from draplane.api.catalog import Catalog
 from draplane.api.handler import ApiHandler
 from draplane.apiserver import authn, certs
-from draplane.apiserver.app import AppConfig, RequestMetrics, create_app
+from draplane.apiserver.apimetrics import RequestMetrics, StorageObjectCounts
+from draplane.apiserver.app import AppConfig, create_app
 from draplane.apiserver.audit import AuditLog
 from draplane.apiserver.authentication import sakeys
 from draplane.apiserver.authentication.bearer import BearerAuthenticator
@@ -35,6 +36,7 @@ from draplane.apiserver.kubeconfig import (
     write_kubeconfig,
 )
 from draplane.apiserver.masterservice import ensure_kubernetes_service
+from draplane.apiserver.parseerrors import StatusAppRunner
 from draplane.apiserver.registry import Registry, lookup_core_object
 from draplane.apiserver.serviceips import DEFAULT_SERVICE_CIDR
 from draplane.clock import REAL_CLOCK, Clock
@@ -79,6 +81,8 @@ class ApiServer:
         self._health = HealthChecks()
         self._watches = ActiveWatches(self.metrics)
         self._runner: web.AppRunner | None = None
+        self.object_counts: StorageObjectCounts | None = None
+        """apiserver_storage_objects (from start on)."""
         # kube-apiserver's name for the check of its etcd; "storage" for the embedded stores.
         check_name = str(getattr(storage, "CHECK_NAME", "storage"))
         self._health.add_ready_check(check_name, self._storage_ready)
@@ -171,7 +175,7 @@ class ApiServer:
                 catalog=getattr(handler, "kinds", None) or Catalog(self.mode),
             )
         )
-        runner = web.AppRunner(
+        runner = StatusAppRunner(
             app, handler_cancellation=True, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT
         )
         await runner.setup()
@@ -185,6 +189,8 @@ class ApiServer:
             raise
         self._runner = runner
         self._port = int(runner.addresses[0][1])
+        self.object_counts = StorageObjectCounts(self.metrics, self.storage, self.mode.stored)
+        await self.object_counts.start()
         if isinstance(handler, Registry):
             await ensure_kubernetes_service(handler, HOST, self._port)
         token = authn.ensure_user_token(self.data_dir, ADMIN)
@@ -195,6 +201,8 @@ class ApiServer:
         log.info("API server listening on %s (kubeconfig %s)", self.url, self.kubeconfig_path)
 
     async def stop(self) -> None:
+        if self.object_counts is not None:
+            await self.object_counts.stop()
         await self._watches.close_all()
         if self._runner is not None:
             server = self._runner.server

@@ -1,7 +1,8 @@
 """Table columns and cells of the apps/v1 and batch/v1 kinds, as kube-apiserver 1.28 prints them
 (pkg/printers/internalversion/printers.go): READY/UP-TO-DATE/AVAILABLE of Deployments,
-DESIRED/CURRENT/READY of ReplicaSets, the DaemonSet counters, Job COMPLETIONS and DURATION,
-CronJob SCHEDULE/TIMEZONE/SUSPEND/ACTIVE/LAST SCHEDULE, ControllerRevision CONTROLLER/REVISION;
+DESIRED/CURRENT/READY of ReplicaSets (and core/v1 ReplicationControllers), the DaemonSet
+counters, Job COMPLETIONS and DURATION, CronJob SCHEDULE/TIMEZONE/SUSPEND/ACTIVE/LAST SCHEDULE,
+ControllerRevision CONTROLLER/REVISION;
 `-o wide` adds CONTAINERS, IMAGES and SELECTOR. Cells never fail on a malformed stored object.
 The age cells (AGE, DURATION, LAST SCHEDULE) are formatted by the caller's `age` function.
 """
@@ -124,6 +125,23 @@ def replica_set_cells(obj: Obj, age: AgeFn) -> list[Any]:
         _int(status.get("readyReplicas")),
         age(_at(obj, "metadata", "creationTimestamp")),
         *_wide(spec.get("template"), spec.get("selector")),
+    ]
+
+
+def replication_controller_cells(obj: Obj, age: AgeFn) -> list[Any]:
+    """A ReplicaSet's cells, the selector a label map (labels.FormatLabels)."""
+    spec, status = _obj(obj.get("spec")), _obj(obj.get("status"))
+    names, images = _containers(spec.get("template"))
+    selector = _obj(spec.get("selector"))
+    return [
+        _name(obj),
+        _int(spec.get("replicas")),
+        _int(status.get("replicas")),
+        _int(status.get("readyReplicas")),
+        age(_at(obj, "metadata", "creationTimestamp")),
+        names,
+        images,
+        ",".join(f"{k}={v}" for k, v in sorted(selector.items())) or "<none>",
     ]
 
 
@@ -335,6 +353,7 @@ def _job_row(obj: Obj, now: datetime) -> list[Any]:
 
 DEPLOYMENT = Printer(DEPLOYMENT_COLUMNS, aged(deployment_cells))
 REPLICA_SET = Printer(REPLICA_SET_COLUMNS, aged(replica_set_cells))
+REPLICATION_CONTROLLER = Printer(REPLICA_SET_COLUMNS, aged(replication_controller_cells))
 STATEFUL_SET = Printer(STATEFUL_SET_COLUMNS, aged(stateful_set_cells))
 DAEMON_SET = Printer(DAEMON_SET_COLUMNS, aged(daemon_set_cells))
 JOB = Printer(JOB_COLUMNS, _job_row)

@@ -51,7 +51,13 @@ log = logging.getLogger(__name__)
 
 BENCH = "bench"
 """The bench process itself (the workload's client) in the per-process figures."""
-WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+WRITE_VERBS = {
+    "POST": "create",
+    "PUT": "update",
+    "PATCH": "patch",
+    "APPLY": "patch",
+    "DELETE": "delete",
+}
 REQUEST_DURATION_METRIC = "apiserver_request_duration_seconds"
 LOOP_LAG_METRIC = "draplane_event_loop_lag_seconds"
 T = TypeVar("T")
@@ -106,7 +112,7 @@ def request_counts(registry: CollectorRegistry) -> dict[tuple[str, str, str], fl
         for sample in family.samples:
             if sample.name == "apiserver_request_total":
                 key = (sample.labels["verb"], sample.labels["resource"], sample.labels["code"])
-                counts[key] = sample.value
+                counts[key] = counts.get(key, 0.0) + sample.value  # over the other labels
     return counts
 
 

@@ -12,9 +12,11 @@ import math
 from collections.abc import Callable
 
 from draplane.api import versions
+from draplane.cli import kubeletplugin
 from draplane.cli.leaderelect import add_leader_election_flags, leading
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
+    CommandError,
     add_master_flag,
     add_metrics_port_flag,
     cluster_mode,
@@ -54,7 +56,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"the example driver ({DRIVER_NAME}): 1.36 network-attached slices; 1.28 "
         "allocation and scheduling answers",
     )
-    example.add_argument("--kubeconfig", required=True, help="kubeconfig of the driver's user")
+    example.add_argument(
+        "--kubeconfig", default="", help="kubeconfig of the driver's user (required)"
+    )
     add_master_flag(example)
     mode = example.add_mutually_exclusive_group()
     mode.add_argument(
@@ -96,6 +100,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     versions.add_argument(example)
     add_logging_flags(example)
     example.set_defaults(func=async_main)
+    parts = example.add_subparsers(dest="part", metavar="PART")
+    kubeletplugin.register(parts, add_device_flags=add_device_flags)
 
 
 def add_device_flags(parser: argparse.ArgumentParser) -> None:
@@ -142,6 +148,8 @@ def _quantity(value: str) -> str:
 
 async def async_main(args: argparse.Namespace) -> int:
     setup_logging(args)
+    if not args.kubeconfig:
+        raise CommandError("the following arguments are required: --kubeconfig")
     client = component_client(args.kubeconfig, args.master)
     try:
         registry = component_registry()

@@ -31,6 +31,7 @@ SUBCOMMAND_MODULES = (
     "up",
     "bench",
     "etcd_path",
+    "explain",
 )
 
 

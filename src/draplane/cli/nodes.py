@@ -5,7 +5,10 @@ to its `tokens` file), or `--data-dir` names one, every node gets its own token 
 `draplane kubeconfig --user system:node:<name>` would give it; otherwise all nodes share the
 kubeconfig's user. Their clients share one connection pool, each request with its node's
 token. The drivers' node plugins run in this process, reached through a
-`NodePluginRegistry` (as a DaemonSet would place them on every node).
+`NodePluginRegistry` (as a DaemonSet would place them on every node). With `--kubelet-dir DIR`
+they do not: node N is a kubelet rooted in DIR/N, where any DRA driver's kubelet plugin
+registers (`plugins_registry/`) and finds the node's kubeconfig (`kubeconfig`, the node's
+identity) to publish its ResourceSlices with.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import shutil
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +24,7 @@ from pathlib import Path
 from draplane.api import versions
 from draplane.api.auth import NODE_PREFIX, SYSTEM_AUTHENTICATED, SYSTEM_NODES
 from draplane.apiserver.authn import ensure_user_tokens
+from draplane.apiserver.kubeconfig import build_kubeconfig, write_kubeconfig
 from draplane.cli.driver import add_device_flags, device_profile, positive_seconds
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
@@ -47,6 +52,7 @@ from draplane.drivers.example import (
     status_clients,
     structured_node_plugin_factory,
 )
+from draplane.kubeletapi import KUBECONFIG
 from draplane.metrics import component_registry
 from draplane.node import Nodes
 
@@ -91,6 +97,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=8,
         help="structured mode: devices each node's example plugin publishes (default 8)",
     )
+    add_kubelet_dir_flag(parser)
     add_device_flags(parser)
     add_run_seconds_flag(parser)
     add_metrics_port_flag(parser)
@@ -107,6 +114,17 @@ def add_run_seconds_flag(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="containers exit (code 0) after N seconds unless their pod's "
         "draplane.dev/run-seconds annotation says otherwise (default: they run until deleted)",
+    )
+
+
+def add_kubelet_dir_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--kubelet-dir",
+        default="",
+        metavar="DIR",
+        help="each node N is a kubelet rooted in DIR/N: DRA drivers' kubelet plugins register "
+        "over gRPC in DIR/N/plugins_registry/ (instead of the example node plugin running "
+        "in this process), CDI specs are read from DIR/N/cdi/, DIR/N/kubeconfig is the node's",
     )
 
 
@@ -149,20 +167,26 @@ async def async_main(args: argparse.Namespace) -> int:
             name_prefix=args.name_prefix,
             plugins=(plugins := NodePluginRegistry()),
             run_seconds=args.run_seconds,
+            kubelet_dir=Path(args.kubelet_dir) if args.kubelet_dir else None,
         )
         runner = await serve_metrics(metrics, port=args.metrics_port, ready=nodes.has_synced)
         try:
 
             async def run() -> None:
                 mode = await cluster_mode(clients[0], args)
-                plugin_registry(
-                    args.drivers or ["example"],
-                    args.extra_drivers,
-                    mode=mode,
-                    profile=device_profile(args, count=args.devices_per_node),
-                    registry=plugins,
-                    status_clients_for=_status_clients(args, clients, pools),
-                )
+                if args.kubelet_dir:
+                    log.info(
+                        "kubelet plugins register in %s/<node>/plugins_registry/", args.kubelet_dir
+                    )
+                else:
+                    plugin_registry(
+                        args.drivers or ["example"],
+                        args.extra_drivers,
+                        mode=mode,
+                        profile=device_profile(args, count=args.devices_per_node),
+                        registry=plugins,
+                        status_clients_for=_status_clients(args, clients, pools),
+                    )
                 nodes.kubelet_version = mode.git_version
                 nodes.claims = mode.resource_claims
                 await nodes.run()
@@ -190,6 +214,11 @@ def _client_factory(
             raise CommandError(f"no API server token file in --data-dir {data_dir}")
         log.warning("no token file in %s: every node uses the kubeconfig's user", data_dir)
         shared_logged = logged(shared)
+        if args.kubelet_dir:
+            for index in range(args.count):
+                node_dir = Path(args.kubelet_dir) / f"{args.name_prefix}{index}"
+                node_dir.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(args.kubeconfig, node_dir / KUBECONFIG)
         return lambda _name: shared_logged
     names = (f"{args.name_prefix}{index}" for index in range(args.count))
     users = {name: NODE_PREFIX + name for name in names}
@@ -201,12 +230,31 @@ def _client_factory(
         raise CommandError(f"cannot give the nodes users in {data_dir}: {err}") from err
     pool = _shared_pool(shared, pools)
 
+    if args.kubelet_dir:
+        _write_node_kubeconfigs(Path(args.kubelet_dir), shared, users, tokens)
+
     def for_node(name: str) -> Client:
         client = RESTClient(_as_user(shared, users[name], tokens[users[name]]), pool=pool)
         clients.append(client)
         return logged(client)
 
     return for_node
+
+
+def _write_node_kubeconfigs(
+    kubelet_dir: Path, shared: RESTClient, users: dict[str, str], tokens: dict[str, str]
+) -> None:
+    """DIR/<node>/kubeconfig: the node's identity, for the kubelet plugins on it."""
+    config = shared.transport.config
+    for name, user in users.items():
+        kubeconfig = build_kubeconfig(
+            server=",".join(config.endpoints),
+            ca_pem=config.ca_pem or b"",
+            user=user,
+            token=tokens[user],
+        )
+        (kubelet_dir / name).mkdir(parents=True, exist_ok=True)
+        write_kubeconfig(kubelet_dir / name / KUBECONFIG, kubeconfig)
 
 
 def _shared_pool(shared: RESTClient, pools: list[ConnectionPool]) -> ConnectionPool:

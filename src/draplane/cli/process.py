@@ -141,10 +141,16 @@ def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
             loop.remove_signal_handler(sig)
 
 
-async def run_until_signal(run: Callable[[], Awaitable[None]], *, name: str) -> int:
-    """Run a component until SIGINT/SIGTERM (exit code 0) or until it fails (logged, 1)."""
+async def run_until_signal(
+    run: Callable[[], Awaitable[None]], *, name: str, started: Callable[[], None] | None = None
+) -> int:
+    """Run a component until SIGINT/SIGTERM (exit code 0) or until it fails (logged, 1).
+    `started` runs once the signal handlers are in place (a command prints its banner there,
+    so a signal sent as soon as the banner is read stops it cleanly)."""
     stop = asyncio.Event()
     with stop_on_signals(stop):
+        if started is not None:
+            started()
         task = asyncio.ensure_future(run())
         waiter = asyncio.ensure_future(stop.wait())
         try:

@@ -42,14 +42,20 @@ def process_config(args: argparse.Namespace, config: ControlPlaneConfig) -> Proc
         verbosity=int(args.verbosity),
         log_format=args.log_format,
         disabled=config.disabled,
+        kubelet_dir=config.kubelet_dir,
     )
 
 
 async def run_processes(
-    args: argparse.Namespace, config: ControlPlaneConfig, *, describe: Callable[[str], str]
+    args: argparse.Namespace,
+    config: ControlPlaneConfig,
+    *,
+    describe: Callable[[str], str],
+    layout: str = "",
 ) -> int:
     """Run until a signal (0) or until a component ends (CommandError); `describe(url)` is
-    the line printed once every process is ready."""
+    the line printed once every process is ready, `layout` (the kubelet directories) after
+    the kubeconfig."""
     plane = ProcessPlane(process_config(args, config))
     try:
         try:
@@ -62,9 +68,13 @@ async def run_processes(
             raise CommandError(f"cannot start the control plane: {err}") from err
         except TimeoutError as err:
             raise CommandError("the control plane did not become ready in time") from err
-        print(describe(plane.url), flush=True)
-        print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
-        print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
+
+        def banner() -> None:
+            print(describe(plane.url), flush=True)
+            print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
+            if layout:
+                print(layout, flush=True)
+            print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
 
         async def watch() -> None:
             try:
@@ -72,7 +82,7 @@ async def run_processes(
             except ComponentExited as err:
                 raise CommandError(f"{err}; the others were stopped") from err
 
-        code = await run_until_signal(watch, name="control plane")
+        code = await run_until_signal(watch, name="control plane", started=banner)
         print("stopping...", flush=True)
     finally:
         await plane.stop()

@@ -11,7 +11,7 @@ from typing import Any
 from draplane.api import meta, versions
 from draplane.cli.driver import add_device_flags
 from draplane.cli.logs import add_logging_flags, setup_logging
-from draplane.cli.nodes import add_run_seconds_flag
+from draplane.cli.nodes import add_kubelet_dir_flag, add_run_seconds_flag
 from draplane.cli.process import (
     CommandError,
     add_restored_store_flag,
@@ -102,6 +102,7 @@ def register(sub: Any) -> None:
         default="",
         help="write an audit.k8s.io/v1 Event JSON line per request to this file",
     )
+    add_kubelet_dir_flag(parser)
     add_device_flags(parser)
     add_run_seconds_flag(parser)
     versions.add_argument(parser, server=True)
@@ -128,8 +129,11 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         store = store_spec(args.store, etcd)
     except ValueError as err:
         raise CommandError(str(err)) from err
+    if args.kubelet_dir and mode.dra is not versions.Dra.STRUCTURED:
+        raise CommandError("--kubelet-dir needs resource.k8s.io/v1 (--kubernetes-version 1.36)")
     return ControlPlaneConfig(
         data_dir=args.data_dir,
+        kubelet_dir=args.kubelet_dir or None,
         port=args.port,
         nodes=args.nodes,
         store=store,
@@ -170,6 +174,26 @@ def describe(config: ControlPlaneConfig, nodes: int, url: str) -> str:
     return f"{line}\ndisabled: {config.disabled.describe()} (run your own against the kubeconfig)"
 
 
+def node_names(config: ControlPlaneConfig) -> list[str]:
+    return [f"{config.node_prefix}{i}" for i in range(config.nodes)]
+
+
+def kubelet_layout(kubelet_dir: str, nodes: list[str]) -> str:
+    """Where a DRA driver's kubelet plugin finds each node (printed by `up --kubelet-dir`)."""
+    example = nodes[0] if nodes else "<node>"
+    root = f"{kubelet_dir}/{example}"
+    return "\n".join(
+        [
+            f"kubelet dirs: {kubelet_dir}/<node> for nodes {', '.join(nodes)}",
+            f"  {root}/plugins_registry/   kubelet plugins register here (<driver>-reg.sock)",
+            f"  {root}/plugins/<driver>/   their DRA service sockets (dra.sock)",
+            f"  {root}/cdi/                CDI spec files (JSON or YAML)",
+            f"  {root}/kubeconfig          the node's identity (system:node:{example})",
+            f"  {root}/dra_manager_state   the node's checkpoint of prepared claims",
+        ]
+    )
+
+
 async def _start(config: ControlPlaneConfig) -> ControlPlane:
     try:
         plane = ControlPlane(config)
@@ -192,14 +216,24 @@ async def async_main(args: argparse.Namespace) -> int:
     config = _config(args)
     if args.processes:
         return await run_processes(
-            args, config, describe=lambda url: describe(config, args.nodes, url)
+            args,
+            config,
+            describe=lambda url: describe(config, args.nodes, url),
+            layout=kubelet_layout(config.kubelet_dir, node_names(config))
+            if config.kubelet_dir
+            else "",
         )
     plane = await _start(config)
     try:
-        print(describe(config, args.nodes, plane.apiserver.url), flush=True)
-        print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
-        print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
-        code = await run_until_signal(plane.wait, name="control plane")
+
+        def banner() -> None:
+            print(describe(config, args.nodes, plane.apiserver.url), flush=True)
+            print(f"kubeconfig: {plane.kubeconfig_path}", flush=True)
+            if config.kubelet_dir:
+                print(kubelet_layout(config.kubelet_dir, node_names(config)), flush=True)
+            print(f"try: kubectl --kubeconfig {plane.kubeconfig_path} get nodes", flush=True)
+
+        code = await run_until_signal(plane.wait, name="control plane", started=banner)
         print("stopping...", flush=True)
     finally:
         await plane.stop()

@@ -22,7 +22,7 @@ from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
 from draplane.apiserver import authn
 from draplane.apiserver.audit import AuditLog
-from draplane.apiserver.kubeconfig import build_kubeconfig
+from draplane.apiserver.kubeconfig import build_kubeconfig, write_kubeconfig
 from draplane.apiserver.registry import Registry
 from draplane.apiserver.server import ApiServer
 from draplane.client.informer import InformerFactory
@@ -38,6 +38,7 @@ from draplane.controlplane.drivers import DriverSpec, ensure_driver_classes
 from draplane.dra.controller import DRIVER_WORKERS, Delays
 from draplane.dra.kubeletplugin import NodePluginRegistry
 from draplane.drivers.example import (
+    KubeletPluginRunner,
     NetworkPoolController,
     Resources,
     StatusClientSource,
@@ -46,6 +47,7 @@ from draplane.drivers.example import (
     status_clients,
     structured_node_plugin_factory,
 )
+from draplane.kubeletapi import KUBECONFIG
 from draplane.metrics import component_registry
 from draplane.node import Nodes
 from draplane.scheduler.scheduler import Scheduler
@@ -80,6 +82,9 @@ class ControlPlaneConfig:
     """How long containers run when their pod does not say (None: until deleted)."""
     etcd: EtcdFlags | None = None
     """For store "etcd": the cluster to use (None or no servers: a local etcd in the data dir)."""
+    kubelet_dir: str | None = None
+    """The nodes are kubelets rooted in `<kubelet_dir>/<node>` (1.36 only): the example driver
+    registers a kubelet plugin with each over gRPC, and so may any other driver's plugin."""
     kubernetes_version: versions.Mode = versions.DEFAULT
     """The API served (`draplane.api.versions`; 1.36 unless given). `draplane up` passes the mode
     its data dir records (`mode_marker.mode_for`); another mode than the data dir's is refused."""
@@ -216,6 +221,8 @@ class ControlPlane:
         """No allocating controller: each node's plugin publishes the node's slices, the
         controller side only the network-attached pool."""
         for spec in self.config.drivers:
+            if self.config.kubelet_dir:
+                self._build_kubelet_plugins(spec)
             factory = structured_node_plugin_factory(
                 spec.name,
                 spec.profile(),
@@ -230,6 +237,33 @@ class ControlPlane:
                     driver_name=spec.name,
                     clock=self.clock,
                 )
+
+    @property
+    def node_names(self) -> list[str]:
+        return [f"{self.config.node_prefix}{i}" for i in range(self.config.nodes)]
+
+    def _build_kubelet_plugins(self, spec: DriverSpec) -> None:
+        """The driver's kubelet plugin on every node (as a DaemonSet's pods), registering over
+        gRPC in the node's kubelet directory; each node's `kubeconfig` is written there."""
+        assert self.config.kubelet_dir is not None
+        ca = (self.data_dir / "ca.crt").read_bytes()
+        for node in self.node_names:
+            node_dir = Path(self.config.kubelet_dir) / node
+            user = auth.node_user(node)
+            token = authn.ensure_user_token(self.data_dir, user.name, user.groups or None)
+            node_dir.mkdir(parents=True, exist_ok=True)
+            write_kubeconfig(
+                node_dir / KUBECONFIG,
+                build_kubeconfig(server=self.apiserver.url, ca_pem=ca, user=user.name, token=token),
+            )
+            self.components[f"kubelet-plugin/{spec.name}/{node}"] = KubeletPluginRunner(
+                self.client(user),
+                node_name=node,
+                kubelet_dir=node_dir,
+                profile=spec.profile(),
+                driver_name=spec.name,
+                clock=self.clock,
+            )
 
     def _driver_plugin_client(self, driver: str) -> StatusClientSource:
         """The client of `driver`'s kubelet plugin on a node: its service account with a token
@@ -253,6 +287,7 @@ class ControlPlane:
             run_seconds=self.config.run_seconds,
             claims=self.config.kubernetes_version.resource_claims,
             kubelet_version=self.config.kubernetes_version.git_version,
+            kubelet_dir=Path(self.config.kubelet_dir) if self.config.kubelet_dir else None,
         )
 
     async def restart_nodes(self) -> None:

@@ -77,6 +77,9 @@ class ProcessPlaneConfig:
     log_format: str = "text"
     disabled: Disabled = NOTHING
     """Components not started (`draplane up --disable`)."""
+    kubelet_dir: str | None = None
+    """The nodes are kubelets in `<kubelet_dir>/<node>`, each with an example kubelet plugin
+    process per driver (`draplane driver example kubelet-plugin`)."""
 
 
 class ComponentExited(RuntimeError):
@@ -238,7 +241,23 @@ class ProcessPlane:
                 args += ["--node-plugin", spec.name]
             if cfg.run_seconds is not None:
                 args += ["--run-seconds", str(cfg.run_seconds)]
+            if cfg.kubelet_dir:
+                args += ["--kubelet-dir", cfg.kubelet_dir]
             out.append(("nodes", [*args, *mode]))
+        return out + self._kubelet_plugin_args(mode)
+
+    def _kubelet_plugin_args(self, mode: list[str]) -> list[tuple[str, list[str]]]:
+        """One kubelet-plugin process per node and driver, as the node (its kubeconfig)."""
+        cfg = self.config
+        out: list[tuple[str, list[str]]] = []
+        for spec in cfg.drivers if cfg.kubelet_dir else []:
+            for node in (f"{cfg.node_prefix}{i}" for i in range(cfg.nodes)):
+                name = f"kubelet-plugin/{node}"
+                name += f"/{spec.name}" if len(cfg.drivers) > 1 else ""
+                args = ["driver", "example", "kubelet-plugin", "--node-name", node]
+                args += ["--kubelet-dir", str(cfg.kubelet_dir), "--driver-name", spec.name]
+                args += ["--kubeconfig", self._kubeconfig(name, auth.node_user(node))]
+                out.append((name, [*args, *_device_args(spec, nodes=True), *self._common()]))
         return out
 
     async def _spawn(self, name: str, args: list[str], *, metrics_port: int = 0) -> Child:

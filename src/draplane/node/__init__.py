@@ -1,12 +1,14 @@
 """Simulated nodes (a kubelet per node): registration, lease heartbeats, pod lifecycle, DRA.
 
-Nodes reach each driver's node plugin through a `NodePluginRegistry` in the same process.
+Nodes reach each driver's node plugin through a `NodePluginRegistry` in the same process, or,
+with a kubelet directory, the kubelet plugins registered with them over gRPC.
 """
 
 from draplane.node._claims import NOT_READY, PREPARE_FAILED
 from draplane.node._kubelet import CLAIMS_PREPARED, PodKey
 from draplane.node._nodes import LEASE_RENEW_JITTER, LEASE_RENEW_SECONDS, Nodes
 from draplane.node._objects import LEASE_NAMESPACE
+from draplane.node._pluginmanager import RegistrationError, choose_service
 from draplane.node._podstatus import (
     EXIT_CODE_ANNOTATION,
     RUN_SECONDS_ANNOTATION,
@@ -25,4 +27,6 @@ __all__ = [
     "STOP_SECONDS_ANNOTATION",
     "Nodes",
     "PodKey",
+    "RegistrationError",
+    "choose_service",
 ]

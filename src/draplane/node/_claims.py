@@ -3,12 +3,16 @@ pkg/kubelet/cm/dra/manager.go, 1.28).
 
 Claims are resolved with `dra.name()`, fetched from the API server (never a cache, as kubelet
 does), checked (owner, allocated, reserved for the pod, available on this node) and handed to
-the claim driver's NodePlugin. A claim that is not ready raises `ClaimNotReady`.
+the claim driver's NodePlugin in this process, or, on a node with a kubelet directory, to the
+kubelet plugins registered with it (`DRAManager`: batched per driver, checkpointed). A claim
+that is not ready raises `ClaimNotReady`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import orjson
 
 from draplane import dra
 from draplane.api import deviceconfig, kinds, meta
@@ -20,9 +24,13 @@ from draplane.api.types import Pod, PodResourceClaim
 from draplane.client.interface import Client
 from draplane.dra import extended
 from draplane.dra.kubeletplugin import NodePluginRegistry
+from draplane.kubeletapi.cdi import CDIError
+from draplane.node._dramanager import DRAManager, PrepareFailed
 
 NOT_READY = "ClaimNotReady"
 PREPARE_FAILED = "FailedPrepareDynamicResources"
+CDI_FAILED = "Failed"
+"""The reason of the event when the runtime cannot resolve a prepared CDI device."""
 
 
 class ClaimNotReady(Exception):
@@ -49,6 +57,8 @@ class NodeContext:
     claims: ResourceType = kinds.RESOURCE_CLAIMS
     """The ResourceClaim kind of the API server's mode (v1alpha2, or v1 with structured
     parameters)."""
+    dra: DRAManager | None = None
+    """The node's kubelet plugins (a node with `--kubelet-dir`); None: `plugins` serve."""
 
     @property
     def node_name(self) -> str:
@@ -62,23 +72,66 @@ async def prepare_claims(ctx: NodeContext, pod: Pod) -> list[PreparedClaim]:
     ownership and reservation (any failure holds the pod back), but not prepared.
     """
     prepared: list[PreparedClaim] = []
+    wanted: list[tuple[PodResourceClaim, Obj, str]] = []
     used = _claims_used_by_containers(pod)
-    for pod_claim in meta.pod_claims(pod):
-        claim = await _reserved_claim(ctx, pod, pod_claim)
-        if claim is None or pod_claim.get("name") not in used:
-            continue
-        _check_available(ctx, claim)
-        for driver_name in claim_drivers(claim):
-            prepared.append(await _prepare(ctx, pod_claim, claim, driver_name))
+    pod_claims = [(c, c.get("name") in used) for c in meta.pod_claims(pod)]
     extended_claim = extended.pod_claim(pod)
     if extended_claim is not None:
         # The scheduler's claim for DRA-backed extended resources (DRAExtendedResource).
-        claim = await _reserved_claim(ctx, pod, extended_claim)
-        if claim is not None:
-            _check_available(ctx, claim)
-            for driver_name in claim_drivers(claim):
-                prepared.append(await _prepare(ctx, extended_claim, claim, driver_name))
+        pod_claims.append((extended_claim, True))
+    for pod_claim, is_used in pod_claims:
+        claim = await _reserved_claim(ctx, pod, pod_claim)
+        if claim is None or not is_used:
+            continue
+        _check_available(ctx, claim)
+        for driver_name in claim_drivers(claim):
+            if ctx.dra is None:
+                prepared.append(await _prepare(ctx, pod_claim, claim, driver_name))
+            else:
+                wanted.append((pod_claim, claim, driver_name))
+    if ctx.dra is not None:
+        prepared = await _prepare_with_plugins(ctx.dra, pod, wanted)
     return prepared
+
+
+async def _prepare_with_plugins(
+    dra: DRAManager, pod: Pod, wanted: list[tuple[PodResourceClaim, Obj, str]]
+) -> list[PreparedClaim]:
+    try:
+        infos = await dra.prepare(meta.uid(pod), [(claim, driver) for _, claim, driver in wanted])
+    except PrepareFailed as err:
+        raise ClaimNotReady(PREPARE_FAILED, str(err)) from err
+    return [
+        PreparedClaim(
+            pod_claim_name=str(pod_claim.get("name")),
+            claim=claim,
+            driver_name=driver,
+            devices=tuple(
+                i for d in infos[meta.uid(claim)].drivers[driver] for i in d.cdi_device_ids
+            ),
+        )
+        for pod_claim, claim, driver in wanted
+    ]
+
+
+def container_env(ctx: NodeContext, pod: Pod, claims: list[PreparedClaim]) -> str | None:
+    """What the container runtime injects from the CDI devices of each container's claims, as
+    the `deviceconfig.CDI_ENV_CONDITION` message; None without a kubelet directory or devices.
+    A device no CDI spec of the node defines fails the pod's start (`ClaimNotReady`)."""
+    if ctx.dra is None:
+        return None
+    spec = meta.pod_spec(pod)
+    by_container: dict[str, dict[str, str]] = {}
+    for container in (spec.get("initContainers") or []) + (spec.get("containers") or []):
+        names = {str(r.get("name")) for r in (container.get("resources") or {}).get("claims") or []}
+        ids = [i for c in claims if c.pod_claim_name in names for i in c.devices]
+        if not ids:
+            continue
+        try:
+            by_container[str(container.get("name"))] = ctx.dra.container_env(ids)
+        except CDIError as err:
+            raise ClaimNotReady(CDI_FAILED, f"failed to inject CDI devices: {err}") from err
+    return orjson.dumps(by_container).decode() if by_container else None
 
 
 def claim_drivers(claim: Obj) -> list[str]:
@@ -112,7 +165,12 @@ async def _prepare(
     )
 
 
-async def unprepare_claims(ctx: NodeContext, claims: list[PreparedClaim]) -> None:
+async def unprepare_claims(ctx: NodeContext, claims: list[PreparedClaim], *, pod_uid: str) -> None:
+    """The pod stopped: release its claims (with kubelet plugins: those no other pod on the
+    node uses, whatever this run of the node prepared)."""
+    if ctx.dra is not None:
+        await ctx.dra.unprepare_pod(pod_uid)
+        return
     for prepared in claims:
         plugin = ctx.plugins.plugin(prepared.driver_name, ctx.node_name)
         if plugin is not None:

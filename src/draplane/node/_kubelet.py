@@ -7,30 +7,34 @@ restart as `restartPolicy` says) and queues the pod again for its next change. O
 stops the pod within its grace period: unprepares its claims, reports the terminal phase (which
 releases its claims' reservations) and finishes the delete with grace period 0. A restarted
 node re-learns its running pods by preparing them again, which the node plugins answer
-idempotently, and computes the same status, so it writes neither status nor events again.
+idempotently (a node with a kubelet directory finds them in its checkpoint instead), and
+computes the same status, so it writes neither status nor events again. With kubelet plugins
+the env their CDI devices inject is recorded in the pod's `draplane.dev/CDIEnv` condition,
+written with the status that starts the containers.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import NamedTuple, cast
 
-from draplane.api import errors, kinds, meta
+from draplane.api import deviceconfig, errors, kinds, meta
 from draplane.api.meta import Obj
 from draplane.api.types import Pod, PodStatus
 from draplane.client.events import EventRecorder
 from draplane.client.informer import DeletedFinalStateUnknown, Informer
 from draplane.client.ratelimit import ItemExponentialFailureRateLimiter
 from draplane.client.workqueue import RateLimitingQueue
-from draplane.clock import Clock, parse_time
+from draplane.clock import Clock, format_time, parse_time
 from draplane.klog import V2, V4
 from draplane.node import _objects, _podconditions, _podstatus
 from draplane.node._claims import (
     ClaimNotReady,
     NodeContext,
     PreparedClaim,
+    container_env,
     find_claims,
     prepare_claims,
     unprepare_claims,
@@ -53,6 +57,8 @@ class _PodRun:
 
     key: PodKey
     claims: list[PreparedClaim] = field(default_factory=list)
+    cdi_env: str | None = None
+    """The `deviceconfig.CDI_ENV_CONDITION` message of the pod's containers, if any."""
 
 
 class Kubelet:
@@ -115,7 +121,10 @@ class Kubelet:
         pod = cast("Pod | None", self.informer.lister.get(key.name, key.namespace))
         if pod is None:
             for uid in [uid for uid, run in self._runs.items() if run.key == key]:
-                await unprepare_claims(self.ctx, self._runs.pop(uid).claims)
+                await unprepare_claims(self.ctx, self._runs.pop(uid).claims, pod_uid=uid)
+            if self.ctx.dra is not None:
+                live = {meta.uid(p) for p in self.informer.lister.list()}
+                await self.ctx.dra.unprepare_missing(live)
             return
         if meta.deletion_timestamp(pod):
             await self._finish_deletion(pod, key)
@@ -123,8 +132,8 @@ class Kubelet:
         status = meta.pod_status(pod)
         if status.get("phase") in TERMINAL_PHASES:
             run = self._runs.pop(meta.uid(pod), None)
-            if run is not None:
-                await unprepare_claims(self.ctx, run.claims)
+            claims = run.claims if run is not None else []
+            await unprepare_claims(self.ctx, claims, pod_uid=meta.uid(pod))
             return
         if meta.uid(pod) not in self._runs:
             await self._prepare(pod, key)
@@ -152,7 +161,7 @@ class Kubelet:
             # Release the claims before reporting completion: the claim controller then frees
             # them.
             self._runs.pop(meta.uid(pod), None)
-            await unprepare_claims(self.ctx, claims)
+            await unprepare_claims(self.ctx, claims, pod_uid=meta.uid(pod))
         await self._write_status(pod, new_status)
         if started is not pod:
             log.log(V2, "node %s: started pod %s", self.ctx.node_name, meta.key(pod))
@@ -175,9 +184,12 @@ class Kubelet:
                     pod, _podstatus.pending_status(pod, now=now, host_ip=self._host_ip)
                 )
             raise
-        self._runs[meta.uid(pod)] = _PodRun(key, claims)
+        self._runs[meta.uid(pod)] = _PodRun(key, claims, container_env(self.ctx, pod, claims))
 
     async def _write_status(self, pod: Pod, status: Obj) -> None:
+        run = self._runs.get(meta.uid(pod))
+        if run is not None and run.cdi_env is not None:
+            status = _with_cdi_env(status, run.cdi_env, now=self._clock.now())
         if status == meta.pod_status(pod):
             return
         updated = meta.deep_copy(pod)
@@ -209,7 +221,7 @@ class Kubelet:
                 return
             run = self._runs.pop(meta.uid(pod), None)
             claims = run.claims if run is not None else await find_claims(self.ctx, pod)
-            await unprepare_claims(self.ctx, claims)
+            await unprepare_claims(self.ctx, claims, pod_uid=meta.uid(pod))
             stopped = _podstatus.stopped_status(pod, at=stop_at, killed=stop_seconds > grace)
             await self._write_status(pod, stopped)
             log.log(
@@ -221,7 +233,8 @@ class Kubelet:
             )
         else:
             run = self._runs.pop(meta.uid(pod), None)
-            await unprepare_claims(self.ctx, run.claims if run is not None else [])
+            claims = run.claims if run is not None else []
+            await unprepare_claims(self.ctx, claims, pod_uid=meta.uid(pod))
         if md.get("deletionGracePeriodSeconds") == 0:
             return  # already finalized on our side; other finalizers hold the object
         try:
@@ -239,6 +252,25 @@ class Kubelet:
     @property
     def running_pods(self) -> list[PodKey]:
         return [run.key for run in self._runs.values()]
+
+
+def _with_cdi_env(status: Obj, env: str, *, now: datetime) -> Obj:
+    """The status with the `deviceconfig.CDI_ENV_CONDITION` condition saying `env` (its
+    transition time kept while the message stays)."""
+    conditions = list(status.get("conditions") or [])
+    old = next((c for c in conditions if c.get("type") == deviceconfig.CDI_ENV_CONDITION), None)
+    if old is not None and old.get("message") == env:
+        return status
+    condition = {
+        "type": deviceconfig.CDI_ENV_CONDITION,
+        "status": "True",
+        "lastProbeTime": None,
+        "lastTransitionTime": format_time(now),
+        "reason": "Injected",
+        "message": env,
+    }
+    kept = [c for c in conditions if c.get("type") != deviceconfig.CDI_ENV_CONDITION]
+    return {**status, "conditions": [*kept, condition]}
 
 
 def _prepared_message(claims: list[PreparedClaim]) -> str:

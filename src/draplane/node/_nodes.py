@@ -1,5 +1,10 @@
 """`Nodes`: N simulated nodes, each registering its Node, renewing its Lease and running a
 `Kubelet` for the pods bound to it, all acting as `system:node:<name>` through their own client.
+
+With a kubelet directory, node `<name>` lives in `<dir>/<name>/` as a kubelet in its root
+directory: DRA drivers' kubelet plugins register through `plugins_registry/` and are called
+over gRPC (`DRAManager`), prepared claims are checkpointed in `dra_manager_state`, CDI specs are
+read from `cdi/`. Without one, the in-process `NodePluginRegistry` serves.
 """
 
 from __future__ import annotations
@@ -7,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from pathlib import Path
 
 from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
@@ -14,9 +20,14 @@ from draplane.client.interface import Client
 from draplane.client.workqueue import ShutDown
 from draplane.clock import REAL_CLOCK, Clock, format_micro_time, format_time, jitter
 from draplane.dra.kubeletplugin import NodePluginRegistry, SlicePublishingPlugin
+from draplane.kubeletapi import CDI_DIR, REGISTRY_DIR
 from draplane.node import _objects
+from draplane.node._checkpoint import FILE_NAME as CHECKPOINT_FILE, Checkpoint
 from draplane.node._claims import NodeContext
-from draplane.node._kubelet import Kubelet
+from draplane.node._dramanager import DRAManager, PrepareFailed
+from draplane.node._kubelet import Kubelet, PodKey
+from draplane.node._pluginmanager import PluginManager
+from draplane.node._slicewiper import WIPE_DELAY_SECONDS, SliceWiper
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +55,16 @@ class Nodes:
         run_seconds: float | None = None,
         claims: kinds.ResourceType = kinds.RESOURCE_CLAIMS,
         kubelet_version: str = _objects.KUBELET_VERSION,
+        kubelet_dir: Path | None = None,
+        slice_wipe_delay: float = WIPE_DELAY_SECONDS,
     ) -> None:
         """`run_seconds`: how long containers run when their pod does not say
         (`draplane.dev/run-seconds`); None: until the pod is deleted. `claims`: the
         ResourceClaim kind of the API server's mode; `kubelet_version`: what the nodes report
-        as `status.nodeInfo.kubeletVersion` (the API server's gitVersion)."""
+        as `status.nodeInfo.kubeletVersion` (the API server's gitVersion); `kubelet_dir`: the
+        nodes' root directories are its `<node name>/` (drivers register kubelet plugins
+        there) instead of `plugins` serving them in-process; `slice_wipe_delay`: how long after
+        the last plugin of a driver went away its ResourceSlices of a node are deleted."""
         self.names = [f"{name_prefix}{i}" for i in range(count)]
         self._client_for_node = client_for_node
         self._plugins = plugins
@@ -58,7 +74,10 @@ class Nodes:
         """The ResourceClaim kind of the API server's mode (set before `run`)."""
         self.kubelet_version = kubelet_version
         """The API server's gitVersion (set before `run`)."""
+        self.kubelet_dir = kubelet_dir
+        self.slice_wipe_delay = slice_wipe_delay
         self.kubelets: dict[str, Kubelet] = {}
+        self.plugin_managers: dict[str, PluginManager] = {}
         self._registered = 0
 
     def has_synced(self) -> bool:
@@ -93,26 +112,51 @@ class Nodes:
     ) -> None:
         client = self._client_for_node(name)
         node = await self._register(client, name, index=index)
+        changed = asyncio.Event()
+        dra = self._dra_manager(name, changed) if self.kubelet_dir is not None else None
         kubelet = Kubelet(
-            NodeContext(client=client, node=node, plugins=self._plugins, claims=self.claims),
+            NodeContext(
+                client=client, node=node, plugins=self._plugins, claims=self.claims, dra=dra
+            ),
             index=index,
             clock=self._clock,
             run_seconds=self._run_seconds,
         )
         self.kubelets[name] = kubelet
+        wipers: list[SliceWiper] = []
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(kubelet.informer.run())
                 group.create_task(self._renew_lease(client, node))
                 await kubelet.informer.wait_synced()
-                await self._start_plugins(client, node)
+                if dra is not None:
+                    wiper = SliceWiper(client, name, clock=self._clock, delay=self.slice_wipe_delay)
+                    wipers.append(wiper)
+                    if self.claims.version == "v1":
+                        # Structured parameters: ResourceSlices to wipe.
+                        await wiper.start(set())
+                    group.create_task(dra.plugins.run())
+                    group.create_task(_on_plugin_changes(kubelet, dra, changed, wiper))
+                else:
+                    await self._start_plugins(client, node)
                 self._registered += 1
                 done_starting()
                 for _ in range(WORKERS_PER_NODE):
                     group.create_task(_work(kubelet))
         finally:
             kubelet.queue.shut_down()
+            for wiper in wipers:
+                await wiper.close()
             await kubelet.recorder.flush()
+
+    def _dra_manager(self, name: str, changed: asyncio.Event) -> DRAManager:
+        assert self.kubelet_dir is not None
+        root = self.kubelet_dir / name
+        plugins = PluginManager(
+            root / REGISTRY_DIR, node_name=name, on_change=lambda _driver: changed.set()
+        )
+        self.plugin_managers[name] = plugins
+        return DRAManager(plugins, Checkpoint(root / CHECKPOINT_FILE), cdi_dir=root / CDI_DIR)
 
     async def _register(self, client: Client, name: str, *, index: int) -> Obj:
         """Create the Node, or refresh the status of the one a previous run created."""
@@ -202,6 +246,26 @@ def _renewed(lease: Obj, node: Obj, renew_time: str) -> Obj:
     spec["leaseDurationSeconds"] = _objects.LEASE_DURATION_SECONDS
     spec["renewTime"] = renew_time
     return updated
+
+
+async def _on_plugin_changes(
+    kubelet: Kubelet, dra: DRAManager, changed: asyncio.Event, wiper: SliceWiper
+) -> None:
+    """A kubelet plugin registered or went away: pods waiting for it try again now, claims of
+    pods that are gone (deleted while the node or the plugin was down) are unprepared, and the
+    slices of a driver with no plugin left are wiped after the delay."""
+    while True:
+        await changed.wait()
+        changed.clear()
+        if kubelet.ctx.claims.version == "v1":
+            wiper.sync(set(dra.plugins.driver_names))
+        pods = kubelet.informer.lister.list()
+        for pod in pods:
+            kubelet.queue.add(PodKey(meta.namespace(pod), meta.name(pod)))
+        try:
+            await dra.unprepare_missing({meta.uid(p) for p in pods})
+        except PrepareFailed as err:
+            log.info("node %s: %s", kubelet.ctx.node_name, err)
 
 
 async def _work(kubelet: Kubelet) -> None:

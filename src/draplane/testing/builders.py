@@ -112,6 +112,11 @@ class PodBuilder(_Builder):
         )
         return self
 
+    def volume(self, name: str, **source: Any) -> Self:
+        """Add a volume: `volume("s", secret={"secretName": "x"})`."""
+        self._obj["spec"].setdefault("volumes", []).append({"name": name, **source})
+        return self
+
     def init_container(
         self, name: str, image: str = "registry.k8s.io/pause:3.9", **fields: Any
     ) -> Self:
@@ -354,6 +359,8 @@ from draplane.testing.workloadbuilders import (  # noqa: E402
     make_daemon_set as make_daemon_set,
     make_deployment as make_deployment,
     make_job as make_job,
+    make_pod_disruption_budget as make_pod_disruption_budget,
     make_replica_set as make_replica_set,
+    make_replication_controller as make_replication_controller,
     make_stateful_set as make_stateful_set,
 )

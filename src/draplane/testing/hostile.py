@@ -27,10 +27,21 @@ from draplane.testing.builders import (
     make_class,
     make_node,
     make_pod,
+    make_pod_disruption_budget,
+    make_replication_controller,
     make_scheduling_context,
     make_template,
 )
 from draplane.testing.httpserver import HttpServer
+from draplane.testing.storagebuilders import (
+    make_csi_driver,
+    make_csi_node,
+    make_csi_storage_capacity,
+    make_persistent_volume,
+    make_persistent_volume_claim,
+    make_storage_class,
+    make_volume_attachment,
+)
 
 LONG = os.environ.get("DRAPLANE_FUZZ", "") == "long"
 """`DRAPLANE_FUZZ=long` (`make fuzz`): many random examples; default: few, derandomized."""
@@ -206,6 +217,36 @@ def seed_objects() -> dict[ResourceType, Obj]:
         kinds.RESOURCE_CLAIM_TEMPLATES: make_template("fuzz-template", "fuzz").obj(),
         kinds.POD_SCHEDULING_CONTEXTS: psc,
         **_access_objects(),
+        **_volume_objects(),
+    }
+
+
+def _volume_objects() -> dict[ResourceType, Obj]:
+    """The volume kinds, a ReplicationController and a PodDisruptionBudget (namespace `fuzz`)."""
+    return {
+        kinds.PERSISTENT_VOLUMES: make_persistent_volume("fuzz-pv")
+        .claim_ref("fuzz", "fuzz-pvc")
+        .node_affinity("zone", "a")
+        .set("status", {"phase": "Bound"})
+        .obj(),
+        kinds.PERSISTENT_VOLUME_CLAIMS: make_persistent_volume_claim("fuzz-pvc", "fuzz")
+        .storage_class_name("fuzz-class")
+        .volume_name("fuzz-pv")
+        .set("status", {"phase": "Bound", "capacity": {"storage": "1Gi"}})
+        .obj(),
+        kinds.REPLICATION_CONTROLLERS: make_replication_controller("fuzz-rc", "fuzz")
+        .status(replicas=1, readyReplicas=1)
+        .obj(),
+        kinds.STORAGE_CLASSES: make_storage_class("fuzz-class").parameters(type="ssd").obj(),
+        kinds.CSI_DRIVERS: make_csi_driver("fuzz.csi.example.com").obj(),
+        kinds.CSI_NODES: make_csi_node("fuzz-node").obj(),
+        kinds.CSI_STORAGE_CAPACITIES: make_csi_storage_capacity("fuzz-capacity", "fuzz").obj(),
+        kinds.VOLUME_ATTACHMENTS: make_volume_attachment("fuzz-attachment")
+        .set("status", {"attached": True})
+        .obj(),
+        kinds.POD_DISRUPTION_BUDGETS: make_pod_disruption_budget("fuzz-pdb", "fuzz")
+        .status(disruptionsAllowed=1, currentHealthy=1, desiredHealthy=1, expectedPods=1)
+        .obj(),
     }
 
 

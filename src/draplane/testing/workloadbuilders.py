@@ -3,8 +3,9 @@
 Each workload starts valid: selector `app=<name>` matching its template labels, one container
 `ctr` (pause image), the restartPolicy its kind needs. Template setters (`image`,
 `template_label`, `claim_template`, `node_selector`, ...) edit the pod template (for CronJobs
-the job template's). `from_workload(obj)` starts from an existing object. Re-exported by
-`draplane.testing.builders`.
+the job template's). core/v1 ReplicationControllers (a label-map selector) and policy/v1
+PodDisruptionBudgets over a workload's pods are built here too. `from_workload(obj)` starts
+from an existing object. Re-exported by `draplane.testing.builders`.
 """
 
 from __future__ import annotations
@@ -335,6 +336,49 @@ def make_controller_revision(
             "metadata": {"name": name, "namespace": namespace, "uid": _uid(name)},
             "data": {"spec": {"template": {"$patch": "replace"}}},
             "revision": revision,
+        }
+    )
+
+
+class ReplicationControllerBuilder(WorkloadBuilder):
+    """A core/v1 ReplicationController: its selector is a label map, not a LabelSelector."""
+
+    def selector(self, match_labels: dict[str, str] | None = None, **expressions: Any) -> Self:
+        if match_labels is None:
+            self._spec.pop("selector", None)
+        else:
+            self._spec["selector"] = dict(match_labels)
+        return self
+
+
+def make_replication_controller(
+    name: str = "web", namespace: str = "default"
+) -> ReplicationControllerBuilder:
+    """Selector `app=<name>` matching the template's labels, restartPolicy Always."""
+    return ReplicationControllerBuilder(
+        {
+            "apiVersion": "v1",
+            "kind": "ReplicationController",
+            "metadata": {"name": name, "namespace": namespace, "uid": _uid(name)},
+            "spec": {"selector": {"app": name}, "template": _template({"app": name}, None)},
+        }
+    )
+
+
+def make_pod_disruption_budget(
+    name: str = "web", namespace: str = "default", min_available: int | str | None = 1
+) -> WorkloadBuilder:
+    """A policy/v1 PodDisruptionBudget over the pods labelled `app=<name>` (setters:
+    `selector`, `set("spec.maxUnavailable", ...)`)."""
+    spec: Obj = {"selector": {"matchLabels": {"app": name}}}
+    if min_available is not None:
+        spec["minAvailable"] = min_available
+    return WorkloadBuilder(
+        {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": spec,
         }
     )
 

@@ -55,15 +55,19 @@ from draplane.api.schema import (
     container,
     core,
     meta,
+    persistentvolume,
     pod,
     podclaims,
+    policy,
     rbac,
+    replication,
     resource,
     resourcev1,
     resourcev1slices,
     reviews,
     scheduling,
     services,
+    storage,
     volumeclaim,
 )
 from draplane.api.schema.meta import serve
@@ -117,6 +121,7 @@ _DEFINITIONS = (
     resourcev1slices,
 )
 _WORKLOAD_DEFINITIONS = (volumeclaim, apps, batch, services, scheduling)
+_STORAGE_DEFINITIONS = (persistentvolume, storage, replication, policy)
 
 GENERIC = Struct(
     "io.draplane.Object",

@@ -256,6 +256,24 @@ def default_replica_set(obj: Obj) -> None:
         _setdefault(spec, "replicas", 1)
 
 
+def default_replication_controller(obj: Obj) -> None:
+    """SetDefaults_ReplicationController: an empty selector, and the controller's own labels
+    when it has none, become the template's labels; one replica."""
+    spec = _workload(obj)
+    if spec is None:
+        return
+    template = _dict(spec, "template")
+    template_md = _dict(template, "metadata") if template is not None else None
+    labels = _dict(template_md, "labels") if template_md is not None else None
+    if labels is not None:
+        if not spec.get("selector"):
+            spec["selector"] = dict(labels)
+        md = _dict(obj, "metadata")
+        if md is not None and not md.get("labels"):
+            md["labels"] = dict(labels)
+    _setdefault(spec, "replicas", 1)
+
+
 def default_stateful_set(obj: Obj) -> None:
     spec = _workload(obj)
     if spec is None:

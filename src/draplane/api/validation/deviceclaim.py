@@ -1,15 +1,11 @@
 """resource.k8s.io/v1 ResourceClaim and ResourceClaimTemplate rules (kubernetes/kubernetes
 pkg/apis/resource/validation, 1.36): requests (`exactly` or `firstAvailable`), constraints,
-configuration, the immutable spec, and the status rules (allocation set once, reservedFor,
-device status).
+configuration and the immutable spec (the status rules are in `deviceclaimstatus`).
 """
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
-
-import orjson
 
 from draplane.api import names
 from draplane.api.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
@@ -18,10 +14,7 @@ from draplane.api.validation import devicecommon as c
 from draplane.api.validation.objectmeta import (
     as_dict,
     as_str,
-    field_dict,
     immutable,
-    semantic_equal,
-    shown,
     validate_object_meta,
     validate_object_meta_update,
 )
@@ -31,20 +24,7 @@ REQUESTS_MAX = 32
 CONSTRAINTS_MAX = 32
 CONFIG_MAX = 32
 SUBREQUESTS_MAX = 8
-RESULTS_MAX = 32
-ALLOCATION_CONFIG_MAX = 64
-RESERVED_FOR_MAX = 256
-DEVICE_CONDITIONS_MAX = 8
-DEVICE_DATA_MAX = 10 * 1024
-INTERFACE_NAME_MAX = 256
-HW_ADDRESS_MAX = 128
-IPS_MAX = 16
 ALLOCATION_MODES = ["All", "ExactCount"]
-CONFIG_SOURCES = ["FromClaim", "FromClass"]
-UNKNOWN_REQUEST = (
-    "must be the name of a request in the claim or the name of a request and a subrequest "
-    "separated by '/'"
-)
 ONE_OF_REQUEST = "exactly one of `exactly` or `firstAvailable` is required"
 
 
@@ -107,9 +87,8 @@ def _references(value: Any, path: str, known: set[str], errs: list[FieldError]) 
     seen: list[str] = []
     for _, ref, at in c.items(value, path, errs, REQUESTS_MAX):
         ref = as_str(ref, at, errs)
-        if ref not in known:
-            errs.append(invalid(at, ref, UNKNOWN_REQUEST))
-        elif ref in seen:
+        c.request_ref(ref, at, known, errs)
+        if ref in seen:
             errs.append(duplicate(at, ref))
         seen.append(ref)
 
@@ -181,145 +160,3 @@ def validate_claim_template_update(obj: Obj, old: Obj) -> list[FieldError]:
     if not errs:
         errs.extend(validate_claim_template(obj, stored=True))
     return errs
-
-
-# --- status -------------------------------------------------------------------------------
-
-
-def _allocation(allocation: Any, path: str, errs: list[FieldError]) -> set[tuple[str, str, str]]:
-    """A new allocation's checks; the (driver, pool, device) it allocates."""
-    allocation = as_dict(allocation, path, errs)
-    devices = as_dict(allocation.get("devices"), f"{path}.devices", errs)
-    allocated: set[tuple[str, str, str]] = set()
-    for _, result, at in c.items(
-        devices.get("results"), f"{path}.devices.results", errs, RESULTS_MAX
-    ):
-        result = as_dict(result, at, errs)
-        request = as_str(result.get("request"), f"{at}.request", errs)
-        if not request:
-            errs.append(required(f"{at}.request"))
-        driver = result.get("driver", "")
-        errs.extend(c.validate_driver_name(driver, f"{at}.driver"))
-        c.pool_name(result.get("pool"), f"{at}.pool", errs)
-        device = as_str(result.get("device"), f"{at}.device", errs)
-        if not device:
-            errs.append(required(f"{at}.device"))
-        else:
-            c.add_invalid(errs, f"{at}.device", device, names.is_dns1123_label(device))
-        allocated.add((str(driver), str(result.get("pool")), device))
-    for _, config, at in c.items(
-        devices.get("config"), f"{path}.devices.config", errs, ALLOCATION_CONFIG_MAX
-    ):
-        config = as_dict(config, at, errs)
-        source = as_str(config.get("source"), f"{at}.source", errs)
-        if source not in CONFIG_SOURCES:
-            errs.append(
-                not_supported(f"{at}.source", source, CONFIG_SOURCES)
-                if source
-                else required(f"{at}.source")
-            )
-        c.device_config(config, at, errs)
-    return allocated
-
-
-def validate_claim_status_update(obj: Obj, old: Obj) -> list[FieldError]:
-    errs = validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
-    status = as_dict(obj.get("status"), "status", errs)
-    old_status = field_dict(old, "status")
-    allocation, old_allocation = status.get("allocation"), old_status.get("allocation")
-    allocated: set[tuple[str, str, str]] = set()
-    changed = not semantic_equal(allocation, old_allocation)
-    if old_allocation is not None and allocation is not None and changed:
-        errs.append(invalid("status.allocation", shown(allocation), "field is immutable"))
-    if allocation is not None:
-        # Only a new allocation is validated (a stored one is tolerated as it is).
-        checked: list[FieldError] = []
-        allocated = _allocation(allocation, "status.allocation", checked)
-        if changed:
-            errs.extend(checked)
-    reserved = c.items(status.get("reservedFor"), "status.reservedFor", errs, RESERVED_FOR_MAX)
-    uids: list[str] = []
-    for _, ref, at in reserved:
-        ref = as_dict(ref, at, errs)
-        for key in ("resource", "name", "uid"):
-            if not as_str(ref.get(key), f"{at}.{key}", errs):
-                errs.append(required(f"{at}.{key}"))
-        uid = str(ref.get("uid") or "")
-        if uid and uid in uids:
-            errs.append(duplicate(f"{at}.uid", uid))
-        uids.append(uid)
-    if reserved and allocation is None:
-        errs.append(
-            forbidden("status.reservedFor", "may not be specified when `allocated` is not set")
-        )
-    deleting = (obj.get("metadata") or {}).get("deletionTimestamp")
-    old_uids = {
-        str(r.get("uid")) for r in old_status.get("reservedFor") or [] if isinstance(r, dict)
-    }
-    if deleting and set(uids) - old_uids:
-        errs.append(
-            forbidden(
-                "status.reservedFor",
-                "new entries may not be added while `deletionTimestamp` is set",
-            )
-        )
-    _device_status(status.get("devices"), allocated, errs)
-    return errs
-
-
-def _device_status(
-    value: Any, allocated: set[tuple[str, str, str]], errs: list[FieldError]
-) -> None:
-    seen: list[tuple[str, str, str, str]] = []
-    for _, entry, at in c.items(value, "status.devices", errs, RESULTS_MAX):
-        entry = as_dict(entry, at, errs)
-        key3 = (
-            str(entry.get("driver", "")),
-            str(entry.get("pool", "")),
-            str(entry.get("device", "")),
-        )
-        key = (*key3, str(entry.get("shareID", "")))
-        if key in seen:
-            errs.append(duplicate(at, shown(entry)))
-        seen.append(key)
-        if key3 not in allocated:
-            errs.append(invalid(at, shown(entry), "must be an allocated device in the claim"))
-        conditions = c.items(
-            entry.get("conditions"), f"{at}.conditions", errs, DEVICE_CONDITIONS_MAX
-        )
-        del conditions
-        data = entry.get("data")
-        if data is not None and len(orjson.dumps(data)) > DEVICE_DATA_MAX:
-            errs.append(c.too_long(f"{at}.data", "<value omitted>", DEVICE_DATA_MAX))
-        network = entry.get("networkData")
-        if network is not None:
-            _network_data(as_dict(network, f"{at}.networkData", errs), f"{at}.networkData", errs)
-
-
-def _network_data(network: Obj, path: str, errs: list[FieldError]) -> None:
-    """NetworkDeviceData: interfaceName <= 256, hardwareAddress <= 128, at most 16 unique ips,
-    each an address in CIDR form spelled canonically (host bits allowed)."""
-    for key, limit in (("interfaceName", INTERFACE_NAME_MAX), ("hardwareAddress", HW_ADDRESS_MAX)):
-        text = as_str(network.get(key), f"{path}.{key}", errs)
-        if len(text) > limit:
-            errs.append(c.too_long(f"{path}.{key}", "", limit))
-    seen: list[str] = []
-    for _, ip, at in c.items(network.get("ips"), f"{path}.ips", errs, IPS_MAX):
-        text = as_str(ip, at, errs)
-        try:
-            parsed = ipaddress.ip_interface(text) if "/" in text else None
-        except ValueError:
-            parsed = None
-        if parsed is None:
-            errs.append(
-                invalid(
-                    at,
-                    text,
-                    "must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)",
-                )
-            )
-        elif str(parsed) != text:
-            errs.append(invalid(at, text, f'must be in canonical form ("{parsed}")'))
-        if text in seen:
-            errs.append(duplicate(at, text))
-        seen.append(text)

@@ -21,6 +21,7 @@ from draplane.api.errors import (
     required,
     too_many,
 )
+from draplane.api.meta import Obj
 from draplane.api.validation.objectmeta import add_invalid, as_dict, as_list, as_str, too_long
 from draplane.api.validation.resource import validate_driver_name
 
@@ -71,11 +72,12 @@ def items(
     value: Any, path: str, errs: list[FieldError], limit: int, *, required_list: bool = False
 ) -> list[Item]:
     """The elements of the list at `path` (a type error or Required when missing and
-    `required_list`); `Too many` past `limit` (the elements are still checked)."""
+    `required_list`); `Too many` past `limit` (the elements are still checked; a negative
+    `limit` is none)."""
     listed = as_list(value, path, errs)
     if required_list and not listed and value is None:
         errs.append(required(path))
-    if len(listed) > limit:
+    if 0 <= limit < len(listed):
         errs.append(too_many(path, len(listed), limit))
     return [(i, v, f"{path}[{i}]") for i, v in enumerate(listed)]
 
@@ -245,3 +247,66 @@ def taint(value: Any, at: str, errs: list[FieldError]) -> None:
         errs.append(required(f"{at}.effect"))
     elif effect not in TAINT_EFFECTS:
         errs.append(not_supported(f"{at}.effect", effect, TAINT_EFFECTS))
+
+
+BINDING_CONDITIONS_MAX = 4
+
+
+def binding_parameters(obj: Obj, at: str, errs: list[FieldError]) -> None:
+    """`bindingConditions` and `bindingFailureConditions` of a device or an allocation result
+    (validateDeviceBindingParameters): at most 4 each, label names, unique, not overlapping,
+    each requiring the other."""
+    lists: dict[str, list[str]] = {}
+    for key in ("bindingConditions", "bindingFailureConditions"):
+        entries = items(obj.get(key), f"{at}.{key}", errs, BINDING_CONDITIONS_MAX)
+        seen: list[str] = []
+        for _, entry, eat in entries:
+            text = as_str(entry, eat, errs)
+            add_invalid(errs, eat, text, names.is_qualified_name(text))
+            if text in seen:
+                errs.append(duplicate(eat, text))
+            seen.append(text)
+        lists[key] = seen
+    conditions, failures = lists["bindingConditions"], lists["bindingFailureConditions"]
+    for i, failure in enumerate(failures):
+        if failure in conditions:
+            errs.append(
+                invalid(
+                    f"{at}.bindingFailureConditions[{i}]",
+                    failure,
+                    "bindingFailureConditions must not overlap with bindingConditions",
+                )
+            )
+    if failures and not conditions:
+        errs.append(
+            invalid(
+                f"{at}.bindingConditions",
+                conditions,
+                "bindingConditions are required to use bindingFailureConditions",
+            )
+        )
+    if conditions and not failures:
+        errs.append(
+            invalid(
+                f"{at}.bindingFailureConditions",
+                failures,
+                "bindingFailureConditions are required to use bindingConditions",
+            )
+        )
+
+
+def request_ref(ref: str, path: str, known: set[str], errs: list[FieldError]) -> None:
+    """A reference to a request (`name`) or a subrequest (`name/sub`) of the claim
+    (validateRequestNameRef): each segment a DNS label, the whole a known request."""
+    segments = ref.split("/")
+    if len(segments) <= 2:
+        for segment in segments:
+            add_invalid(errs, path, segment, names.is_dns1123_label(segment))
+    if len(segments) > 2 or ref not in known:
+        errs.append(invalid(path, ref, UNKNOWN_REQUEST))
+
+
+UNKNOWN_REQUEST = (
+    "must be the name of a request in the claim or the name of a request and a subrequest "
+    "separated by '/'"
+)

@@ -33,7 +33,6 @@ COUNTER_SETS_MAX = 8
 COUNTERS_MAX = 32
 CONSUMES_COUNTERS_MAX = 2
 DEVICE_TAINTS_MAX = 16
-BINDING_CONDITIONS_MAX = 4
 NODE_SELECTION = ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection")
 DEVICE_NODE_SELECTION = ("nodeName", "nodeSelector", "allNodes")
 ATTRIBUTE_TYPES = ("int", "bool", "string", "version")
@@ -175,23 +174,7 @@ def _device(device: Any, at: str, per_device: bool, errs: list[FieldError]) -> N
         if not set_name:
             errs.append(required(f"{uat}.counterSet"))
         _counters(use.get("counters"), f"{uat}.counters", errs)
-    conditions = c.items(
-        device.get("bindingConditions"), f"{at}.bindingConditions", errs, BINDING_CONDITIONS_MAX
-    )
-    failures = c.items(
-        device.get("bindingFailureConditions"),
-        f"{at}.bindingFailureConditions",
-        errs,
-        BINDING_CONDITIONS_MAX,
-    )
-    if bool(conditions) != bool(failures):
-        errs.append(
-            invalid(
-                f"{at}.bindingConditions",
-                None,
-                "bindingConditions and bindingFailureConditions must be set together",
-            )
-        )
+    c.binding_parameters(device, at, errs)
 
 
 def _counters(value: Any, path: str, errs: list[FieldError]) -> None:

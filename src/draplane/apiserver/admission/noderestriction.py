@@ -1,8 +1,9 @@
 """NodeRestriction: what a node (`system:node:<name>` in `system:nodes`) may change
 (plugin/pkg/admission/noderestriction).
 
-- pods: create only mirror pods bound to itself, owned by its Node, referencing no service
-  account, config map, secret or resource claim; delete only pods bound to itself; never update
+- pods: create only mirror pods bound to itself, owned (as controller, with its uid) by its
+  Node, referencing no service account, secret, config map, cluster trust bundle,
+  PersistentVolumeClaim or resource claim; delete only pods bound to itself; never update
   the pod object; `status` only of its own pods, without changing labels or
   `status.resourceClaimStatuses` or `status.extendedResourceClaimStatus`; no other subresource.
 - nodes: only its own Node; no `node-restriction.kubernetes.io/` labels, and an update may not
@@ -13,13 +14,13 @@
 
 from __future__ import annotations
 
-from draplane.api import kinds
+from draplane.api import errors, kinds, podrefs
 from draplane.api.auth import NODE_LEASE_NAMESPACE, SYSTEM_NODES
 from draplane.api.meta import Obj
 from draplane.apiserver.admission import AdmissionAttributes, forbidden
 from draplane.storage.interface import Storage
 
-MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+MIRROR_ANNOTATION = podrefs.MIRROR_ANNOTATION
 _RESTRICTED_LABEL_PREFIX = "node-restriction.kubernetes.io/"
 
 
@@ -108,7 +109,7 @@ class NodeRestriction:
                 "'eviction' are allowed",
             )
         if a.operation == "CREATE":
-            self._mirror_pod(a, node)
+            await self._mirror_pod(a, node)
         elif a.operation == "DELETE":
             if _spec(a.old).get("nodeName") != node:
                 raise forbidden(
@@ -121,9 +122,12 @@ class NodeRestriction:
                 "delete mirror pods",
             )
 
-    def _mirror_pod(self, a: AdmissionAttributes, node: str) -> None:
-        md, spec = _md(a.obj), _spec(a.obj)
-        if MIRROR_ANNOTATION not in (md.get("annotations") or {}):
+    async def _mirror_pod(self, a: AdmissionAttributes, node: str) -> None:
+        """admitPodCreate: a mirror pod bound to the node, owned by its Node, referencing no
+        other API object (a node must not grant itself access through a pod)."""
+        pod = a.obj or {}
+        md, spec = _md(pod), _spec(pod)
+        if not podrefs.is_mirror(pod):
             raise forbidden(
                 a,
                 f'pod does not have "{MIRROR_ANNOTATION}" annotation, node "{node}" can only '
@@ -133,22 +137,61 @@ class NodeRestriction:
             raise forbidden(
                 a, f'node "{node}" can only create pods with spec.nodeName set to itself'
             )
-        owners = md.get("ownerReferences") or []
-        if len(owners) != 1 or not _owned_by_node(owners[0], node):
-            raise forbidden(
-                a, f'node "{node}" can only create pods with an owner reference set to itself'
-            )
+        await self._owner(a, node, md.get("ownerReferences") or [])
         if spec.get("serviceAccountName"):
             raise forbidden(
                 a, f'node "{node}" can not create pods that reference a service account'
             )
+        for what, refs in (
+            ("secrets", podrefs.secret_names(pod)),
+            ("configmaps", podrefs.configmap_names(pod)),
+        ):
+            if next(refs, None) is not None:
+                raise forbidden(a, f'node "{node}" can not create pods that reference {what}')
+        if podrefs.references_cluster_trust_bundle(pod):
+            raise forbidden(
+                a, f'node "{node}" can not create pods that reference clustertrustbundles'
+            )
+        if next(podrefs.persistent_volume_claim_names(pod, ephemeral=False), None) is not None:
+            raise forbidden(
+                a, f'node "{node}" can not create pods that reference persistentvolumeclaims'
+            )
         if spec.get("resourceClaims"):
             raise forbidden(a, f'node "{node}" can not create pods that reference resourceclaims')
-        for container in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
-            if isinstance(container, dict) and (container.get("envFrom") or _env_refs(container)):
-                raise forbidden(
-                    a, f'node "{node}" can not create pods that reference secrets or configmaps'
-                )
+
+    async def _owner(self, a: AdmissionAttributes, node: str, owners: object) -> None:
+        if not isinstance(owners, list) or len(owners) > 1:
+            raise forbidden(
+                a, f'node "{node}" can only create pods with a single owner reference set to itself'
+            )
+        owner = owners[0] if owners else None
+        if not isinstance(owner, dict) or (
+            owner.get("apiVersion"),
+            owner.get("kind"),
+            owner.get("name"),
+        ) != ("v1", "Node", node):
+            raise forbidden(
+                a, f'node "{node}" can only create pods with an owner reference set to itself'
+            )
+        if owner.get("controller") is not True:
+            raise forbidden(
+                a,
+                f'node "{node}" can only create pods with a controller owner reference set to '
+                "itself",
+            )
+        if owner.get("blockOwnerDeletion") is True:
+            raise forbidden(
+                a, f'node "{node}" must not set blockOwnerDeletion on an owner reference'
+            )
+        registered = await self._storage.get(kinds.NODES.key, "", node)
+        if registered is None:
+            raise errors.not_found(kinds.NODES, node)
+        if owner.get("uid") != _md(registered).get("uid"):
+            raise forbidden(
+                a,
+                f"node {node} UID mismatch: expected {owner.get('uid') or ''} got "
+                f"{_md(registered).get('uid') or ''}",
+            )
 
     def _node(self, a: AdmissionAttributes, node: str) -> None:
         target = a.name or str(_md(a.obj).get("name") or "")
@@ -186,34 +229,27 @@ class NodeRestriction:
             )
 
     async def _token(self, a: AdmissionAttributes, node: str) -> None:
+        """admitServiceAccount: a node's TokenRequest is bound to a pod scheduled on it."""
+        if a.operation != "CREATE":
+            return
         ref = _spec(a.obj).get("boundObjectRef")
-        if not isinstance(ref, dict) or ref.get("kind") != "Pod" or not ref.get("name"):
+        if (
+            not isinstance(ref, dict)
+            or ref.get("apiVersion") != "v1"
+            or ref.get("kind") != "Pod"
+            or not ref.get("name")
+        ):
             raise forbidden(a, "node requested token not bound to a pod")
         if not ref.get("uid"):
             raise forbidden(a, "node requested token with a pod binding without a uid")
         pod = await self._storage.get(kinds.PODS.key, a.namespace, str(ref["name"]))
-        if pod is None or _md(pod).get("uid") != ref.get("uid"):
-            raise forbidden(a, "the UID in the bound object reference does not match the pod")
+        if pod is None:
+            raise errors.not_found(kinds.PODS, str(ref["name"]))
+        if _md(pod).get("uid") != ref.get("uid"):
+            raise forbidden(
+                a,
+                f"the UID in the bound object reference ({ref['uid']}) does not match the UID "
+                "in record. The object might have been deleted and then recreated",
+            )
         if _spec(pod).get("nodeName") != node:
             raise forbidden(a, "node requested token bound to a pod scheduled on a different node")
-
-
-def _owned_by_node(ref: object, node: str) -> bool:
-    return (
-        isinstance(ref, dict)
-        and ref.get("apiVersion") == "v1"
-        and ref.get("kind") == "Node"
-        and ref.get("name") == node
-        and ref.get("controller") is True
-        and not ref.get("blockOwnerDeletion")
-    )
-
-
-def _env_refs(container: Obj) -> bool:
-    for env in container.get("env") or []:
-        source = env.get("valueFrom") if isinstance(env, dict) else None
-        if isinstance(source, dict) and (
-            source.get("secretKeyRef") or source.get("configMapKeyRef")
-        ):
-            return True
-    return False

@@ -9,6 +9,7 @@ and answer the request with `status.token` and `status.expirationTimestamp`. Fai
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
@@ -38,6 +39,8 @@ SERVICE_ACCOUNTS = ResourceType(
     ("token",),
 )
 SECRETS = ResourceType(kinds.CORE, "v1", "secrets", "Secret", True, "secret")
+Admit = Callable[[Obj], Awaitable[None]]
+"""The validating admission of a TokenRequest; raises StatusError to refuse it."""
 # NewInvalid/NewConflict on the TokenRequest's group and kind: `TokenRequest.authentication.k8s.io`.
 _TOKEN_REQUEST = ResourceType("authentication.k8s.io", "v1", KIND, KIND, True, "tokenrequest")
 
@@ -189,9 +192,11 @@ async def create_token(
     lookup: Lookup,
     issuer: TokenIssuer,
     now: datetime,
+    admit: Admit | None = None,
 ) -> tuple[Obj, list[str]]:
     """POST .../namespaces/NS/serviceaccounts/NAME/token: the TokenRequest with its status, and
-    the warnings to send."""
+    the warnings to send. `admit` is the validating admission of the request (createValidation:
+    NodeRestriction), run on a copy once the request is valid, before the bound object is read."""
     req = decode(body, sa_name)
     md, spec = req["metadata"], req["spec"]
     for key, want in (("name", sa_name), ("namespace", namespace)):
@@ -213,6 +218,8 @@ async def create_token(
     md["creationTimestamp"] = format_time(now)
     if causes := validate(req):
         raise _invalid("", causes)
+    if admit is not None:
+        await admit(meta.deep_copy(req))
 
     bound = None
     if spec["boundObjectRef"] is not None:

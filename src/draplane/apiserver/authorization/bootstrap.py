@@ -28,6 +28,7 @@ from draplane.apiserver.authorization.rulebuilders import (
     POLICY,
     RBAC,
     RESOURCE,
+    RU,
     RW,
     STORAGE,
     R,
@@ -166,10 +167,7 @@ def _user_roles() -> list[Obj]:
     return [
         cluster_role("cluster-admin", [rule(("*",), ("*",), "*"), urls(("*",), "*")]),
         cluster_role("system:discovery", [urls(("get",), *_DISCOVERY)]),
-        cluster_role(
-            "system:monitoring",
-            [urls(("get",), *_MONITORING), rule(("get",), (CORE,), "nodes/metrics")],
-        ),
+        cluster_role("system:monitoring", [urls(("get",), *_MONITORING)]),
         cluster_role(
             "system:basic-user",
             [
@@ -243,6 +241,14 @@ def _component_roles(dra: DraRules) -> list[Obj]:
             ],
         ),
         cluster_role(
+            "system:volume-scheduler",
+            [
+                rule(RU, (CORE,), "persistentvolumes"),
+                rule(R, (STORAGE,), "storageclasses"),
+                rule(RU, (CORE,), "persistentvolumeclaims"),
+            ],
+        ),
+        cluster_role(
             "system:kube-controller-manager",
             [
                 events_rule(),
@@ -268,7 +274,8 @@ def _component_roles(dra: DraRules) -> list[Obj]:
 
 # fmt: off
 def node_rules() -> list[Obj]:
-    """The system:node rules (1.28 NodeRules with the DynamicResourceAllocation gate on)."""
+    """The system:node rules (1.34 NodeRules: the Node authorizer decides most of these kinds
+    itself; the rules cover the rest)."""
     return [
         rule(("create",), (AUTHN,), "tokenreviews"),
         rule(("create",), (AUTHZ,), "subjectaccessreviews", "localsubjectaccessreviews"),
@@ -294,6 +301,9 @@ def node_rules() -> list[Obj]:
         rule(("get", "create", "update", "patch", "delete"), (STORAGE,), "csinodes"),
         rule(R, ("node.k8s.io",), "runtimeclasses"),
         rule(("get",), (RESOURCE,), "resourceclaims"),
+        rule(("deletecollection",), (RESOURCE,), "resourceslices"),
+        # KubeletServiceAccountTokenForCredentialProviders (beta, on since 1.34).
+        rule(("get",), (CORE,), "serviceaccounts"),
     ]
 # fmt: on
 
@@ -400,6 +410,7 @@ def cluster_role_bindings() -> list[Obj]:
         ),
         cluster_role_binding("system:kube-controller-manager", user(auth.CONTROLLER_MANAGER)),
         cluster_role_binding("system:kube-scheduler", user(auth.SCHEDULER)),
+        cluster_role_binding("system:volume-scheduler", user(auth.SCHEDULER)),
         cluster_role_binding("system:node"),
         *controllers,
         cluster_role_binding(

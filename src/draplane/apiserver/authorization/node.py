@@ -1,13 +1,15 @@
 """The Node authorizer: what a kubelet (`system:node:<name>` in `system:nodes`) may do
 (plugin/pkg/auth/authorizer/node/node_authorizer.go, with AuthorizeNodeWithSelectors).
 
-It decides on the kinds a node reads through the graph: config maps and resource claims only by
-name with a path from a pod bound to the node, service accounts of such pods (and their
-`token`), its own Lease in `kube-node-lease`, pods (get a bound pod; list and watch only with
-`spec.nodeName=<node>`; create, delete, `status` and `eviction`, which NodeRestriction narrows),
-Nodes (reads of its own only) and ResourceSlices (named ones of its own node only). Everything
-else is left to the `system:node` rules, which the authorizer applies itself (the
-`system:node` binding has no subjects). Anyone not a node gets NO_OPINION.
+It decides on the kinds a node reads through the graph, only by name and only with a path from
+a pod bound to the node: secrets and config maps (get, and list and watch of one name, never
+the collection), PersistentVolumeClaims (get; `status` update), PersistentVolumes and resource
+claims (get), and such pods' service accounts (get, and create of their `token`, nothing
+else). It also decides its own Lease in `kube-node-lease`, pods (get a bound pod; list and
+watch only with `spec.nodeName=<node>`; create, delete, `status` and `eviction`, which
+NodeRestriction narrows), Nodes (reads of its own only) and ResourceSlices (named ones of its
+own node only). Everything else is left to the `system:node` rules, which the authorizer
+applies itself (the `system:node` binding has no subjects). Anyone not a node gets NO_OPINION.
 """
 
 from __future__ import annotations
@@ -21,7 +23,15 @@ from draplane.api.fieldselector import POD_FIELDS, RESOURCE_SLICE_FIELDS, select
 from draplane.api.kinds import ResourceType
 from draplane.api.selectors import FieldSelector
 from draplane.apiserver.authorization import NO_OPINION, Attributes, Decision, Result, Rules
-from draplane.apiserver.nodegraph import CLAIM, CONFIGMAP, SERVICEACCOUNT, NodeGraph
+from draplane.apiserver.nodegraph import (
+    CLAIM,
+    CONFIGMAP,
+    PV,
+    PVC,
+    SECRET,
+    SERVICEACCOUNT,
+    NodeGraph,
+)
 
 _ALLOW = Result(Decision.ALLOW)
 _READ = frozenset({"get", "list", "watch"})
@@ -59,37 +69,62 @@ class NodeAuthorizer:
 
     # --- the graph kinds -----------------------------------------------------------------
 
-    def _by_path(
-        self, node: str, attrs: Attributes, resource: str, verbs: frozenset[str]
-    ) -> Result:
-        if attrs.verb not in verbs:
-            return _no(
-                "can only read resources of this type"
-                if verbs == _READ
-                else "can only get individual resources of this type"
-            )
-        if attrs.subresource:
-            return _no("cannot read subresource" if verbs == _READ else "cannot get subresource")
-        if not attrs.namespace:
-            return _no("can only read namespaced object of this type")
+    def _path(self, node: str, attrs: Attributes, resource: str) -> Result:
+        """authorize: an object named, with a path to the node."""
         if not attrs.name:
             return _no("No Object name found")
         if self._graph.has_path(node, resource, attrs.namespace, attrs.name):
             return _ALLOW
         return _no(f"no relationship found between node '{node}' and this object")
 
+    def _read_namespaced(self, node: str, attrs: Attributes, resource: str) -> Result:
+        """authorizeReadNamespacedObject: get, list and watch of one named object (the kubelet
+        watches a secret with `fieldSelector=metadata.name=<name>`), never the collection."""
+        if attrs.verb not in _READ:
+            return _no("can only read resources of this type")
+        if attrs.subresource:
+            return _no("cannot read subresource")
+        if not attrs.namespace:
+            return _no("can only read namespaced object of this type")
+        return self._path(node, attrs, resource)
+
+    def _get(self, node: str, attrs: Attributes, resource: str) -> Result:
+        """authorizeGet."""
+        if attrs.verb != "get":
+            return _no("can only get individual resources of this type")
+        if attrs.subresource:
+            return _no("cannot get subresource")
+        return self._path(node, attrs, resource)
+
+    def _secrets(self, node: str, attrs: Attributes) -> Result:
+        return self._read_namespaced(node, attrs, SECRET)
+
     def _configmaps(self, node: str, attrs: Attributes) -> Result:
-        return self._by_path(node, attrs, CONFIGMAP, _READ)
+        return self._read_namespaced(node, attrs, CONFIGMAP)
 
     def _claims(self, node: str, attrs: Attributes) -> Result:
-        return self._by_path(node, attrs, CLAIM, frozenset({"get"}))
+        return self._get(node, attrs, CLAIM)
+
+    def _persistent_volume_claims(self, node: str, attrs: Attributes) -> Result:
+        if attrs.subresource == "status":  # authorizeStatusUpdate (volume expansion)
+            if attrs.verb not in ("update", "patch"):
+                return _no("can only get/update/patch this type")
+            return self._path(node, attrs, PVC)
+        return self._get(node, attrs, PVC)
+
+    def _persistent_volumes(self, node: str, attrs: Attributes) -> Result:
+        return self._get(node, attrs, PV)
 
     def _serviceaccounts(self, node: str, attrs: Attributes) -> Result:
-        if attrs.verb == "create" and attrs.subresource == "token":
-            if self._graph.has_path(node, SERVICEACCOUNT, attrs.namespace, attrs.name):
-                return _ALLOW
-            return _no(f"no relationship found between node '{node}' and this object")
-        return self._by_path(node, attrs, SERVICEACCOUNT, frozenset({"get"}))
+        """authorizeServiceAccount: get (KubeletServiceAccountTokenForCredentialProviders, beta
+        and on since 1.34) and the `token` of a service account of a pod on the node."""
+        if attrs.verb == "get" and not attrs.subresource:
+            return self._read_namespaced(node, attrs, SERVICEACCOUNT)
+        if attrs.verb != "create" or not attrs.name:
+            return _no("can only create tokens for individual service accounts")
+        if attrs.subresource != "token":
+            return _no("can only create token subresource of serviceaccount")
+        return self._path(node, attrs, SERVICEACCOUNT)
 
     def _leases(self, node: str, attrs: Attributes) -> Result:
         if attrs.verb not in ("get", "create", "update", "patch", "delete"):
@@ -180,7 +215,10 @@ def _selected_node(attrs: Attributes, rt: ResourceType = kinds.PODS) -> str | No
 
 
 _DECIDERS: dict[tuple[str, str], Callable[[NodeAuthorizer, str, Attributes], Result]] = {
+    ("", "secrets"): NodeAuthorizer._secrets,
     ("", "configmaps"): NodeAuthorizer._configmaps,
+    ("", PVC): NodeAuthorizer._persistent_volume_claims,
+    ("", PV): NodeAuthorizer._persistent_volumes,
     (kinds.RESOURCE_GROUP, "resourceclaims"): NodeAuthorizer._claims,
     ("", "serviceaccounts"): NodeAuthorizer._serviceaccounts,
     (kinds.COORDINATION_GROUP, "leases"): NodeAuthorizer._leases,

@@ -2,8 +2,9 @@
 
 Strategy hooks (subresource handlers, create-only answers, storage-time checks) and the generic
 store receive this Protocol, never the registry itself: storage, the clock, the authorizers, the
-served kinds, a freshness wait on the watch cache, the guaranteed update, lookups of stored
-objects, and the few services one kind needs (service IPs, tokens). `Registry` satisfies it.
+served kinds, a freshness wait on the watch cache, the guaranteed update, the admission chain,
+lookups of stored objects, and the few services one kind needs (service IPs, tokens).
+`Registry` satisfies it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from draplane.api.auth import UserInfo
 from draplane.api.catalog import Catalog
 from draplane.api.meta import Obj
 from draplane.api.request import Request
+from draplane.apiserver.admission import ValidatingPlugin
 from draplane.apiserver.authentication.bearer import BearerAuthenticator
 from draplane.apiserver.authentication.satokens import TokenIssuer
 from draplane.apiserver.authorization import Authorizer, RuleResolver
@@ -59,6 +61,12 @@ class ServerContext(Protocol):
 
     @property
     def writer(self) -> GuaranteedUpdater: ...
+
+    @property
+    def admission(self) -> ValidatingPlugin:
+        """The admission chain (its validating plugins), for writes that are not a stored
+        object's (a TokenRequest)."""
+        ...
 
     @property
     def service_ips(self) -> ServiceAllocator: ...

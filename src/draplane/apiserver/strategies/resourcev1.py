@@ -12,10 +12,16 @@ from typing import Any
 from draplane.api import auth, errors, fieldselector, kinds
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
-from draplane.api.validation import deviceclaim, devicecommon, devicedefaults, deviceslice
+from draplane.api.validation import (
+    deviceclaim,
+    deviceclaimstatus,
+    devicecommon,
+    devicedefaults,
+    deviceslice,
+)
 from draplane.apiserver import printers
 from draplane.apiserver.authorization import Attributes, Decision
-from draplane.apiserver.strategies import ResourceStrategy
+from draplane.apiserver.strategies import ResourceStrategy, draadmin
 from draplane.apiserver.strategies.context import ServerContext
 from draplane.apiserver.strategies.resource import drop_status
 from draplane.dra.cel import SelectorCache
@@ -100,6 +106,15 @@ def _associated_with(user: UserInfo, node: str) -> bool:
     if not node or not user.name.startswith(auth.SERVICE_ACCOUNT_PREFIX):
         return False
     return user.extra_dict().get(auth.NODE_NAME_KEY) == [node]
+
+
+async def _check_claim_status(
+    registry: ServerContext, user: UserInfo, new: Obj, old: Obj | None
+) -> None:
+    """A status update's checks against other objects: admin access (the namespace's label),
+    then the granular authorization of its fields."""
+    await draadmin.check_claim_status(registry, kinds.RESOURCE_CLAIMS_V1, new, old or {})
+    await _authorize_claim_status(registry, user, new, old)
 
 
 async def _authorize_claim_status(
@@ -195,12 +210,13 @@ _V1: tuple[ResourceStrategy, ...] = (
         kinds.RESOURCE_CLAIMS_V1,
         validate=deviceclaim.validate_claim,
         validate_update=deviceclaim.validate_claim_update,
-        validate_status=deviceclaim.validate_claim_status_update,
+        validate_status=deviceclaimstatus.validate_claim_status_update,
         defaults=devicedefaults.default_claim,
         printer=printers.RESOURCE_CLAIM,
         prepare_for_create=drop_status,
         delete_returns_object=True,
-        check_status_write=_authorize_claim_status,
+        check_write=draadmin.create_check(kinds.RESOURCE_CLAIMS_V1, template=False),
+        check_status_write=_check_claim_status,
         prepare_for_status_update=_drop_deallocated_status_devices,
     ),
     ResourceStrategy(
@@ -208,6 +224,7 @@ _V1: tuple[ResourceStrategy, ...] = (
         validate=deviceclaim.validate_claim_template,
         validate_update=deviceclaim.validate_claim_template_update,
         defaults=devicedefaults.default_claim_template,
+        check_write=draadmin.create_check(kinds.RESOURCE_CLAIM_TEMPLATES_V1, template=True),
         delete_returns_object=True,
     ),
     ResourceStrategy(

@@ -2,8 +2,9 @@
 Scale of an object and what a Scale write sets, at the paths the kind's strategy declares
 (`ResourceStrategy.scale`: `.spec.replicas`, `.status.replicas` and the `.spec.selector`
 LabelSelector for Deployments, ReplicaSets and StatefulSets, as pkg/registry/apps/*/storage
-`scaleFrom*`; a CRD's `specReplicasPath`, `statusReplicasPath` and `labelSelectorPath` for
-custom resources, as apiextensions-apiserver's scale storage).
+`scaleFrom*`, or label map for ReplicationControllers; a CRD's `specReplicasPath`,
+`statusReplicasPath` and `labelSelectorPath` for custom resources, as apiextensions-apiserver's
+scale storage).
 
 A Scale carries the parent's name, namespace, uid, resourceVersion and creationTimestamp,
 `spec.replicas` and `status.selector` (omitted when 0 or empty, as autoscaling/v1 encodes
@@ -56,6 +57,9 @@ def _selector(obj: Obj, path: str) -> str:
     value = get_path(obj, path) if path else None
     if isinstance(value, str):
         return value
+    if isinstance(value, dict) and value and all(isinstance(v, str) for v in value.values()):
+        # A set of labels (a ReplicationController's map selector), not a LabelSelector.
+        return ",".join(f"{k}={v}" for k, v in sorted(value.items()))
     if isinstance(value, dict):
         text = format_selector(value)
         return "" if text == "<none>" else text

@@ -1,5 +1,6 @@
 """Subresource writes that are not plain merges: `pods/binding` (assign a pod to a node once, as
-the scheduler's binder does) and `serviceaccounts/token` (a TokenRequest: a signed token)."""
+the scheduler's binder does) and `serviceaccounts/token` (a TokenRequest: a signed token, once
+the validating admission, NodeRestriction, has let the request through)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from draplane.api import errors
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
 from draplane.api.request import Request
+from draplane.apiserver.admission import AdmissionAttributes
 from draplane.apiserver.authentication import tokenrequest
 from draplane.apiserver.binding import BINDING_SUCCESS, binding_mutation
 from draplane.apiserver.strategies.context import ServerContext
@@ -26,6 +28,20 @@ async def request_token(registry: ServerContext, user: UserInfo, req: Request) -
         raise errors.StatusError(
             503, "ServiceUnavailable", "service account tokens are not configured"
         )
+
+    async def admit(token_request: Obj) -> None:
+        await registry.admission.validate(
+            AdmissionAttributes(
+                user,
+                "CREATE",
+                req.rt,
+                req.namespace,
+                req.name,
+                token_request,
+                subresource="token",
+            )
+        )
+
     response, _warnings = await tokenrequest.create_token(
         req.body,
         req.namespace,
@@ -33,5 +49,6 @@ async def request_token(registry: ServerContext, user: UserInfo, req: Request) -
         registry.lookup,
         registry.token_issuer,
         registry.clock.now(),
+        admit,
     )
     return response

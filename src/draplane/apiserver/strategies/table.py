@@ -11,11 +11,14 @@ from draplane.apiserver.strategies import (
     apiextensions,
     core,
     network,
+    policy,
     rbac,
     resource,
     resourcev1,
     reviews,
     scheduling,
+    storage,
+    volumes,
     workloads,
 )
 from draplane.apiserver.strategies.customresource import custom_strategy
@@ -29,6 +32,9 @@ DECLARED: tuple[ResourceStrategy, ...] = (
     *workloads.STRATEGIES,
     *network.STRATEGIES,
     *scheduling.STRATEGIES,
+    *storage.STRATEGIES,
+    *volumes.STRATEGIES,
+    *policy.STRATEGIES,
     *apiextensions.STRATEGIES,
 )
 """One declaration per served kind and version, by API group."""

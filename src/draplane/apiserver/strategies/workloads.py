@@ -1,4 +1,5 @@
-"""Declarations of the apps/v1 and batch/v1 kinds (pkg/registry/apps/*, pkg/registry/batch/*).
+"""Declarations of the apps/v1 and batch/v1 kinds and core/v1 ReplicationControllers
+(pkg/registry/apps/*, pkg/registry/batch/*, pkg/registry/core/replicationcontroller).
 
 Create resets `status` (`{}` on the wire); DaemonSets count template changes in the
 `deprecated.daemonset.template.generation` annotation; Jobs get their generated selector and
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from draplane.api import kinds
 from draplane.api.meta import Obj
-from draplane.api.validation import apps, batch, cronjob, defaults, statefulset
+from draplane.api.validation import apps, batch, cronjob, defaults, replication, statefulset
 from draplane.api.validation.batch import (
     CONTROLLER_UID_LABEL,
     JOB_NAME_LABEL,
@@ -130,6 +131,17 @@ STRATEGIES = (
         validate_status=apps.validate_replica_set_status_update,
         defaults=defaults.default_replica_set,
         printer=workloadprinters.REPLICA_SET,
+        prepare_for_create=_reset_status,
+        status_zeros=("replicas",),
+        scale=REPLICAS,
+    ),
+    ResourceStrategy(
+        kinds.REPLICATION_CONTROLLERS,
+        validate_typed=replication.validate_replication_controller,
+        validate_update_typed=replication.validate_replication_controller_update,
+        validate_status=replication.validate_replication_controller_status_update,
+        defaults=defaults.default_replication_controller,
+        printer=workloadprinters.REPLICATION_CONTROLLER,
         prepare_for_create=_reset_status,
         status_zeros=("replicas",),
         scale=REPLICAS,

@@ -15,6 +15,7 @@ reported as the same cost-limit error.
 The `device` variable: `driver` (string), `attributes` and `capacity` (map domain -> map id ->
 value), `allowMultipleAllocations` (bool). Unqualified names belong to the driver's domain; an
 unknown domain reads as an empty map; a missing id is a runtime error "no such key: <id>".
+An expression compiles only if it also type-checks against those field types (`typecheck.py`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from draplane.dra.cel.library import (
     quantity_value,
     semver_value,
 )
+from draplane.dra.cel.typecheck import DeviceTypeChecker
 
 # resource.k8s.io/v1 CELSelectorExpressionMaxCost and CELSelectorExpressionMaxLength.
 SELECTOR_MAX_COST = 1_000_000
@@ -286,6 +288,7 @@ class Compiler:
                 cel.CelExtension("kubernetes", kubernetes_functions()),
             ],
         )
+        self._checker = DeviceTypeChecker()
 
     def get_or_compile(self, expression: str) -> CompilationResult:
         hit = self._cache.get(expression)
@@ -312,11 +315,12 @@ class Compiler:
             return CompilationResult(
                 expression, error="compilation failed: " + _compile_message(str(e))
             )
-        out = program.return_type()
-        if out not in (cel.Type.BOOL, cel.Type.DYN):
+        type_error, out = self._checker.check(expression)
+        if type_error is not None:
+            return CompilationResult(expression, error="compilation failed: " + type_error)
+        if out not in ("bool", "dyn"):
             return CompilationResult(
-                expression,
-                error=f"must evaluate to bool or the unknown type, not {out.name().lower()}",
+                expression, error=f"must evaluate to bool or the unknown type, not {out}"
             )
         domains = tuple(dict.fromkeys(m.group(2) for m in _DOMAIN_REF.finditer(expression)))
         terms = cost_terms(expression)

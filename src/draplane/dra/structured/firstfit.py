@@ -67,10 +67,13 @@ def first_fit(
     allocated: AllocatedState,
 ) -> tuple[list[Candidate] | None, int] | None:
     in_use = allocated.allocated_devices
+    shared = allocated.shared_devices()
     taints = alloc.features.device_taints
     picked: list[Candidate] = []
     for c in candidates:
-        if not c.independent:
+        if not c.independent or c.id in shared:
+            # A dedicated device with live shares (it allowed multiple allocations before):
+            # the search decides, and the answer is not kept (shares are not in the marks).
             return None
         if c.id in in_use:
             continue

@@ -1,8 +1,10 @@
 """Building a claim's AllocationResult from the devices the search picked (spec 3.9).
 
 `devices.results` in allocation order; `devices.config`: each used class's configs once
-(`FromClass`, requests that used the class), then the claim's configs (`FromClaim`, once per
-matching request); a config naming every request gets its `requests` cleared. `nodeSelector`: the
+(`FromClass`, `requests` naming each request or `request/subrequest` that used the class,
+kubernetes#134793), then the claim's configs (`FromClaim`, with the claim's own `requests`, once
+per matching request). `requests` are kept even when they name every request: clearing them is
+1.37's (kubernetes#139731). `nodeSelector`: the
 node itself when any device is node-local or binds to the node, else the merged single terms of
 the network-attached slices, absent when all come from `allNodes` slices.
 """
@@ -109,9 +111,6 @@ def build_allocation(
             rd = request_data(ci, ri)
             if request.get("name") in names or (rd.parent and rd.full_name in names):
                 config.append({"source": "FromClaim", "requests": list(names), **entry})
-    for entry in config:
-        if len(entry.get("requests") or ()) == len(requests):
-            entry.pop("requests", None)
     allocation: AllocationResult = {
         "devices": {"results": [_result_entry(r, binding) for r in devices]}
     }

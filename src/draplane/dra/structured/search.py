@@ -120,6 +120,8 @@ class Search:
         self.constraints = constraints
         self.candidates = candidates
         self.allocated = allocated
+        self.shared = allocated.shared_devices()
+        """Devices with a live share: never dedicated to a claim (kubernetes#140798)."""
         self.counters_for = counters_for
         self.is_cancelled = is_cancelled
         self.memo: dict[tuple[DeviceID, tuple[int, int, int]], bool] = {}
@@ -179,6 +181,11 @@ class Search:
 
     def _in_use(self, did: DeviceID) -> bool:
         return did in self.allocated.allocated_devices or bool(self.allocating.get(did))
+
+    def _capacity_in_use(self, did: DeviceID) -> bool:
+        """deviceCapacityInUse: a share of the device is allocated (by its consumed capacity
+        or only by its shareID, kubernetes#140437) or being allocated."""
+        return did in self.shared or did in self.allocating_capacity
 
     def _one(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: int) -> bool:
         self.steps += 1
@@ -274,14 +281,14 @@ class Search:
         if rd.admin_access:
             if not multi and ci in self.allocating.get(did, ()):
                 return None
-        elif self._in_use(did):
+        elif self._in_use(did) or (not multi and self._capacity_in_use(did)):
+            # A device that allowed multiple allocations and no longer does stays taken
+            # until its shares are gone.
             return None
         uses = device.get("consumesCounters")
         if uses and not self.features.partitionable_devices:
             return None
-        skip_counters = multi and (
-            did in self.allocated.aggregated_capacity or did in self.allocating_capacity
-        )
+        skip_counters = multi and self._capacity_in_use(did)
         booked_counters = False
         if uses and not skip_counters:
             if not self._book_counters(c):

@@ -125,6 +125,7 @@ class AllocatedState:
     """Whether this is a snapshot of the scheduler's incrementally kept counts
     (`AllocatedCounts.snapshot()` sets it; `add()` clears it): only there do the allocator's
     full-node skip and fit memo apply."""
+    _shared: set[DeviceID] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.allocated_devices, DeviceSet):
@@ -141,6 +142,7 @@ class AllocatedState:
     def add(self, allocation: Mapping[str, Any]) -> None:
         """Record one `status.allocation` (AllocationResult dict)."""
         self.tracked = False
+        self._shared = None
         for r in (allocation.get("devices") or {}).get("results") or []:
             if r.get("adminAccess"):
                 continue
@@ -162,10 +164,12 @@ class AllocatedState:
         )
 
     def shared_devices(self) -> set[DeviceID]:
-        """Devices with at least one share allocated."""
-        return {(s[0], s[1], s[2]) for s in self.allocated_shared_device_ids} | set(
-            self.aggregated_capacity
-        )
+        """Devices with at least one share allocated (computed once; do not modify)."""
+        if self._shared is None:
+            self._shared = {(s[0], s[1], s[2]) for s in self.allocated_shared_device_ids} | set(
+                self.aggregated_capacity
+            )
+        return self._shared
 
     def is_allocated(self, did: DeviceID) -> bool:
         """Dedicated or shared: the device consumes its counters."""

@@ -28,6 +28,7 @@ from draplane.drivers.example._driver import (
     ExampleDriver,
     ParametersError,
 )
+from draplane.drivers.example._kubeletplugin import ExampleKubeletPlugin, KubeletPluginRunner
 from draplane.drivers.example._nodeplugin import (
     CDI_KIND,
     ExampleNodePlugin,
@@ -37,13 +38,13 @@ from draplane.drivers.example._nodeplugin import (
 )
 from draplane.drivers.example._plugintoken import StatusClientSource, status_clients
 from draplane.drivers.example._run import example_controller
-from draplane.drivers.example._slices import RESOURCE_SLICES, PublishResult, SlicePublisher
 from draplane.drivers.example._structuredplugin import (
     NetworkPoolController,
     StructuredNodePlugin,
     publish_network_pool,
     structured_node_plugin_factory,
 )
+from draplane.kubeletplugin import RESOURCE_SLICES, PublishResult, SlicePublisher
 
 __all__ = [
     "CDI_KIND",
@@ -57,8 +58,10 @@ __all__ = [
     "Allocator",
     "DeviceProfile",
     "ExampleDriver",
+    "ExampleKubeletPlugin",
     "ExampleNodePlugin",
     "Grant",
+    "KubeletPluginRunner",
     "NetworkPoolController",
     "ParametersError",
     "PrepareError",

@@ -38,7 +38,7 @@ from draplane.drivers.example._devices import (
 from draplane.drivers.example._driver import DRIVER_NAME
 from draplane.drivers.example._nodeplugin import PrepareError
 from draplane.drivers.example._plugintoken import StatusClientSource
-from draplane.drivers.example._slices import SlicePublisher
+from draplane.kubeletplugin import SlicePublisher
 
 log = logging.getLogger(__name__)
 
