@@ -303,7 +303,14 @@ async def test_custom_resources_are_json_and_protobuf_only_is_406_before_writing
     watched, watch_type, _ = await send(
         http, "GET", WIDGETS + "?watch=1&timeoutSeconds=1", accept=PB
     )
+    metadata_code, metadata_type, metadata = await send(
+        http, "GET", WIDGETS, accept=f"{PB};{AS_METADATA_LIST}"
+    )
 
     assert (refused, orjson.loads(empty)["items"]) == (406, [])
     assert (created, content_type) == (201, "application/json")
     assert watched == 406, watch_type
+    # The garbage collector's metadata informers read custom resources in protobuf.
+    assert (metadata_code, metadata_type) == (200, PB)
+    listing = read(unwrap(metadata)[1])
+    assert [read(read(item)[1][0])[1] for item in listing[2]] == [[b"w1"]]
