@@ -42,6 +42,7 @@ def process_config(args: argparse.Namespace, config: ControlPlaneConfig) -> Proc
         verbosity=int(args.verbosity),
         log_format=args.log_format,
         disabled=config.disabled,
+        fleet=config.fleet,
     )
 
 
