@@ -264,7 +264,10 @@ def _node_mix(
         item = read.mapping(entry, at, required=True)
         count = read.count(item.get("count", 1), f"{at}.count", minimum=1)
         if "profile" in item:
-            other = resolve(read.text(item["profile"], f"{at}.profile"))
+            try:
+                other = resolve(read.text(item["profile"], f"{at}.profile"))
+            except FleetError as err:
+                raise read.fail(f"{at}.profile", str(err)) from None
             if len(other.node_types) != 1:
                 raise read.fail(f"{at}.profile", f"fleet {other.name} has several node types")
             out.append(NodeCount(other.node_types[0], count))
