@@ -138,3 +138,45 @@ def test_attribute_names_are_the_upstream_drivers(
                 for device in spec.get("devices") or []:
                     names = set(device.get("attributes") or {}) | set(device.get("capacity") or {})
                     assert names <= upstream[driver], (device["name"], names - upstream[driver])
+
+
+TAINTED_FLEET = """
+apiVersion: draplane.dev/v1alpha1
+kind: Fleet
+metadata: {name: tainted}
+nodeTypes:
+- name: gpu
+  labels: {nvidia.com/gpu.present: "true"}
+  taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+- name: cpu
+nodes: [{type: gpu, count: 1}, {type: cpu, count: 1}]
+"""
+
+
+async def test_nodes_register_with_their_types_labels_and_taints(tmp_path: Path) -> None:
+    path = tmp_path / "fleet.yaml"
+    path.write_text(TAINTED_FLEET)
+    plane = ControlPlane(
+        ControlPlaneConfig(
+            data_dir=str(tmp_path / "plane"),
+            port=0,
+            nodes=2,
+            store="memory",
+            kubernetes_version=versions.STRUCTURED,
+            fleet=load_fleet(str(path)),
+        )
+    )
+    await plane.start()
+    try:
+        admin = plane.client()
+        gpu_node = await admin.get(kinds.NODES, "node-0")
+        cpu_node = await admin.get(kinds.NODES, "node-1")
+        assert gpu_node["metadata"]["labels"]["nvidia.com/gpu.present"] == "true"
+        assert gpu_node["metadata"]["labels"]["kubernetes.io/hostname"] == "node-0"
+        assert gpu_node["spec"]["taints"] == [
+            {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+        ]
+        assert "nvidia.com/gpu.present" not in cpu_node["metadata"]["labels"]
+        assert not cpu_node["spec"].get("taints")
+    finally:
+        await plane.stop()

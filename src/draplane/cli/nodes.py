@@ -39,7 +39,7 @@ from draplane.client.interface import Client
 from draplane.client.kubeconfig import KubeConfig
 from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
-from draplane.controlplane.fleet import check_mode, fleet_plugin_factories
+from draplane.controlplane.fleet import check_mode, fleet_node_shapes, fleet_plugin_factories
 from draplane.dra.controller import NodePluginFactory, NodePluginRegistry
 from draplane.drivers.example import (
     DRIVER_NAME,
@@ -152,6 +152,7 @@ async def async_main(args: argparse.Namespace) -> int:
             name_prefix=args.name_prefix,
             plugins=(plugins := NodePluginRegistry()),
             run_seconds=args.run_seconds,
+            shape_for=fleet_node_shapes(args.fleet, prefix=args.name_prefix),
         )
         runner = await serve_metrics(metrics, port=args.metrics_port, ready=nodes.has_synced)
         try:

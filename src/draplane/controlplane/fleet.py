@@ -23,6 +23,7 @@ from draplane.drivers.example import (
     structured_node_plugin_factory,
 )
 from draplane.fleets import Fleet, NodeType, node_slice_specs
+from draplane.node import NodeShape
 
 STRUCTURED_ONLY = (
     "fleet profiles publish resource.k8s.io/v1 ResourceSlices: they need Kubernetes 1.36 "
@@ -41,6 +42,18 @@ def node_type_of(fleet: Fleet, node_name: str, *, prefix: str) -> NodeType:
     suffix = node_name.removeprefix(prefix)
     index = int(suffix) if suffix.isdigit() else 0
     return fleet.node_type(index)
+
+
+def fleet_node_shapes(fleet: Fleet | None, *, prefix: str) -> Callable[[str], NodeShape]:
+    """The labels and taints each node registers with: its type's (none without a fleet)."""
+    if fleet is None:
+        return lambda _name: NodeShape()
+
+    def shape(node_name: str) -> NodeShape:
+        node_type = node_type_of(fleet, node_name, prefix=prefix)
+        return NodeShape(labels=node_type.labels, taints=node_type.taints)
+
+    return shape
 
 
 def fleet_slices(fleet: Fleet, driver: str, *, prefix: str) -> SliceSource:

@@ -35,7 +35,12 @@ from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.manager import ControllerManager
 from draplane.controlplane.disable import NOTHING, Disabled
 from draplane.controlplane.drivers import DriverSpec, ensure_driver_classes
-from draplane.controlplane.fleet import check_mode, ensure_fleet_classes, fleet_plugin_factories
+from draplane.controlplane.fleet import (
+    check_mode,
+    ensure_fleet_classes,
+    fleet_node_shapes,
+    fleet_plugin_factories,
+)
 from draplane.dra.controller import DRIVER_WORKERS, Delays
 from draplane.dra.kubeletplugin import NodePluginRegistry
 from draplane.drivers.example import (
@@ -269,6 +274,7 @@ class ControlPlane:
             run_seconds=self.config.run_seconds,
             claims=self.config.kubernetes_version.resource_claims,
             kubelet_version=self.config.kubernetes_version.git_version,
+            shape_for=fleet_node_shapes(self.config.fleet, prefix=self.config.node_prefix),
         )
 
     async def restart_nodes(self) -> None:

@@ -44,16 +44,19 @@ class Nodes:
         run_seconds: float | None = None,
         claims: kinds.ResourceType = kinds.RESOURCE_CLAIMS,
         kubelet_version: str = _objects.KUBELET_VERSION,
+        shape_for: Callable[[str], _objects.NodeShape] = lambda _name: _objects.PLAIN,
     ) -> None:
         """`run_seconds`: how long containers run when their pod does not say
         (`draplane.dev/run-seconds`); None: until the pod is deleted. `claims`: the
         ResourceClaim kind of the API server's mode; `kubelet_version`: what the nodes report
-        as `status.nodeInfo.kubeletVersion` (the API server's gitVersion)."""
+        as `status.nodeInfo.kubeletVersion` (the API server's gitVersion); `shape_for(name)`:
+        the labels and taints a new node registers with (a fleet's node type)."""
         self.names = [f"{name_prefix}{i}" for i in range(count)]
         self._client_for_node = client_for_node
         self._plugins = plugins
         self._clock = clock
         self._run_seconds = run_seconds
+        self._shape_for = shape_for
         self.claims = claims
         """The ResourceClaim kind of the API server's mode (set before `run`)."""
         self.kubelet_version = kubelet_version
@@ -123,7 +126,11 @@ class Nodes:
                     return await client.create(
                         kinds.NODES,
                         _objects.node_object(
-                            name, index=index, now=now, kubelet_version=self.kubelet_version
+                            name,
+                            index=index,
+                            now=now,
+                            kubelet_version=self.kubelet_version,
+                            shape=self._shape_for(name),
                         ),
                     )
                 except errors.StatusError as err:
