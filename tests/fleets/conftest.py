@@ -42,12 +42,21 @@ NVIDIA_COMPUTE_DOMAIN = frozenset({"type", "id"})
 """cmd/compute-domain-kubelet-plugin/deviceinfo.go (commit
 0a29b3dafd99c72418982b8af46e387e2df5d30a): channel and daemon devices, attributes type, id."""
 
+PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
+"""k8s.io/dynamic-resource-allocation/deviceattribute StandardDeviceAttributePCIeRoot: the
+standard attribute drivers share for matchAttribute across drivers."""
+
+DRANET = frozenset({"ifName", "numaNode", "rdma", "pciVendor", "pciDevice", PCIE_ROOT})
+"""google/dranet pkg/apis/attributes.go (commit 60e78f53c226dda301d63491d73506c3d80e647d):
+AttrInterfaceName, AttrNUMANode, AttrRDMA, AttrPCIVendor, AttrPCIDevice (prefix dra.net)."""
+
 UPSTREAM_ATTRIBUTES: dict[str, dict[str, frozenset[str]]] = {
     "example-driver": {"gpu.example.com": EXAMPLE_DRIVER_GPU},
     "nvidia-gpu": {
         "gpu.nvidia.com": NVIDIA_GPU,
         "compute-domain.nvidia.com": NVIDIA_COMPUTE_DOMAIN,
     },
+    "gpu-nic-numa": {"gpu.example.com": EXAMPLE_DRIVER_GPU | {PCIE_ROOT}, "dra.net": DRANET},
 }
 """Fleet -> driver -> the names its devices may carry."""
 

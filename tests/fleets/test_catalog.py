@@ -136,9 +136,14 @@ def test_every_shipped_fleet_loads(name: str) -> None:
 
 
 def test_shipped_fleets() -> None:
-    assert {"draplane-default", "example-driver", "nvidia-gpu", "mixed", "cpu-only"} <= set(
-        shipped_fleets()
-    )
+    assert set(shipped_fleets()) == {
+        "cpu-only",
+        "draplane-default",
+        "example-driver",
+        "gpu-nic-numa",
+        "mixed",
+        "nvidia-gpu",
+    }
 
 
 @pytest.mark.parametrize("bad", BAD)

@@ -124,7 +124,7 @@ async def test_plane_publishes_the_fleet(case: Case, tmp_path: Path) -> None:
         await plane.stop()
 
 
-@pytest.mark.parametrize("name", ["example-driver", "nvidia-gpu"])
+@pytest.mark.parametrize("name", ["example-driver", "nvidia-gpu", "gpu-nic-numa"])
 def test_attribute_names_are_the_upstream_drivers(
     name: str, upstream_attributes: dict[str, dict[str, frozenset[str]]]
 ) -> None:
