@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from draplane.cli.main import build_parser
+from draplane.cli.process import CommandError
+from draplane.cli.up import _config as up_config
 from draplane.drivers.example import DRIVER_NAME, DeviceProfile, device_class, node_slice_specs
 from draplane.fleets import (
     FleetError,
@@ -198,3 +200,32 @@ def test_node_mix_repeats_over_the_nodes() -> None:
     assert [c["metadata"]["name"] for c in fleet.device_classes] == [
         c["metadata"]["name"] for c in load_fleet("nvidia-gpu").device_classes
     ]
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [("--network-attached", "4"), ("--partitionable", "2"), ("--shareable",)],
+)
+def test_up_refuses_device_flags_with_a_fleet(flags: tuple[str, ...], tmp_path: Path) -> None:
+    args = build_parser().parse_args(
+        ["up", "--fleet", "nvidia-gpu", "--data-dir", str(tmp_path), *flags]
+    )
+    with pytest.raises(CommandError, match="--fleet gives the devices"):
+        up_config(args)
+
+
+def test_up_takes_the_fleets_node_count(tmp_path: Path) -> None:
+    args = build_parser().parse_args(["up", "--fleet", "mixed", "--data-dir", str(tmp_path)])
+    config = up_config(args)
+    assert config.nodes == 15
+    assert config.fleet is not None and config.fleet.name == "mixed"
+    plain = up_config(build_parser().parse_args(["up", "--data-dir", str(tmp_path)]))
+    assert (plain.nodes, plain.fleet) == (4, None)
+
+
+def test_up_refuses_a_fleet_in_classic_mode(tmp_path: Path) -> None:
+    args = build_parser().parse_args(
+        ["up", "--fleet", "nvidia-gpu", "--kubernetes-version", "1.28", "--data-dir", str(tmp_path)]
+    )
+    with pytest.raises(CommandError, match=r"need Kubernetes 1\.36"):
+        up_config(args)

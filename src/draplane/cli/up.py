@@ -143,6 +143,11 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
     fleet: Fleet | None = args.fleet
     if fleet is not None and mode.dra is not versions.Dra.STRUCTURED:
         raise CommandError(STRUCTURED_ONLY)
+    if fleet is not None and (args.network_attached or args.partitionable or args.shareable):
+        raise CommandError(
+            "--fleet gives the devices: leave out --network-attached, --partitionable and "
+            "--shareable (write them into a fleet file instead)"
+        )
     if args.nodes is None:
         args.nodes = fleet.default_nodes if fleet is not None else DEFAULT_NODES
     return ControlPlaneConfig(
