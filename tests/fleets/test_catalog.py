@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from draplane.cli.main import build_parser
+from draplane.cli.main import build_parser, main
 from draplane.cli.process import CommandError
 from draplane.cli.up import _config as up_config
 from draplane.drivers.example import DRIVER_NAME, DeviceProfile, device_class, node_slice_specs
@@ -229,3 +229,17 @@ def test_up_refuses_a_fleet_in_classic_mode(tmp_path: Path) -> None:
     )
     with pytest.raises(CommandError, match=r"need Kubernetes 1\.36"):
         up_config(args)
+
+
+def test_fleets_command_lists_and_describes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fleets"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert [line.split("\t")[0] for line in listed] == shipped_fleets()
+    assert main(["fleets", "nvidia-gpu"]) == 0
+    assert capsys.readouterr().out.splitlines()[1:4] == [
+        "  4 x node type dgx-a100-40gb",
+        "    gpu.nvidia.com: 152 devices in 4 slices, 8 counter sets",
+        "    compute-domain.nvidia.com: 2 devices in 1 slices",
+    ]
+    assert main(["fleets", "no-such-fleet"]) == 1
+    assert "no fleet profile 'no-such-fleet'" in capsys.readouterr().err
