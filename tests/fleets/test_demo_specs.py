@@ -117,10 +117,10 @@ async def test_demo_spec_runs_unchanged(case: Case, tmp_path: Path) -> None:
         assert all(p["spec"].get("nodeName") for p in pods)
         claims = (await admin.list(CLAIMS, case.namespace))["items"]
         assert device_counts(claims) == dict(case.devices)
-        drivers = {
-            r["driver"] for c in claims for r in c["status"]["allocation"]["devices"]["results"]
-        }
-        assert drivers <= set(fleet.drivers)
+        results = [r for c in claims for r in c["status"]["allocation"]["devices"]["results"]]
+        distinct = {(r["pool"], r["device"]) for r in results}
+        assert len(distinct) == len(results)  # no device handed out twice
+        assert {r["driver"] for r in results} <= set(fleet.drivers)
     finally:
         await plane.stop()
 
