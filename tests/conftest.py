@@ -6,6 +6,10 @@
   under `tmp_path/data`. A module changes how it is started by overriding `server_options`
   (keyword arguments of `start_http_server`), and seeds it by overriding `server` with a
   fixture of the same name that takes this one.
+- `cluster`: the real in-process API (`draplane.testing.cluster.start_cluster`: the registry over
+  MemoryStorage, clients per user). A module changes how it is started by overriding
+  `cluster_options` (keyword arguments of `start_cluster`: `mode=`, `clock=`, `storage=`), and
+  seeds it by overriding `cluster` with a fixture of the same name that takes this one.
 - `http` (admin bearer token) and `anonymous` (no token): aiohttp sessions against `server`.
 - `etcd_cluster`: one real etcd for the session, started by the first test that asks for it.
 - every async test and fixture runs on the event loop the `draplane` commands run on
@@ -25,6 +29,7 @@ import pytest
 
 from draplane import eventloop
 from draplane.storage.etcd_process import EtcdCluster
+from draplane.testing.cluster import Cluster, start_cluster
 from draplane.testing.httpserver import HttpServer, start_http_server
 
 
@@ -58,6 +63,21 @@ async def server(tmp_path: Path, server_options: dict[str, Any]) -> AsyncIterato
     srv = await start_http_server(tmp_path / "data", **server_options)
     yield srv
     await srv.stop()
+
+
+@pytest.fixture
+def cluster_options() -> dict[str, Any]:
+    """Keyword arguments for `start_cluster`; override in a module to change them."""
+    return {}
+
+
+@pytest.fixture
+async def cluster(cluster_options: dict[str, Any]) -> AsyncIterator[Cluster]:
+    started = await start_cluster(**cluster_options)
+    try:
+        yield started
+    finally:
+        await started.stop()
 
 
 def _session(server: HttpServer, headers: dict[str, str]) -> aiohttp.ClientSession:

@@ -5,7 +5,8 @@ cache the allocator uses; unchanged stored expressions are not compiled again on
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.validation import devicecommon
 from draplane.dra.cel import SelectorCache
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 
 NESTED = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
 TOO_COSTLY = f"{NESTED}.all(x, {NESTED}.all(y, {NESTED}.all(z, {NESTED}.all(w, true))))"
@@ -27,10 +28,8 @@ COST = "too complex, exceeds cost limit"
 
 
 @pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster(mode=versions.STRUCTURED)
-    yield c
-    await c.stop()
+def cluster_options() -> dict[str, Any]:
+    return {"mode": versions.STRUCTURED}
 
 
 def _selectors(expression: str) -> list[Obj]:
