@@ -12,6 +12,7 @@
   seeds it by overriding `cluster` with a fixture of the same name that takes this one.
 - `http` (admin bearer token) and `anonymous` (no token): aiohttp sessions against `server`.
 - `etcd_cluster`: one real etcd for the session, started by the first test that asks for it.
+- every test under tests/e2e is marked `e2e` (`make test-fast` leaves out e2e, kubectl and slow).
 - every async test and fixture runs on the event loop the `draplane` commands run on
   (`draplane.eventloop`: uvloop, or asyncio's with `DRAPLANE_EVENT_LOOP=asyncio`).
 """
@@ -38,6 +39,15 @@ def pytest_asyncio_loop_factories(
 ) -> Mapping[str, Callable[[], asyncio.AbstractEventLoop]]:
     name = eventloop.chosen()
     return {name: eventloop.LOOPS[name]}
+
+
+_E2E = Path(__file__).parent / "e2e"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(_E2E):
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(autouse=True)
