@@ -31,6 +31,8 @@ def _obj(rt: ResourceType, name: str, spec: Obj, namespace: str = "") -> Obj:
     return {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": md, "spec": spec}
 
 
+# Hand-built, not draplane.testing.structured: one object per served version, in that version's
+# shape (v1beta1's `basic` devices and flat requests), which the v1 builders do not write.
 def _slice(name: str, node: str, rt: ResourceType = kinds.RESOURCE_SLICES) -> Obj:
     device: Obj = {"name": "d0", "attributes": {"model": {"string": "a"}}}
     if rt.version == "v1beta1":
