@@ -73,6 +73,7 @@ async def _until(check: Any, timeout: float = 20.0) -> None:
             await asyncio.sleep(0.05)
 
 
+@pytest.mark.slow
 async def test_etcd_down_is_503_and_readyz_fails_until_it_is_back(tmp_path: Path) -> None:
     cluster = EtcdCluster(str(tmp_path / "etcd"), unsafe_no_fsync=True)
     cluster.start()
