@@ -22,6 +22,10 @@ from draplane.api.request import resource_path
 from draplane.testing.builders import make_claim, make_pod
 from draplane.testing.httpserver import HttpServer
 
+# Slow: every row starts and seeds its own HTTPS API server (the RBAC decisions themselves are
+# covered in-process by test_rbac_authorizer.py and test_rbac_requests.py).
+pytestmark = pytest.mark.slow
+
 SA_GROUPS = ("system:serviceaccounts", "system:serviceaccounts:team")
 
 
