@@ -39,10 +39,10 @@ async def clusters() -> AsyncIterator[dict[str, Cluster]]:
 
 
 def _pod(*claims: Obj, name: str = "") -> Obj:
+    """A pod with the `spec.resourceClaims` entries `claims` as given (named p1, p2, ...)."""
     _count[0] += 1
-    pod = make_pod(name or f"p{_count[0]}").obj()
-    pod["metadata"].pop("uid", None)
-    pod["spec"]["resourceClaims"] = list(claims)
+    pod = make_pod(name or f"p{_count[0]}").set("spec.resourceClaims", list(claims)).obj()
+    del pod["metadata"]["uid"]  # the API server assigns it
     return pod
 
 
