@@ -10,6 +10,8 @@
   MemoryStorage, clients per user). A module changes how it is started by overriding
   `cluster_options` (keyword arguments of `start_cluster`: `mode=`, `clock=`, `storage=`), and
   seeds it by overriding `cluster` with a fixture of the same name that takes this one.
+- `clock`: a `FakeClock` for the test; a module runs `server` or `cluster` on it with
+  `server_options`/`cluster_options` returning `{"clock": clock}`.
 - `http` (admin bearer token) and `anonymous` (no token): aiohttp sessions against `server`.
 - `etcd_cluster`: one real etcd for the session, started by the first test that asks for it.
 - every test under tests/e2e is marked `e2e` (`make test-fast` leaves out e2e, kubectl and slow).
@@ -30,6 +32,7 @@ import pytest
 
 from draplane import eventloop
 from draplane.storage.etcd_process import EtcdCluster
+from draplane.testing.clock import FakeClock
 from draplane.testing.cluster import Cluster, start_cluster
 from draplane.testing.httpserver import HttpServer, start_http_server
 
@@ -60,6 +63,11 @@ def _restore_logging() -> Iterator[None]:
     root.setLevel(level)
     for name, value in levels.items():
         logging.getLogger(name).setLevel(value)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
 
 
 @pytest.fixture
