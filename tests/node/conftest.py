@@ -85,11 +85,6 @@ def allocated(builder: ClaimBuilder, *, node: str | None, device: str = "dev-0")
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def cluster_options(clock: FakeClock) -> dict[str, Any]:
     return {"clock": clock}
 
