@@ -102,11 +102,6 @@ def driver_user(name: str = DRIVER) -> UserInfo:
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def cluster_options(clock: FakeClock) -> dict[str, Any]:
     return {"clock": clock}
 
