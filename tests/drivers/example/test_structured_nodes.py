@@ -50,11 +50,6 @@ class Env:
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def cluster_options(clock: FakeClock) -> dict[str, Any]:
     return {"clock": clock, "mode": versions.STRUCTURED}
 
