@@ -30,6 +30,7 @@ MODES = {"1.28": versions.CLASSIC, "1.36": versions.STRUCTURED}
 _count = [0]
 
 
+# Not the suite's `cluster`: one cluster per mode, each shared by the whole module.
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def clusters() -> AsyncIterator[dict[str, Cluster]]:
     started = {name: await start_cluster(mode=mode) for name, mode in MODES.items()}

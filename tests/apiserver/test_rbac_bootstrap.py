@@ -455,7 +455,7 @@ async def test_registry_start_writes_the_policy_and_follows_it_from_the_store(
 
 
 async def test_restart_restores_removed_rules_and_keeps_added_ones() -> None:
-    storage = MemoryStorage()
+    storage = MemoryStorage()  # two registries over one store: a restart, not the suite's cluster
     first = await start_cluster(storage=storage)
     admin = first.client()
     role = await admin.get(kinds.CLUSTER_ROLES, "system:kube-scheduler")
