@@ -44,8 +44,8 @@ run: $(RUN_STAMP)
 test: $(DEV_STAMP) $(KUBE_V1_STAMP)
 	$(BIN)/pytest -q --durations=15
 
-# The quick lane (about 100 s of CPU time): the suite without the tests marked slow, e2e or
-# kubectl (markers in pyproject.toml).
+# The quick lane (about 2.5 minutes on two cores): the suite without the tests marked slow, e2e
+# or kubectl (markers in pyproject.toml).
 test-fast: $(DEV_STAMP) $(KUBE_V1_STAMP)
 	$(BIN)/pytest -q --durations=15 -m "not slow and not e2e and not kubectl"
 
