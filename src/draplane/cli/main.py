@@ -33,6 +33,7 @@ SUBCOMMAND_MODULES = (
     "etcd_path",
     "explain",
     "whatif",
+    "replay",
 )
 
 

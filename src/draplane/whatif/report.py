@@ -20,6 +20,8 @@ from draplane.explain import Snapshot
 from draplane.whatif.simulate import Outcome
 from draplane.whatif.usage import pool_usage, totals
 
+MAX_LISTED = 50
+"""Pods listed by name in the Markdown report (JSON lists all)."""
 MAX_CHART_POOLS = 30
 """More pools than this are charted per driver."""
 
@@ -98,7 +100,10 @@ def render_markdown(doc: dict[str, Any]) -> str:
         "## Pods that would run",
         "",
     ]
-    lines += [f"- {r['pod']} on {r['node']}" for r in doc["wouldRun"]] or ["(none)"]
+    would_run = doc["wouldRun"]
+    lines += [f"- {r['pod']} on {r['node']}" for r in would_run[:MAX_LISTED]] or ["(none)"]
+    if len(would_run) > MAX_LISTED:
+        lines.append(f"- and {len(would_run) - MAX_LISTED} more")
     lines += ["", "## Utilisation per pool (allocated/devices, counters consumed/capacity)", ""]
     lines += ["| driver | pool | before | after |", "|---|---|---|---|"]
     for p in doc["pools"]:

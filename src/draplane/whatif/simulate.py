@@ -67,9 +67,19 @@ def was_tried(pod: Obj) -> bool:
     )
 
 
-async def wait_settled(client: Client, *, timeout: float, settle: float) -> bool:
-    """Poll pods until every pending one was tried and the bound set held still for `settle`
-    seconds; False when `timeout` ran out first."""
+def queue_idle(plane: ControlPlane) -> bool:
+    """The scheduler has no pod to try now or after a backoff (scheduler_pending_pods)."""
+    return not any(
+        plane.metrics.get_sample_value("scheduler_pending_pods", {"queue": queue})
+        for queue in ("active", "backoff")
+    )
+
+
+async def wait_settled(plane: ControlPlane, *, timeout: float, settle: float) -> bool:
+    """Poll pods until every pending one was tried, the scheduler's active and backoff queues
+    are empty and the bound set held still for `settle` seconds; False when `timeout` ran out
+    first."""
+    client = plane.client()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     last: tuple[int, frozenset[str]] | None = None
@@ -81,7 +91,11 @@ async def wait_settled(client: Client, *, timeout: float, settle: float) -> bool
         seen = (len(pods), bound)
         if seen != last:
             last, since = seen, loop.time()
-        elif all(was_tried(p) for p in pending) and loop.time() - since >= settle:
+        elif (
+            loop.time() - since >= settle
+            and all(was_tried(p) for p in pending)
+            and queue_idle(plane)
+        ):
             return True
         await asyncio.sleep(0.2)
     return False
@@ -105,7 +119,7 @@ async def simulate(
 
         await plane.start(seed=seed)
         client = plane.client()
-        settled = await wait_settled(client, timeout=timeout, settle=settle)
+        settled = await wait_settled(plane, timeout=timeout, settle=settle)
         final = await read_state(client)
         pending = [p for _, p in sorted(final.kind(PODS).items()) if is_pending(p)]
         outcome = Outcome(
