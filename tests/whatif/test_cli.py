@@ -51,7 +51,7 @@ async def test_dump_then_whatif_from_the_dump(
     code, out = await _run(capsys, "whatif", "--from-dump", str(dump), "--remove-pool", "node-a")
     assert code == 0
     assert "| driver.example.com | node-a | 2/2 | - |" in out
-    assert "- default/p2\n  - [NoResourceSliceForDriver]" in out or "default/p2" in out
+    assert "- default/p2\n  - 1 node(s): [NoResourceSliceForDriver] claim default/p2-gpu-" in out
 
 
 def _dump_with_one_node(tmp_path: Path) -> Path:
