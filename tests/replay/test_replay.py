@@ -119,6 +119,8 @@ async def test_a_recorded_run_replays_to_the_same_allocation(
         assert await args.func(args) == 0
         doc = json.loads(result_path.read_text())
         assert doc["errors"] == []
+        assert doc["settled"] and doc["summary"]["pods"] == 5  # p1 appeared, then was deleted
+        assert doc["summary"]["bound"] == 4 and doc["summary"]["maxTimeToSchedule"] is not None
         replayed = _outcome(
             list(doc["nodes"]),
             {k: (v["devices"], v["allocated"]) for k, v in doc["pools"].items()},

@@ -1,8 +1,8 @@
 """One replay with its measurements: a fresh control plane (`whatif.plane_config`, with the
-scheduler setting asked for), the recording played into it (`player.play`) while pods are
-sampled, then a wait until scheduling settles. The `ReplayResult` holds, per pod, when it
-appeared and when it was bound (seconds of replay wall time), pending pods over time (on the
-recording's time scale), the final bound pods and per-pool utilisation; it is saved as JSON
+scheduler setting asked for), the recording played into it (`player.play`) while a pod watch
+notes when each pod appeared and was bound (seconds of replay wall time) and pending pods are
+sampled (on the recording's time scale), then a wait until scheduling settles. The
+`ReplayResult` also holds the final bound pods and per-pool utilisation; it is saved as JSON
 and compared by `compare.py`.
 """
 
@@ -118,16 +118,25 @@ def load_result(path: Path) -> ReplayResult:
         raise RecordingError(f"{path} is not a replay result (`replay --result`)") from err
 
 
+async def _watch_pods(client: Client, result: ReplayResult, started: float) -> None:
+    """When each pod appeared and when it was first seen bound (a watch from the start)."""
+    stream = await client.watch(PODS)
+    try:
+        async for event in stream:
+            key = meta.namespaced_key(event.object)
+            now = time.monotonic() - started
+            result.appeared.setdefault(key, now)
+            if meta.node_name(event.object):
+                result.bound.setdefault(key, now)
+    finally:
+        await stream.close()
+
+
 async def _sample(client: Client, result: ReplayResult, started: float, speed: float) -> None:
-    """Every `SAMPLE_SECONDS`: which pods exist, which are bound, how many are pending."""
+    """Every `SAMPLE_SECONDS`: how many pods are pending."""
     while True:
         now = time.monotonic() - started
         pods = (await client.list(PODS)).get("items") or []
-        for pod in pods:
-            key = meta.namespaced_key(pod)
-            result.appeared.setdefault(key, now)
-            if meta.node_name(pod):
-                result.bound.setdefault(key, now)
         result.pending.append((round(now * speed, 3), sum(1 for p in pods if is_pending(p))))
         await asyncio.sleep(SAMPLE_SECONDS)
 
@@ -142,13 +151,17 @@ async def replay(
     try:
         client = plane.client()
         started = time.monotonic()
-        sampler = asyncio.create_task(_sample(client, result, started, speed))
+        tasks = [
+            asyncio.create_task(_watch_pods(client, result, started)),
+            asyncio.create_task(_sample(client, result, started, speed)),
+        ]
         try:
             player = await play(client, events, speed=speed)
             result.settled = await wait_settled(plane, timeout=timeout, settle=1.0)
         finally:
-            sampler.cancel()
-            await asyncio.gather(sampler, return_exceptions=True)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
         result.errors = player.errors
         final = await read_state(client)
         for pod in final.kind(PODS).values():
