@@ -15,7 +15,7 @@ from tests.explain.conftest import (
 )
 
 from draplane.api import versions
-from draplane.api.kinds import RESOURCE_CLAIM_TEMPLATES_V1
+from draplane.api.kinds import RESOURCE_CLAIM_TEMPLATES_V1, SERVICE_ACCOUNTS
 from draplane.api.meta import Obj
 from draplane.controlplane import ControlPlane
 from draplane.testing.builders import make_pod
@@ -31,7 +31,8 @@ def template_pod(name: str) -> Obj:
 
 async def build_cluster(plane: ControlPlane) -> None:
     """node-a with 2 devices; pods p0 (a user claim) and p1 (from a template) bound there by
-    the real scheduler; p2 and p3 (templates) pending for want of devices."""
+    the real scheduler; p2 and p3 (templates; p3 runs as ServiceAccount `trainer`) pending
+    for want of devices."""
     client = plane.client()
     await create_class(client)
     await create_node(client, "node-a", "dev-0", "dev-1")
@@ -44,5 +45,9 @@ async def build_cluster(plane: ControlPlane) -> None:
     await wait_bound(plane, "p0")
     await create_pod(client, "p1", pod=template_pod("p1"))
     await wait_bound(plane, "p1")
-    for name in ("p2", "p3"):
-        await create_pod(client, name, pod=template_pod(name))
+    await create_pod(client, "p2", pod=template_pod("p2"))
+    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "trainer"}}
+    await client.create(SERVICE_ACCOUNTS, account, "default")
+    p3 = template_pod("p3")
+    p3["spec"]["serviceAccountName"] = "trainer"  # admission looks it up, on the fork too
+    await create_pod(client, "p3", pod=p3)

@@ -1,12 +1,13 @@
 """Replaying a recording into a fresh in-process draplane (`whatif.plane_config`: memory
 store, scheduler, controllers, no kubelets or drivers), at real time or `speed` times faster.
 
-Only user-driven objects are re-created: Nodes, Namespaces, DeviceClasses, DeviceTaintRules
-and ResourceSlices always; Pods, ResourceClaims, templates and workloads when no controller
-owns them. Pods are created without `spec.nodeName` and every object without status (Nodes
-keep theirs: no kubelet writes it), so the replayed scheduler, claim controller and workload
-controllers do the rest. A later change of a user-driven object's spec, labels or annotations
-is applied as an update; a deletion as a delete (pods at once: no kubelet finishes them).
+Only user-driven objects are re-created: Nodes, Namespaces, ServiceAccounts, PriorityClasses,
+DeviceClasses, DeviceTaintRules and ResourceSlices always; Pods, ResourceClaims, templates
+and workloads when no controller owns them. Pods are created without `spec.nodeName` and every
+object without status (Nodes keep theirs: no kubelet writes it), so the replayed scheduler,
+claim controller and workload controllers do the rest. A later change of a user-driven
+object's spec, labels or annotations is applied as an update; a deletion as a delete (pods at
+once: no kubelet finishes them).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from draplane.api import errors, meta
 from draplane.api.kinds import (
     DEVICE_CLASSES,
     DEVICE_TAINT_RULES,
-    NAMESPACES,
     NODES,
     PODS,
     RESOURCE_CLAIMS_V1,
@@ -30,9 +30,11 @@ from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.replay.recording import Event
 from draplane.whatif.seed import fresh
+from draplane.whatif.state import SERVER_CREATED
 
-ALWAYS_REPLAYED = (NAMESPACES, NODES, DEVICE_CLASSES, DEVICE_TAINT_RULES, RESOURCE_SLICES)
-"""Kinds re-created even when owned (a driver's slices are owned by their Node)."""
+ALWAYS_REPLAYED = (*SERVER_CREATED, NODES, DEVICE_CLASSES, DEVICE_TAINT_RULES, RESOURCE_SLICES)
+"""Kinds re-created even when owned (a driver's slices are owned by their Node); of the kinds
+the fresh server creates objects of itself, an existing object is kept."""
 IMMUTABLE = (PODS, RESOURCE_CLAIMS_V1)
 """Kinds whose recorded changes are the control plane's (binding, allocation), not the user's."""
 
@@ -83,7 +85,7 @@ class Player:
         try:
             created = await self.client.create(rt, body, meta.namespace(obj))
         except errors.StatusError as err:
-            if rt is NAMESPACES and err.code == 409:
+            if rt in SERVER_CREATED and err.code == 409:
                 return
             raise
         self.uids[meta.uid(obj)] = meta.uid(created)

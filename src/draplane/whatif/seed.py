@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from draplane.api import errors, meta
-from draplane.api.kinds import NAMESPACES, ResourceType
+from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.explain import Snapshot
-from draplane.whatif.state import state_objects
+from draplane.whatif.state import SERVER_CREATED, state_objects
 
 _SERVER_METADATA = (
     "uid",
@@ -80,6 +80,6 @@ async def seed_state(client: Client, state: Snapshot) -> dict[str, str]:
         try:
             await create_object(client, rt, obj, uids)
         except errors.StatusError as err:
-            if not (rt is NAMESPACES and err.code == 409):
+            if not (rt in SERVER_CREATED and err.code == 409):
                 raise
     return uids

@@ -23,10 +23,12 @@ from draplane.api.kinds import (
     NAMESPACES,
     NODES,
     PODS,
+    PRIORITY_CLASSES,
     REPLICA_SETS,
     RESOURCE_CLAIM_TEMPLATES_V1,
     RESOURCE_CLAIMS_V1,
     RESOURCE_SLICES,
+    SERVICE_ACCOUNTS,
     STATEFUL_SETS,
     ResourceType,
 )
@@ -36,6 +38,8 @@ from draplane.explain import Snapshot
 
 STATE_KINDS: tuple[ResourceType, ...] = (
     NAMESPACES,
+    SERVICE_ACCOUNTS,
+    PRIORITY_CLASSES,
     NODES,
     DEVICE_CLASSES,
     DEVICE_TAINT_RULES,
@@ -49,8 +53,12 @@ STATE_KINDS: tuple[ResourceType, ...] = (
     PODS,
     RESOURCE_CLAIMS_V1,
 )
-"""In creation order: namespaces first, each owner before what it owns (Deployment before its
-ReplicaSets before their Pods before the Pods' ResourceClaims)."""
+"""In creation order: namespaces first, then what pod admission looks up (ServiceAccounts,
+PriorityClasses), each owner before what it owns (Deployment before its ReplicaSets before
+their Pods before the Pods' ResourceClaims)."""
+SERVER_CREATED: tuple[ResourceType, ...] = (NAMESPACES, SERVICE_ACCOUNTS, PRIORITY_CLASSES)
+"""Kinds a fresh control plane creates some objects of itself (`default`, `kube-system`, the
+`default` ServiceAccounts, the system PriorityClasses): an existing one is kept."""
 
 _DROPPED_METADATA = ("managedFields",)
 
