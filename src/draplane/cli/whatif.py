@@ -2,7 +2,8 @@
 
 `draplane dump --kubeconfig K -o FILE` writes the DRA-relevant state of an API server (nodes,
 pods, ResourceClaims and their templates, ResourceSlices, DeviceClasses, DeviceTaintRules,
-workloads, namespaces, ServiceAccounts, PriorityClasses) to FILE: JSON lines, or YAML when FILE ends `.yaml`. Read-only.
+workloads, namespaces, ServiceAccounts, PriorityClasses) to FILE: JSON lines, or YAML when
+FILE ends `.yaml`. Read-only.
 
 `draplane whatif` forks that state (`--kubeconfig`, read-only, or `--from-dump FILE`), applies
 hypothetical changes, schedules the pending and new pods with draplane's scheduler and

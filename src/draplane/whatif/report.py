@@ -68,7 +68,10 @@ def whatif_json(original: Snapshot, changes: list[str], outcome: Outcome) -> dic
         "seconds": round(outcome.seconds, 2),
         "wouldRun": would_run,
         "pendingCount": outcome.pending_count,
-        "pending": [{"pod": r.pod, "reasons": _reasons(r.json())} for r in outcome.pending],
+        "pending": [
+            {"pod": r.pod, "reasons": _reasons(r.json()), "alike": outcome.alike.get(r.pod, [])}
+            for r in outcome.pending
+        ],
         "totals": {
             "before": {"devices": dev_b, "allocated": alloc_b},
             "after": {"devices": dev_a, "allocated": alloc_a},
@@ -112,10 +115,15 @@ def render_markdown(doc: dict[str, Any]) -> str:
     lines += ["", "## Still pending", ""]
     if not doc["pending"]:
         lines.append("(none)")
+    explained = 0
     for entry in doc["pending"]:
-        lines.append(f"- {entry['pod']}")
+        alike = entry["alike"]
+        explained += 1 + len(alike)
+        more = f" and {len(alike)} pod(s) alike ({', '.join(alike[:3])}" if alike else ""
+        more += ", ...)" if len(alike) > 3 else ")" if alike else ""
+        lines.append(f"- {entry['pod']}{more}")
         lines += [f"  - {r}" for r in entry["reasons"]]
-    more = doc["pendingCount"] - len(doc["pending"])
+    more = doc["pendingCount"] - explained
     if more > 0:
         lines.append(f"- and {more} more")
     return "\n".join(lines) + "\n"

@@ -3,12 +3,14 @@ API server, controller-manager with the claim and workload controllers, schedule
 and no drivers, so the forked ResourceSlices are the only ones) is seeded with the state before
 its components start, then runs until every pod is bound or has been found unschedulable and
 nothing changed for a while. Pods still pending are explained (`draplane.explain`) on the
-fork's final state. The cluster the state came from is never contacted.
+fork's final state, once per group of pods alike. The cluster the state came from is never
+contacted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass, field
 
@@ -33,7 +35,10 @@ class Outcome:
     settled: bool
     """False: the timeout ran out with pods neither bound nor tried."""
     pending: list[Report] = field(default_factory=list)
-    """Explanations of the pods still pending (at most `explain_limit`)."""
+    """Explanations of the pods still pending: one per group of pods alike (`shape`), at most
+    `explain_limit`."""
+    alike: dict[str, list[str]] = field(default_factory=dict)
+    """Explained pod -> the other pending pods of its shape (the same reasons)."""
     pending_count: int = 0
 
 
@@ -57,6 +62,12 @@ def is_pending(pod: Obj) -> bool:
         and phase not in TERMINAL_PHASES
         and not (meta.deletion_timestamp(pod))
     )
+
+
+def shape(pod: Obj) -> str:
+    """Pods of one shape (namespace and spec, as a workload's replicas) are pending for the
+    same reasons, so one explanation serves them all."""
+    return meta.namespace(pod) + json.dumps(pod.get("spec"), sort_keys=True)
 
 
 def was_tried(pod: Obj) -> bool:
@@ -85,6 +96,10 @@ async def wait_settled(plane: ControlPlane, *, timeout: float, settle: float) ->
     last: tuple[int, frozenset[str]] | None = None
     since = loop.time()
     while loop.time() < deadline:
+        if not queue_idle(plane):  # busy: no need to list (and slow) the scheduler
+            last = None
+            await asyncio.sleep(0.25)
+            continue
         pods = (await client.list(PODS)).get("items") or []
         bound = frozenset(meta.namespaced_key(p) for p in pods if meta.node_name(p))
         pending = [p for p in pods if is_pending(p)]
@@ -128,8 +143,13 @@ async def simulate(
             settled=settled,
             pending_count=len(pending),
         )
-        for pod in pending[:explain_limit]:
-            outcome.pending.append(explain_snapshot(client, final, pod, fixes=False))
+        alike: dict[str, list[Obj]] = {}
+        for pod in pending:
+            alike.setdefault(shape(pod), []).append(pod)
+        for pods in list(alike.values())[:explain_limit]:
+            report = explain_snapshot(client, final, pods[0], fixes=False)
+            outcome.pending.append(report)
+            outcome.alike[report.pod] = [meta.namespaced_key(p) for p in pods[1:]]
         return outcome
     finally:
         await plane.stop()
