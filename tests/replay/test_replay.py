@@ -114,9 +114,10 @@ async def test_a_recorded_run_replays_to_the_same_allocation(
         result_path = tmp_path / f"hints-{hints}.json"
         args = build_parser().parse_args(
             ["replay", str(path), "--speed", "10", "--queueing-hints", hints,
-             "--result", str(result_path)]
+             "--result", str(result_path), "--chart", str(tmp_path / f"{hints}.png")]
         )  # fmt: skip
         assert await args.func(args) == 0
+        assert (tmp_path / f"{hints}.png").read_bytes().startswith(b"\x89PNG")
         doc = json.loads(result_path.read_text())
         assert doc["errors"] == []
         assert doc["settled"] and doc["summary"]["pods"] == 5  # p1 appeared, then was deleted

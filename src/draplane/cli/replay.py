@@ -123,5 +123,5 @@ async def replay_main(args: argparse.Namespace) -> int:
     if args.result:
         result.save(Path(args.result))
     if args.chart:
-        write_compare_chart(Path(args.chart), result, result)
+        write_compare_chart(Path(args.chart), result)
     return 0

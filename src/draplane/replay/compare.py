@@ -85,10 +85,10 @@ def render_table(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_compare_chart(path: Path, a: ReplayResult, b: ReplayResult) -> None:
-    """Pods pending over (recording) time, one line per replay."""
+def write_compare_chart(path: Path, a: ReplayResult, b: ReplayResult | None = None) -> None:
+    """Pods pending over (recording) time, one line per replay (`b` None: one replay)."""
     fig, ax = plt.subplots(figsize=(7, 4))
-    for label, result in (("A", a), ("B", b)):
+    for label, result in (("A", a), ("B", b)) if b is not None else (("replay", a),):
         xs = [t for t, _ in result.pending]
         ys = [n for _, n in result.pending]
         settings = ", ".join(f"{k}={v}" for k, v in sorted(result.settings.items()))
