@@ -11,8 +11,10 @@ import pytest
 from tests.explain.conftest import wait_unschedulable
 from tests.whatif.conftest import build_cluster
 
+from draplane.api import versions
 from draplane.cli.main import build_parser, main
-from draplane.controlplane import ControlPlane
+from draplane.cli.process import CommandError
+from draplane.controlplane import ControlPlane, ControlPlaneConfig
 from draplane.testing.builders import make_node
 from draplane.whatif import read_dump, read_state
 
@@ -87,3 +89,20 @@ def test_bad_input_is_one_error_line(
     assert code == 1
     assert err.count("\n") == 1 and ": error: " in err
     assert message.format(**fill) in err
+
+
+async def test_a_server_without_resource_v1_is_an_error(tmp_path: Path) -> None:
+    """A 1.28 API server serves no resource.k8s.io/v1: whatif and dump refuse, rather than
+    read it as a cluster without claims."""
+    config = ControlPlaneConfig(
+        port=0, nodes=0, drivers=[], store="memory", kubernetes_version=versions.CLASSIC
+    )
+    classic = ControlPlane(config)
+    await classic.start()
+    try:
+        for argv in (["whatif"], ["dump", "-o", str(tmp_path / "d.jsonl")]):
+            args = build_parser().parse_args([*argv, "--kubeconfig", str(classic.kubeconfig_path)])
+            with pytest.raises(CommandError, match=r"does not serve resource\.k8s\.io/v1"):
+                await args.func(args)
+    finally:
+        await classic.stop()

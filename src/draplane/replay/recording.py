@@ -26,7 +26,7 @@ from draplane.api.meta import Obj
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, format_time
 from draplane.whatif import STATE_KINDS
-from draplane.whatif.state import StateError, compact, kind_for
+from draplane.whatif.state import OPTIONAL_KINDS, StateError, compact, kind_for
 
 FORMAT = "draplane.io/recording-v1"
 
@@ -84,11 +84,11 @@ class Recorder:
         return str((listed.get("metadata") or {}).get("resourceVersion") or "")
 
     async def follow(self, client: Client, rt: ResourceType) -> None:
-        """List `rt` then watch it, until cancelled (a kind not served is skipped)."""
+        """List `rt` then watch it, until cancelled (an optional kind not served is skipped)."""
         try:
             rv = await self._list(client, rt, "ADDED", True)
         except errors.StatusError as err:
-            if err.code in (403, 404):
+            if rt in OPTIONAL_KINDS and err.code == 404:
                 return
             raise
         while True:

@@ -60,6 +60,8 @@ SERVER_CREATED: tuple[ResourceType, ...] = (NAMESPACES, SERVICE_ACCOUNTS, PRIORI
 """Kinds a fresh control plane creates some objects of itself (`default`, `kube-system`, the
 `default` ServiceAccounts, the system PriorityClasses): an existing one is kept."""
 
+OPTIONAL_KINDS: tuple[ResourceType, ...] = (DEVICE_TAINT_RULES,)
+"""Kinds behind a feature gate upstream (DRADeviceTaints): not served is the same as none."""
 _DROPPED_METADATA = ("managedFields",)
 
 
@@ -96,13 +98,15 @@ def compact(obj: Obj, rt: ResourceType) -> Obj:
 
 
 async def read_state(client: Client) -> Snapshot:
-    """List every state kind once (read-only); a kind the server does not serve is empty."""
+    """List every state kind once (read-only); an `OPTIONAL_KINDS` kind the server does not
+    serve is empty, any other raises (a cluster without resource.k8s.io/v1 is not read as one
+    without claims)."""
     objects: dict[ResourceType, list[Obj]] = {}
     for rt in STATE_KINDS:
         try:
             listed = await client.list(rt)
         except errors.StatusError as err:
-            if err.code in (403, 404):
+            if rt in OPTIONAL_KINDS and err.code == 404:
                 objects[rt] = []
                 continue
             raise
