@@ -33,6 +33,8 @@ SUBCOMMAND_MODULES = (
     "fleets",
     "etcd_path",
     "explain",
+    "whatif",
+    "replay",
 )
 
 

@@ -116,7 +116,8 @@ def rest_client(kubeconfig: str, master: str = "") -> RESTClient:
             config = config.with_servers(master)
         config.ssl_context()
     except (KubeconfigError, OSError, ValueError) as err:
-        raise CommandError(f"cannot use kubeconfig {kubeconfig}: {err}") from err
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0]  # one error line
+        raise CommandError(f"cannot use kubeconfig {kubeconfig}: {first}") from err
     return RESTClient(config)
 
 

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import tempfile
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -164,10 +164,14 @@ class ControlPlane:
         self._clients.append(client)
         return logged(client)
 
-    async def start(self) -> None:
+    async def start(self, *, seed: Callable[[Client], Awaitable[None]] | None = None) -> None:
+        """Start the store, the API server and every component; `seed`, given an admin client,
+        writes objects before any component starts (so controllers first list a whole state)."""
         await self.storage.start()
         await self.registry.start()
         await self.apiserver.start()
+        if seed is not None:
+            await seed(self.client())
         self._build_components()
         self.apiserver.add_ready_check("components", self.has_synced)
         await self._ensure_resource_classes()
