@@ -7,8 +7,9 @@ Pods: pod-level `resources` (PodLevelResources), `hostnameOverride`, an affinity
 `seLinuxChangePolicy`; in the status `observedGeneration` (also per condition), the pod-level
 `allocatedResources`/`resources` and per container `volumeMounts`, `user`,
 `allocatedResourcesStatus` (device health, ResourceHealthStatus) and `stopSignal`. Nodes: the
-runtime handlers and features, swap. Field numbers are upstream's `generated.proto`; 1.28 keeps
-`container.py`'s, `pod.py`'s and `podstatus.py`'s types.
+runtime handlers and features, swap. Also the AppArmor profiles, a Service's
+`trafficDistribution` and load balancer `ipMode`, a PVC's `volumeAttributesClassName`. Field
+numbers are upstream's `generated.proto`; 1.28 keeps the base modules' types.
 """
 
 from __future__ import annotations
@@ -21,12 +22,15 @@ from draplane.api.schema.container import (
     POD_SECURITY_CONTEXT,
     RESOURCE_CLAIM,
     RESOURCE_REQUIREMENTS,
+    SECURITY_CONTEXT,
     VOLUME_MOUNT,
 )
 from draplane.api.schema.core import NODE_STATUS, NODE_SYSTEM_INFO
 from draplane.api.schema.model import Arr, Map, extend, f, struct
 from draplane.api.schema.pod import CORE, POD_SPEC
 from draplane.api.schema.podstatus import CONTAINER_STATUS, POD_CONDITION, POD_STATUS
+from draplane.api.schema.services import SERVICE_SPEC
+from draplane.api.schema.volumeclaim import PERSISTENT_VOLUME_CLAIM_SPEC
 
 VERSION = "1.36"
 
@@ -84,9 +88,28 @@ extend(
         tag=6,
     ),
 )
+APP_ARMOR_PROFILE = struct(
+    CORE + "AppArmorProfile",
+    "The AppArmor profile of a pod or container.",
+    f(
+        "type",
+        "string",
+        "Localhost, RuntimeDefault or Unconfined.",
+        required=True,
+        enum=("Localhost", "RuntimeDefault", "Unconfined"),
+        tag=1,
+    ),
+    f("localhostProfile", "string", "A profile loaded on the node.", tag=2, pointer=True),
+)
+extend(
+    VERSION,
+    SECURITY_CONTEXT,
+    f("appArmorProfile", APP_ARMOR_PROFILE, "The container's AppArmor profile.", tag=12),
+)
 extend(
     VERSION,
     POD_SECURITY_CONTEXT,
+    f("appArmorProfile", APP_ARMOR_PROFILE, "The containers' AppArmor profile.", tag=11),
     f(
         "supplementalGroupsPolicy",
         "string",
@@ -276,3 +299,37 @@ extend(
     ),
 )
 extend(VERSION, NODE_SYSTEM_INFO, f("swap", NODE_SWAP_STATUS, "Swap memory.", tag=11))
+extend(
+    VERSION,
+    CORE + "LoadBalancerIngress",
+    f(
+        "ipMode",
+        "string",
+        "How the load balancer IP behaves: VIP or Proxy.",
+        enum=("VIP", "Proxy"),
+        tag=3,
+        pointer=True,
+    ),
+)
+extend(
+    VERSION,
+    SERVICE_SPEC,
+    f(
+        "trafficDistribution",
+        "string",
+        "How traffic is spread over the endpoints (PreferClose, PreferSameZone, ...).",
+        tag=23,
+        pointer=True,
+    ),
+)
+extend(
+    VERSION,
+    PERSISTENT_VOLUME_CLAIM_SPEC,
+    f(
+        "volumeAttributesClassName",
+        "string",
+        "The VolumeAttributesClass of the claim.",
+        tag=9,
+        pointer=True,
+    ),
+)
