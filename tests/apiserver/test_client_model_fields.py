@@ -57,8 +57,6 @@ ACCEPTED: dict[str, str] = {
     # simulates; strict decoding refuses them as unknown).
     "io.k8s.api.apps.v1.DeploymentStatus.terminatingReplicas": NOT_MODELLED,
     "io.k8s.api.apps.v1.ReplicaSetStatus.terminatingReplicas": NOT_MODELLED,
-    "io.k8s.api.authorization.v1.ResourceAttributes.fieldSelector": NOT_MODELLED,
-    "io.k8s.api.authorization.v1.ResourceAttributes.labelSelector": NOT_MODELLED,
     "io.k8s.api.batch.v1.JobSpec.managedBy": NOT_MODELLED,
     "io.k8s.api.batch.v1.JobSpec.successPolicy": NOT_MODELLED,
     "io.k8s.api.coordination.v1.LeaseSpec.preferredHolder": NOT_MODELLED,

@@ -8,7 +8,8 @@ Pods: pod-level `resources` (PodLevelResources), `hostnameOverride`, an affinity
 `allocatedResources`/`resources` and per container `volumeMounts`, `user`,
 `allocatedResourcesStatus` (device health, ResourceHealthStatus) and `stopSignal`. Nodes: the
 runtime handlers and features, swap. Also the AppArmor profiles, a Service's
-`trafficDistribution` and load balancer `ipMode`, a PVC's `volumeAttributesClassName`. Field
+`trafficDistribution` and load balancer `ipMode`, a PVC's `volumeAttributesClassName`, and an
+access review's field and label selectors (AuthorizeWithSelectors; RBAC ignores them). Field
 numbers are upstream's `generated.proto`; 1.28 keeps the base modules' types.
 """
 
@@ -26,9 +27,11 @@ from draplane.api.schema.container import (
     VOLUME_MOUNT,
 )
 from draplane.api.schema.core import NODE_STATUS, NODE_SYSTEM_INFO
+from draplane.api.schema.meta import LABEL_SELECTOR_REQUIREMENT
 from draplane.api.schema.model import Arr, Map, extend, f, struct
 from draplane.api.schema.pod import CORE, POD_SPEC
 from draplane.api.schema.podstatus import CONTAINER_STATUS, POD_CONDITION, POD_STATUS
+from draplane.api.schema.reviews import AUTHZ, RESOURCE_ATTRIBUTES
 from draplane.api.schema.services import SERVICE_SPEC
 from draplane.api.schema.volumeclaim import PERSISTENT_VOLUME_CLAIM_SPEC
 
@@ -331,5 +334,45 @@ extend(
         "The VolumeAttributesClass of the claim.",
         tag=9,
         pointer=True,
+    ),
+)
+FIELD_SELECTOR_REQUIREMENT = struct(
+    AUTHZ + "FieldSelectorRequirement",
+    "One requirement of a field selector.",
+    f("key", "string", "The field.", required=True, tag=1),
+    f("operator", "string", "In, NotIn, Exists or DoesNotExist.", required=True, tag=2),
+    f("values", Arr("string"), "The values (In, NotIn).", list_type="atomic", tag=3),
+)
+
+
+def _selector_attributes(kind: str, requirement: str) -> str:
+    return struct(
+        AUTHZ + f"{kind}SelectorAttributes",
+        f"The {kind.lower()} selector a request is limited to.",
+        f("rawSelector", "string", "The selector as a query parameter writes it.", tag=1),
+        f(
+            "requirements",
+            Arr(requirement),
+            "The parsed selector.",
+            list_type="atomic",
+            tag=2,
+        ),
+    )
+
+
+extend(
+    VERSION,
+    RESOURCE_ATTRIBUTES,
+    f(
+        "fieldSelector",
+        _selector_attributes("Field", FIELD_SELECTOR_REQUIREMENT),
+        "Limits the access to objects matching a field selector.",
+        tag=8,
+    ),
+    f(
+        "labelSelector",
+        _selector_attributes("Label", LABEL_SELECTOR_REQUIREMENT),
+        "Limits the access to objects matching a label selector.",
+        tag=9,
     ),
 )
