@@ -363,3 +363,24 @@ async def test_strict_refuses_a_field_the_version_does_not_have(
                 assert unknown.format("request") in (await resp.json())["message"]
     finally:
         await classic.stop()
+
+
+async def test_an_access_review_with_selectors_is_answered_under_strict(
+    http: aiohttp.ClientSession,
+) -> None:
+    attributes = {
+        "namespace": "default",
+        "verb": "list",
+        "resource": "pods",
+        "labelSelector": {"requirements": [{"key": "app", "operator": "In", "values": ["demo"]}]},
+        "fieldSelector": {"rawSelector": "spec.nodeName=node-0"},
+    }
+    review = {
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": attributes},
+    }
+    path = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+    answered = await _write(http, "POST", path, review)
+    assert missing(review["spec"], answered["spec"]) == []
+    assert answered["status"]["allowed"] is True
