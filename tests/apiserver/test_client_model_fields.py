@@ -57,7 +57,6 @@ ACCEPTED: dict[str, str] = {
     # simulates; strict decoding refuses them as unknown).
     "io.k8s.api.apps.v1.DeploymentStatus.terminatingReplicas": NOT_MODELLED,
     "io.k8s.api.apps.v1.ReplicaSetStatus.terminatingReplicas": NOT_MODELLED,
-    "io.k8s.api.batch.v1.JobSpec.managedBy": NOT_MODELLED,
     "io.k8s.api.batch.v1.JobSpec.successPolicy": NOT_MODELLED,
     "io.k8s.api.coordination.v1.LeaseSpec.preferredHolder": NOT_MODELLED,
     "io.k8s.api.coordination.v1.LeaseSpec.strategy": NOT_MODELLED,

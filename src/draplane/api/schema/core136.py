@@ -9,7 +9,8 @@ Pods: pod-level `resources` (PodLevelResources), `hostnameOverride`, an affinity
 `allocatedResourcesStatus` (device health, ResourceHealthStatus) and `stopSignal`. Nodes: the
 runtime handlers and features, swap. Also the AppArmor profiles, a Service's
 `trafficDistribution` and load balancer `ipMode`, a PVC's `volumeAttributesClassName`, and an
-access review's field and label selectors (AuthorizeWithSelectors; RBAC ignores them). Field
+access review's field and label selectors (AuthorizeWithSelectors; RBAC ignores them), a Job's
+`managedBy` (the Job controller leaves Jobs of other managers alone). Field
 numbers are upstream's `generated.proto`; 1.28 keeps the base modules' types.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from draplane.api.schema import podclaims  # noqa: F401  (PodStatus's 1.36 override first)
 from draplane.api.schema.affinity import POD_AFFINITY_TERM
+from draplane.api.schema.batch import JOB_SPEC
 from draplane.api.schema.container import (
     LIFECYCLE,
     LIFECYCLE_HANDLER,
@@ -374,5 +376,16 @@ extend(
         _selector_attributes("Label", LABEL_SELECTOR_REQUIREMENT),
         "Limits the access to objects matching a label selector.",
         tag=9,
+    ),
+)
+extend(
+    VERSION,
+    JOB_SPEC,
+    f(
+        "managedBy",
+        "string",
+        "The controller that syncs the Job; kubernetes.io/job-controller when unset.",
+        tag=15,
+        pointer=True,
     ),
 )
