@@ -35,13 +35,22 @@ $(KUBE_V1_STAMP): | $(BIN)/pip
 	$(BIN)/pip install -q --target $(KUBE_V1_CLIENT) 'kubernetes==36.0.3'
 	touch $@
 
-venv: $(DEV_STAMP) $(KUBE_V1_STAMP)
+# The Kubernetes 1.37 Python client (37.x), whose models the schema-completeness test walks
+# (tests/apiserver/test_client_model_fields.py), in its own directory and interpreter path too.
+KUBE_V37_CLIENT := $(VENV)/kubernetes-v37
+KUBE_V37_STAMP := $(KUBE_V37_CLIENT)/.installed
+
+$(KUBE_V37_STAMP): | $(BIN)/pip
+	$(BIN)/pip install -q --target $(KUBE_V37_CLIENT) 'kubernetes==37.0.2'
+	touch $@
+
+venv: $(DEV_STAMP) $(KUBE_V1_STAMP) $(KUBE_V37_STAMP)
 
 run: $(RUN_STAMP)
 	$(BIN)/draplane up --data-dir $(DATA_DIR) --port $(PORT) \
 		$(if $(KUBERNETES_VERSION),--kubernetes-version $(KUBERNETES_VERSION))
 
-test: $(DEV_STAMP) $(KUBE_V1_STAMP)
+test: $(DEV_STAMP) $(KUBE_V1_STAMP) $(KUBE_V37_STAMP)
 	$(BIN)/pytest -q --durations=15
 
 # The quick lane (about 2.5 minutes on two cores): the suite without the tests marked slow, e2e

@@ -180,6 +180,13 @@ async def partitionable_plane(tmp_path: Path) -> AsyncIterator[ControlPlane]:
         pytest.param(
             "partitionable.yaml", "pod-with-partitions", "default", ["parts", "parts"], id="parts"
         ),
+        pytest.param(
+            "pod-with-claim-requests.yaml",
+            "pod-with-claim-requests",
+            "default",
+            ["trainer", "monitor"],
+            id="claim-requests",
+        ),
     ],
 )
 async def test_examples_run(

@@ -1,6 +1,7 @@
 """The API objects a pod (or a PersistentVolume) references by name, as the node authorizer's
 graph and NodeRestriction read them (pkg/api/v1/pod VisitPodSecretNames,
-VisitPodConfigmapNames; pkg/api/v1/persistentvolume VisitPVSecretNames).
+VisitPodConfigmapNames; pkg/api/v1/persistentvolume VisitPVSecretNames), and the claim
+requests a container picks.
 
 Every function takes the wire-shaped object and yields names in spec order, skipping empty and
 non-string ones; malformed parts (a volume that is not an object) are ignored, as validation
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from draplane.api.meta import Obj
+from draplane.api.meta import Obj, ObjLike
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 """A pod the kubelet created for a static pod (core/v1 MirrorPodAnnotationKey)."""
@@ -132,3 +133,30 @@ def persistent_volume_secrets(pv: Obj) -> Iterator[tuple[str, str]]:
     csi = _dict(spec.get("csi"))
     for key in _CSI_KUBELET_SECRETS:
         yield from ref(csi.get(key))
+
+
+def container_claim_requests(container: ObjLike) -> dict[str, set[str] | None]:
+    """The pod claims (spec.resourceClaims names) a container uses, each with the requests it
+    picked by `resources.claims[].request` (None: every request of the claim, as an entry
+    without `request` gives), in spec order."""
+    picked: dict[str, set[str] | None] = {}
+    resources = container.get("resources")
+    refs = resources.get("claims") if isinstance(resources, dict) else None
+    for ref in refs if isinstance(refs, list) else []:
+        if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
+            continue
+        name, request = ref["name"], ref.get("request")
+        before = picked.get(name, set())
+        picked[name] = (
+            None
+            if before is None or not isinstance(request, str) or not request
+            else before | {request}
+        )
+    return picked
+
+
+def picks(requests: set[str] | None, request: str) -> bool:
+    """Whether an allocation result of `request` is among `requests` (None: all); a
+    subrequest's result `<request>/<subrequest>` counts for its request (kubelet's
+    resourceclaim.BaseRequestRef)."""
+    return requests is None or request.split("/")[0] in requests

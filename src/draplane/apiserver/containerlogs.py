@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from draplane.api import deviceconfig, errors, meta
+from draplane.api import deviceconfig, errors, meta, podrefs
 from draplane.api.containercommand import run_of
 from draplane.api.meta import Obj
 from draplane.clock import parse_time
@@ -154,14 +154,19 @@ def find_instance(pod: Obj, container: str, container_id: str) -> Instance | Non
 
 def claim_names(pod: Obj, container: str) -> list[str]:
     """The ResourceClaims the container uses, by name (unresolved ones are left out)."""
+    return list(claim_requests(pod, container))
+
+
+def claim_requests(pod: Obj, container: str) -> dict[str, set[str] | None]:
+    """The ResourceClaims the container uses, by name, each with the requests it picked
+    (`resources.claims[].request`; None: all of the claim's, as without `request`)."""
     spec = pod.get("spec") or {}
-    spec_container = _container(pod, container)
-    used = {str(c.get("name")) for c in (spec_container.get("resources") or {}).get("claims") or []}
+    used = podrefs.container_claim_requests(_container(pod, container))
     recorded = {
         str(s.get("name")): s.get("resourceClaimName")
         for s in (pod.get("status") or {}).get("resourceClaimStatuses") or []
     }
-    names: list[str] = []
+    out: dict[str, set[str] | None] = {}
     for pod_claim in spec.get("resourceClaims") or []:
         pod_claim_name = str(pod_claim.get("name"))
         if pod_claim_name not in used:
@@ -169,8 +174,8 @@ def claim_names(pod: Obj, container: str) -> list[str]:
         source = pod_claim.get("source") or pod_claim  # 1.28 `source`, core/v1 since 1.31
         claim = source.get("resourceClaimName") or recorded.get(pod_claim_name)
         if claim:
-            names.append(str(claim))
-    return names
+            out[str(claim)] = used[pod_claim_name]
+    return out
 
 
 def configmap_names(pod: Obj, container: str) -> list[str]:
@@ -222,8 +227,9 @@ def lines(
     ]
     env = environment(pod, spec_container, configmaps)
     devices: list[str] = []
+    requests = claim_requests(pod, container)
     for claim_name, claim in claims.items():
-        handles = _handles(pod, claim)
+        handles = _handles(pod, claim, requests.get(claim_name))
         for driver, data in handles:
             env.update({str(k): str(v) for k, v in (data.get("EnvVars") or {}).items()})
             devices += [
@@ -276,9 +282,12 @@ def exit_line(container: str, run: Instance) -> Line:
     return finished, f"draplane: container {container} exited with code {code} ({reason})"
 
 
-def _handles(pod: Obj, claim: Obj | None) -> list[tuple[str, Obj]]:
+def _handles(pod: Obj, claim: Obj | None, requests: set[str] | None) -> list[tuple[str, Obj]]:
     """(driver, handle data) of a claim allocated and reserved for the pod; the data as the
-    test driver writes it (`EnvVars`, `Devices`), other data is left out."""
+    test driver writes it (`EnvVars`, `Devices`), other data is left out. With `requests`, a
+    v1 allocation's devices are those of these requests only (a subrequest's result
+    `<request>/<subrequest>` counts for its request), as kubelet hands a container only the
+    CDI devices of the request it names."""
     if claim is None:
         return []
     status = claim.get("status") or {}
@@ -288,7 +297,11 @@ def _handles(pod: Obj, claim: Obj | None) -> list[tuple[str, Obj]]:
     for driver in deviceconfig.drivers(claim):
         # resource.k8s.io/v1: what the example driver's kubelet plugin prepares from the
         # allocation (CDI device names and the env of the opaque config).
-        devices = deviceconfig.prepared_devices(claim, driver)
+        devices = [
+            d
+            for d in deviceconfig.prepared_devices(claim, driver)
+            if podrefs.picks(requests, d.request)
+        ]
         env = {k: v for d in devices for k, v in d.env.items()}
         out.append((driver, {"EnvVars": env, "Devices": [d.device for d in devices]}))
     for handle in (status.get("allocation") or {}).get("resourceHandles") or []:

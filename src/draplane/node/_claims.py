@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import orjson
 
 from draplane import dra
-from draplane.api import deviceconfig, kinds, meta
+from draplane.api import deviceconfig, kinds, meta, podrefs
 from draplane.api.errors import StatusError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
@@ -47,6 +47,21 @@ class PreparedClaim:
     claim: Obj
     driver_name: str
     devices: tuple[str, ...]
+    device_requests: tuple[tuple[str, ...], ...] = ()
+    """Per entry of `devices` (with kubelet plugins), the claim requests the plugin prepared
+    it for; empty: for every request."""
+
+    def devices_for(self, requests: set[str] | None) -> list[str]:
+        """The CDI devices of these requests (None: all), as kubelet gives a container that
+        names `resources.claims[].request` only that request's devices (a subrequest
+        `<request>/<subrequest>` counts for its request)."""
+        if requests is None or not self.device_requests:
+            return list(self.devices)
+        return [
+            device
+            for device, names in zip(self.devices, self.device_requests, strict=True)
+            if any(podrefs.picks(requests, n) for n in names)
+        ]
 
 
 @dataclass(frozen=True)
@@ -109,6 +124,11 @@ async def _prepare_with_plugins(
             devices=tuple(
                 i for d in infos[meta.uid(claim)].drivers[driver] for i in d.cdi_device_ids
             ),
+            device_requests=tuple(
+                d.request_names
+                for d in infos[meta.uid(claim)].drivers[driver]
+                for _ in d.cdi_device_ids
+            ),
         )
         for pod_claim, claim, driver in wanted
     ]
@@ -123,8 +143,13 @@ def container_env(ctx: NodeContext, pod: Pod, claims: list[PreparedClaim]) -> st
     spec = meta.pod_spec(pod)
     by_container: dict[str, dict[str, str]] = {}
     for container in (spec.get("initContainers") or []) + (spec.get("containers") or []):
-        names = {str(r.get("name")) for r in (container.get("resources") or {}).get("claims") or []}
-        ids = [i for c in claims if c.pod_claim_name in names for i in c.devices]
+        picked = podrefs.container_claim_requests(container)
+        ids = [
+            i
+            for c in claims
+            if c.pod_claim_name in picked
+            for i in c.devices_for(picked[c.pod_claim_name])
+        ]
         if not ids:
             continue
         try:

@@ -119,6 +119,12 @@ def devices(allocation: dict[str, Any]) -> list[tuple[str, str]]:
             [("gpu", "gpu-0")],
             id="deployment",
         ),
+        pytest.param(
+            "pod-with-claim-requests.yaml",
+            DeviceProfile(),
+            [("trainer", "gpu-0"), ("monitor", "gpu-1")],
+            id="claim-requests",
+        ),
     ],
 )
 def test_example_allocates(

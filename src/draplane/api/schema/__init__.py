@@ -37,11 +37,12 @@ without a registered schema keeps every field (only its metadata is checked).
 
 Where a Go type differs between the served Kubernetes versions, `override(version, name, ...)`
 gives the struct other fields in that version (`podclaims`: core/v1 PodResourceClaim and
-PodStatus in 1.36). Lookups go through a version's `Schemas` (`schemas_for(mode.name)`; "" is
-the base, for code outside any mode), which every consumer is handed explicitly: the registry
-holds its mode's (`Catalog.schemas`) and passes it to decoding, serialization, the OpenAPI
-documents, the patch tables and pod validation; `Schemas.get` is the `Callable[[str], Struct]`
-the protobuf codec takes.
+PodStatus in 1.36) and `extend(version, name, *fields)` adds some (`core136`: the core/v1
+fields 1.36 serves beyond 1.28's). Lookups go through a version's `Schemas`
+(`schemas_for(mode.name)`; "" is the base, for code outside any mode), which every consumer
+is handed explicitly: the registry holds its mode's (`Catalog.schemas`) and passes it to
+decoding, serialization, the OpenAPI documents, the patch tables and pod validation;
+`Schemas.get` is the `Callable[[str], Struct]` the protobuf codec takes.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from draplane.api.schema import (
     batch,
     container,
     core,
+    core136,
     meta,
     persistentvolume,
     pod,
@@ -113,6 +115,7 @@ _DEFINITIONS = (
     meta,
     pod,
     podclaims,
+    core136,
     rbac,
     resource,
     reviews,

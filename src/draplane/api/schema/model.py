@@ -165,6 +165,15 @@ def override(version: str, name: str, description: str, *fields: Field) -> str:
     return name
 
 
+def extend(version: str, name: str, *fields: Field) -> str:
+    """`override` with struct `name`'s fields in `version` (its base fields, or an earlier
+    override's) followed by `fields`: a Go type that gained fields since 1.28."""
+    current = _OVERRIDES.get(version, {}).get(name) or _STRUCTS.get(name)
+    if current is None:
+        raise ValueError(f"struct {name} is not registered")
+    return override(version, name, current.description, *current.fields, *fields)
+
+
 def register_kind(group: str, version: str, kind: str, struct_name: str) -> None:
     """Serve `struct_name` as the schema of group/version/kind ("" is the core group)."""
     _KINDS[(group, version, kind)] = struct_name

@@ -4,11 +4,13 @@ Jobs: the generated selector and its labels, counters, completion modes and thei
 podFailurePolicy, restartPolicy OnFailure/Never, and on update the immutable selector,
 template (scheduling directives stay mutable while a Job is suspended and has not started),
 completions (Indexed Jobs may change it together with parallelism), completionMode,
-podFailurePolicy and backoffLimitPerIndex. CronJobs are in `cronjob`.
+podFailurePolicy, backoffLimitPerIndex and managedBy (1.36; a domain-prefixed path). CronJobs
+are in `cronjob`.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from draplane.api import names
@@ -21,6 +23,7 @@ from draplane.api.validation.objectmeta import (
     immutable,
     semantic_equal,
     shown,
+    too_long,
     validate_meta_content,
     validate_object_meta,
     validate_object_meta_update,
@@ -238,8 +241,30 @@ def job_spec_common(spec: Obj, path: str, schemas: Schemas) -> list[FieldError]:
             errs.append(not_supported(f"{path}.podReplacementPolicy", replacement, _REPLACEMENT))
         elif spec.get("podFailurePolicy") is not None and replacement != "Failed":
             errs.append(not_supported(f"{path}.podReplacementPolicy", replacement, ["Failed"]))
+    if spec.get("managedBy") is not None:  # 1.36: the controller that syncs the Job
+        errs.extend(_managed_by(spec["managedBy"], f"{path}.managedBy"))
     errs.extend(validate_pod_template(spec.get("template"), f"{path}.template", schemas))
     errs.extend(_restart_policy(spec, path))
+    return errs
+
+
+_HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
+_HTTP_PATH = re.compile(_HTTP_PATH_FMT)
+
+
+def _managed_by(value: Any, path: str) -> list[FieldError]:
+    """apimachinery's IsDomainPrefixedPath and at most 63 bytes."""
+    if not isinstance(value, str) or not value:
+        return [required(path)]
+    host, _, rest = value.partition("/")
+    if not host or not rest:
+        return [invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    errs = [invalid(path, host, msg) for msg in names.is_dns1123_subdomain(host)]
+    if not _HTTP_PATH.fullmatch(rest):
+        detail = f"Invalid path (regex used for validation is '{_HTTP_PATH_FMT}')"
+        errs.append(invalid(path, rest, detail))
+    if len(value.encode()) > 63:
+        errs.append(too_long(path, value, 63))
     return errs
 
 
@@ -345,7 +370,7 @@ def validate_job_update(obj: Obj, old: Obj, schemas: Schemas) -> list[FieldError
     )
     if not semantic_equal(spec.get("template"), old_template):
         errs.append(invalid("spec.template", shown(spec.get("template")), "field is immutable"))
-    for field in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex"):
+    for field in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy"):
         errs.extend(immutable(f"spec.{field}", spec.get(field), old_spec.get(field)))
     return errs
 

@@ -284,13 +284,20 @@ def _claims(claims: Any, path: str, claim_names: set[str]) -> list[FieldError]:
     seen: set[str] = set()
     for i, claim in enumerate(as_list(claims, path, errs)):
         p = f"{path}[{i}]"
-        name = as_str(as_dict(claim, p, errs).get("name"), f"{p}.name", errs)
+        ref = as_dict(claim, p, errs)
+        name = as_str(ref.get("name"), f"{p}.name", errs)
         if not name:
             errs.append(required(p))
             continue
-        if name in seen:
-            errs.append(duplicate(p, name))
-        seen.add(name)
+        # `request` (1.32) picks one request of the claim: a DNS label, and name/request is
+        # what must be unique (kube-apiserver's validateResourceClaimNames).
+        key = name
+        if request := as_str(ref.get("request"), f"{p}.request", errs):
+            add_invalid(errs, f"{p}.request", request, names.is_dns1123_label(request))
+            key += "/" + request
+        if key in seen:
+            errs.append(duplicate(p, key))
+        seen.add(key)
         if name not in claim_names:
             detail = "must be one of the names in pod.spec.resourceClaims"
             detail += ": " + ", ".join(sorted(claim_names)) if claim_names else " which is empty"

@@ -18,7 +18,11 @@ from draplane.api.meta import Obj
 from draplane.api.schema import Schemas
 from draplane.api.schema.pod import POD_RESOURCE_CLAIM
 from draplane.api.validation import nodeaffinity
-from draplane.api.validation.containers import validate_containers, validate_ephemeral_containers
+from draplane.api.validation.containers import (
+    validate_containers,
+    validate_ephemeral_containers,
+    validate_resources,
+)
 from draplane.api.validation.objectmeta import (
     add_invalid,
     as_dict,
@@ -107,6 +111,12 @@ def validate_pod_spec(spec: Obj, schemas: Schemas) -> list[FieldError]:
                 targets=_container_names(spec),
             )
         )
+    if "resources" in spec:  # pod-level resources (PodLevelResources): no claims
+        resources = as_dict(spec["resources"], "spec.resources", errs)
+        if resources.get("claims"):
+            errs.append(forbidden("spec.resources.claims", "claims cannot be set for Resources"))
+        pod_level = {k: v for k, v in resources.items() if k != "claims"}
+        errs.extend(validate_resources(pod_level, path="spec.resources", claim_names=set()))
     errs.extend(_enum("spec.restartPolicy", spec.get("restartPolicy"), _RESTART_POLICIES))
     errs.extend(_enum("spec.dnsPolicy", spec.get("dnsPolicy"), _DNS_POLICIES))
     if "nodeSelector" in spec:
