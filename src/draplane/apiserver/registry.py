@@ -28,6 +28,7 @@ from draplane.apiserver import listoptions, nodegraph, reads
 from draplane.apiserver.admission import AdmissionAttributes, Chain
 from draplane.apiserver.admission.namespacelifecycle import NamespaceLifecycle
 from draplane.apiserver.admission.noderestriction import NodeRestriction
+from draplane.apiserver.admission.resourcequota import ResourceQuotaAdmission
 from draplane.apiserver.admission.serviceaccount import ServiceAccountAdmission
 from draplane.apiserver.audit import Audit, AuditLog
 from draplane.apiserver.authentication.bearer import BearerAuthenticator
@@ -87,7 +88,11 @@ class Registry:
         service_accounts = ServiceAccountAdmission(storage)
         self.admission = Chain(
             mutating=[NamespaceLifecycle(storage), service_accounts],
-            validating=[service_accounts, NodeRestriction(storage)],
+            validating=[
+                service_accounts,
+                NodeRestriction(storage),
+                ResourceQuotaAdmission(storage, mode=mode, clock=clock),
+            ],
         )
         union, node, self.rbac = policy.build(self.node_graph)
         self._watch_cache.add_observer(self.rbac.observe)

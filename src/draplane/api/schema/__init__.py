@@ -59,6 +59,7 @@ from draplane.api.schema import (
     pod,
     podclaims,
     policy,
+    quota,
     rbac,
     replication,
     resource,
@@ -121,7 +122,7 @@ _DEFINITIONS = (
     resourcev1slices,
 )
 _WORKLOAD_DEFINITIONS = (volumeclaim, apps, batch, services, scheduling)
-_STORAGE_DEFINITIONS = (persistentvolume, storage, replication, policy)
+_STORAGE_DEFINITIONS = (persistentvolume, storage, replication, policy, quota)
 
 GENERIC = Struct(
     "io.draplane.Object",

@@ -1,0 +1,373 @@
+"""core/v1 ResourceQuota through the real registry in both Kubernetes versions: quota admission
+of pods, object counts and DRA ResourceClaims (403 `exceeded quota` with upstream's message),
+`status.used` charged on admission and recomputed by the resource quota controller after
+deletions, validation (422 with causes), and LimitRanges."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from draplane.api import kinds, meta, versions
+from draplane.api.errors import StatusError
+from draplane.api.meta import Obj
+from draplane.api.request import Options, Request
+from draplane.client.informer import InformerFactory
+from draplane.client.interface import Client
+from draplane.controllers.context import ControllerContext
+from draplane.controllers.resourcequota import ResourceQuotaController
+from draplane.testing.builders import make_claim, make_pod
+from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.quotabuilders import make_resource_quota
+from draplane.testing.structured import make_structured_claim, make_subrequest
+
+GPU = "gpu.example.com"
+TPU = "tpu.example.com"
+GPU_DEVICES = f"{GPU}.deviceclass.resource.k8s.io/devices"
+TPU_DEVICES = f"{TPU}.deviceclass.resource.k8s.io/devices"
+
+
+@dataclass
+class Plane:
+    cluster: Cluster
+    client: Client
+    controller: ResourceQuotaController
+    namespaces: list[str] = field(default_factory=list)
+
+    async def namespace(self) -> str:
+        name = f"ns-{len(self.namespaces)}"
+        self.namespaces.append(name)
+        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+        await self.client.create(kinds.NAMESPACES, body)
+        return name
+
+    async def quota(self, builder_obj: Obj) -> Obj:
+        """Create the quota and wait for the controller's first status."""
+        created = await self.client.create(kinds.RESOURCE_QUOTAS, builder_obj)
+        return await self.wait_status(
+            meta.namespace(created),
+            meta.name(created),
+            lambda q: (
+                set((q.get("status") or {}).get("hard") or {}) == set(q["spec"].get("hard") or {})
+            ),
+        )
+
+    async def wait_status(self, namespace: str, name: str, done) -> Obj:  # type: ignore[no-untyped-def]
+        for _ in range(500):
+            found = await self.client.get(kinds.RESOURCE_QUOTAS, name, namespace)
+            if done(found):
+                return found
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"quota {namespace}/{name}: {found.get('status')}")
+
+    async def used(self, namespace: str, name: str = "quota") -> dict[str, str]:
+        found = await self.client.get(kinds.RESOURCE_QUOTAS, name, namespace)
+        return dict((found.get("status") or {}).get("used") or {})
+
+
+async def _plane(mode: versions.Mode) -> AsyncIterator[Plane]:
+    cluster = await start_cluster(mode=mode)
+    client = cluster.client()
+    factory = InformerFactory(client)
+    controller = ResourceQuotaController(ControllerContext.of(client, factory), mode=mode)
+    await factory.start()
+    task = asyncio.create_task(controller.run())
+    try:
+        yield Plane(cluster, client, controller)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await factory.stop()
+        await cluster.stop()
+
+
+@pytest.fixture
+async def structured() -> AsyncIterator[Plane]:
+    async for plane in _plane(versions.STRUCTURED):
+        yield plane
+
+
+@pytest.fixture
+async def classic() -> AsyncIterator[Plane]:
+    async for plane in _plane(versions.CLASSIC):
+        yield plane
+
+
+async def _create(plane: Plane, obj: Obj) -> Obj:
+    rt = kinds.for_kind(obj["apiVersion"], obj["kind"])
+    assert rt is not None
+    return await plane.client.create(rt, obj, meta.namespace(obj))
+
+
+# --- pods ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AdmissionCase:
+    hard: dict[str, str]
+    admitted: list[Obj]
+    """Created in order, each admitted."""
+    refused: Obj | None
+    """Then this one, refused with `message` (None: nothing refused)."""
+    message: str = ""
+    used: dict[str, str] = field(default_factory=dict)
+    """status.used after the admitted objects."""
+    scopes: tuple[str, ...] = ()
+
+
+def _pod(name: str, *, cpu: str = "", memory_limit: str = "", deadline: int | None = None) -> Obj:
+    pod = make_pod(name, "")
+    if cpu:
+        pod.requests(cpu=cpu)
+    if memory_limit:
+        pod.set(
+            "spec.containers",
+            [
+                {
+                    "name": "ctr",
+                    "image": "registry.k8s.io/pause:3.9",
+                    "resources": {"limits": {"memory": memory_limit}},
+                }
+            ],
+        )
+    if deadline is not None:
+        pod.set("spec.activeDeadlineSeconds", deadline)
+    return pod.obj()
+
+
+POD_CASES = [
+    pytest.param(
+        AdmissionCase(
+            {"count/pods": "1"},
+            [_pod("a")],
+            _pod("b"),
+            "exceeded quota: quota, requested: count/pods=1, used: count/pods=1, "
+            "limited: count/pods=1",
+            {"count/pods": "1"},
+        ),
+        id="count-pods",
+    ),
+    pytest.param(
+        AdmissionCase(
+            {"requests.cpu": "1", "pods": "5"},
+            [_pod("a", cpu="500m"), _pod("b", cpu="200m")],
+            _pod("c", cpu="600m"),
+            "exceeded quota: quota, requested: requests.cpu=600m, used: requests.cpu=700m, "
+            "limited: requests.cpu=1",
+            {"requests.cpu": "700m", "pods": "2"},
+        ),
+        id="requests-cpu",
+    ),
+    pytest.param(
+        AdmissionCase(
+            {"limits.memory": "1Gi"},
+            [_pod("a", memory_limit="512Mi"), _pod("b", memory_limit="512Mi")],
+            _pod("c", memory_limit="1Mi"),
+            "exceeded quota: quota, requested: limits.memory=1Mi, used: limits.memory=1Gi, "
+            "limited: limits.memory=1Gi",
+            {"limits.memory": "1Gi"},
+        ),
+        id="limits-memory",
+    ),
+    pytest.param(
+        AdmissionCase(
+            {"pods": "1"},
+            [_pod("a", cpu="1"), _pod("b")],
+            _pod("c"),
+            "exceeded quota: quota, requested: pods=1, used: pods=1, limited: pods=1",
+            {"pods": "1"},
+            scopes=("BestEffort",),
+        ),
+        id="best-effort-scope",
+    ),
+    pytest.param(
+        AdmissionCase(
+            {"pods": "1"},
+            [_pod("a"), _pod("b", deadline=30)],
+            _pod("c", deadline=60),
+            "exceeded quota: quota, requested: pods=1, used: pods=1, limited: pods=1",
+            {"pods": "1"},
+            scopes=("Terminating",),
+        ),
+        id="terminating-scope",
+    ),
+    pytest.param(
+        AdmissionCase(
+            {"count/configmaps": "1", "configmaps": "1"},
+            [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}],
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}},
+            "exceeded quota: quota, requested: configmaps=1,count/configmaps=1, "
+            "used: configmaps=1,count/configmaps=1, limited: configmaps=1,count/configmaps=1",
+            {"count/configmaps": "1", "configmaps": "1"},
+        ),
+        id="object-counts",
+    ),
+]
+
+
+async def _run(plane: Plane, case: AdmissionCase, rt: kinds.ResourceType) -> None:
+    ns = await plane.namespace()
+    quota = make_resource_quota("quota", ns)
+    for name, value in case.hard.items():
+        quota.hard(name, value)
+    if case.scopes:
+        quota.scopes(*case.scopes)
+    await plane.quota(quota.obj())
+    for obj in case.admitted:
+        obj["metadata"]["namespace"] = ns
+        await _create(plane, obj)
+    if case.refused is not None:
+        case.refused["metadata"]["namespace"] = ns
+        with pytest.raises(StatusError) as err:
+            await _create(plane, case.refused)
+        name = meta.name(case.refused)
+        assert err.value.code == 403
+        assert err.value.reason == "Forbidden"
+        assert err.value.message == f'{rt.group_resource} "{name}" is forbidden: {case.message}'
+    assert await plane.used(ns) == {**{n: "0" for n in case.hard}, **case.used}
+
+
+@pytest.mark.parametrize("case", POD_CASES)
+async def test_pod_and_object_count_admission(structured: Plane, case: AdmissionCase) -> None:
+    await _run(
+        structured, case, kinds.PODS if case.admitted[0]["kind"] == "Pod" else kinds.CONFIGMAPS
+    )
+
+
+# --- DRA claims (1.36) --------------------------------------------------------------------------
+
+
+CLAIM_CASES = [
+    pytest.param(
+        AdmissionCase(
+            {GPU_DEVICES: "4"},
+            [make_structured_claim("a", "").request("r", GPU, count=3).obj()],
+            make_structured_claim("b", "").request("r", GPU, count=2).obj(),
+            f"exceeded quota: quota, requested: {GPU_DEVICES}=2, used: {GPU_DEVICES}=3, "
+            f"limited: {GPU_DEVICES}=4",
+            {GPU_DEVICES: "3"},
+        ),
+        id="exact-count",
+    ),
+    pytest.param(
+        AdmissionCase(
+            {GPU_DEVICES: "40", TPU_DEVICES: "1"},
+            [
+                make_structured_claim("a", "")
+                .request("r0", GPU, count=2)
+                .request("r1", GPU, mode="All")
+                .request("r2", TPU)
+                .obj()
+            ],
+            make_structured_claim("b", "").request("r", TPU).obj(),
+            f"exceeded quota: quota, requested: {TPU_DEVICES}=1, used: {TPU_DEVICES}=1, "
+            f"limited: {TPU_DEVICES}=1",
+            {GPU_DEVICES: "34", TPU_DEVICES: "1"},
+        ),
+        id="count-and-all-several-classes",
+    ),
+    pytest.param(
+        AdmissionCase(
+            {GPU_DEVICES: "3", TPU_DEVICES: "32"},
+            [
+                make_structured_claim("a", "")
+                .first_available(
+                    "r",
+                    make_subrequest("big", GPU, count=2),
+                    make_subrequest("small", GPU, count=1),
+                    make_subrequest("other", TPU, mode="All"),
+                )
+                .obj()
+            ],
+            make_structured_claim("b", "")
+            .first_available("r", make_subrequest("one", GPU), make_subrequest("two", GPU, count=2))
+            .obj(),
+            f"exceeded quota: quota, requested: {GPU_DEVICES}=2, used: {GPU_DEVICES}=2, "
+            f"limited: {GPU_DEVICES}=3",
+            {GPU_DEVICES: "2", TPU_DEVICES: "32"},
+        ),
+        id="first-available-largest-per-class",
+    ),
+    pytest.param(
+        AdmissionCase(
+            {"count/resourceclaims.resource.k8s.io": "1", GPU_DEVICES: "10"},
+            [make_structured_claim("a", "").request("r", GPU).obj()],
+            make_structured_claim("b", "").request("r", TPU).obj(),
+            "exceeded quota: quota, requested: count/resourceclaims.resource.k8s.io=1, "
+            "used: count/resourceclaims.resource.k8s.io=1, "
+            "limited: count/resourceclaims.resource.k8s.io=1",
+            {"count/resourceclaims.resource.k8s.io": "1", GPU_DEVICES: "1"},
+        ),
+        id="claim-count",
+    ),
+    pytest.param(
+        AdmissionCase(
+            {"requests.deviceclass.resource.kubernetes.io/" + GPU: "2"},
+            [make_structured_claim("a", "").request("r", GPU, count=2).obj()],
+            make_structured_claim("b", "").request("r", GPU).obj(),
+            "exceeded quota: quota, requested: requests.deviceclass.resource.kubernetes.io/"
+            f"{GPU}=1, used: requests.deviceclass.resource.kubernetes.io/{GPU}=2, "
+            f"limited: requests.deviceclass.resource.kubernetes.io/{GPU}=2",
+            {"requests.deviceclass.resource.kubernetes.io/" + GPU: "2"},
+        ),
+        id="implicit-extended-resource",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CLAIM_CASES)
+async def test_claim_admission(structured: Plane, case: AdmissionCase) -> None:
+    await _run(structured, case, kinds.RESOURCE_CLAIMS_V1)
+
+
+async def test_classic_claims_count_per_resource_class(classic: Plane) -> None:
+    per_class = "example.resourceclass.resource.k8s.io/resourceclaims"
+    case = AdmissionCase(
+        {per_class: "1", "count/resourceclaims.resource.k8s.io": "5"},
+        [make_claim("a", "").obj()],
+        make_claim("b", "").obj(),
+        f"exceeded quota: quota, requested: {per_class}=1, used: {per_class}=1, "
+        f"limited: {per_class}=1",
+        {per_class: "1", "count/resourceclaims.resource.k8s.io": "1"},
+    )
+    await _run(classic, case, kinds.RESOURCE_CLAIMS)
+
+
+# --- status after create and delete ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", [versions.STRUCTURED, versions.CLASSIC], ids=str)
+async def test_used_is_charged_on_create_and_recomputed_after_delete(mode: versions.Mode) -> None:
+    async for plane in _plane(mode):
+        await _charged_then_recomputed(plane)
+
+
+async def _charged_then_recomputed(plane: Plane) -> None:
+    ns = await plane.namespace()
+    await plane.quota(
+        make_resource_quota("quota", ns).hard("pods", "10").hard("requests.cpu", "4").obj()
+    )
+    await _create(plane, make_pod("a", ns).requests(cpu="1").obj())
+    await _create(plane, make_pod("b", ns).requests(cpu="1500m").obj())
+    assert await plane.used(ns) == {"pods": "2", "requests.cpu": "2500m"}
+    await plane.client.delete(kinds.PODS, "a", ns)
+    recomputed = await plane.wait_status(ns, "quota", lambda q: q["status"]["used"]["pods"] == "1")
+    assert recomputed["status"] == {
+        "hard": {"pods": "10", "requests.cpu": "4"},
+        "used": {"pods": "1", "requests.cpu": "1500m"},
+    }
+
+
+async def test_dry_run_is_checked_not_charged(structured: Plane) -> None:
+    ns = await structured.namespace()
+    await structured.quota(make_resource_quota("quota", ns).hard("count/pods", "1").obj())
+    request = Request(
+        "create", kinds.PODS, ns, body=make_pod("a", ns).obj(), options=Options(dry_run=True)
+    )
+    created = await structured.client.transport.send(request)
+    assert isinstance(created, dict)
+    assert meta.name(created) == "a"
+    assert await structured.used(ns) == {"count/pods": "0"}
