@@ -174,7 +174,7 @@ _CLAIMS = "resourceclaims.resource.k8s.io"
 
 def evaluator_for(group_resource: str, mode: versions.Mode) -> Evaluator:
     if group_resource == "pods":
-        return Evaluator("pods", _pod_name, quotausage.pod_usage, ("CREATE", "UPDATE"), scoped=True)
+        return Evaluator("pods", _pod_name, quotausage.pod_usage, scoped=True)
     if group_resource == "services":
         return Evaluator(
             "services",
