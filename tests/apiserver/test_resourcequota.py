@@ -21,7 +21,7 @@ from draplane.controllers.context import ControllerContext
 from draplane.controllers.resourcequota import ResourceQuotaController
 from draplane.testing.builders import make_claim, make_pod
 from draplane.testing.cluster import Cluster, start_cluster
-from draplane.testing.quotabuilders import make_resource_quota
+from draplane.testing.quotabuilders import make_limit_range, make_resource_quota
 from draplane.testing.structured import make_structured_claim, make_subrequest
 
 GPU = "gpu.example.com"
@@ -371,3 +371,171 @@ async def test_dry_run_is_checked_not_charged(structured: Plane) -> None:
     assert isinstance(created, dict)
     assert meta.name(created) == "a"
     assert await structured.used(ns) == {"count/pods": "0"}
+
+
+# --- validation -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Invalid:
+    quota: Obj
+    causes: list[tuple[str, str]]
+    """(field, message) of each cause."""
+
+
+INVALID = [
+    pytest.param(
+        Invalid(
+            make_resource_quota("q").hard("foo", "1").obj(),
+            [("spec.hard[foo]", "must be a standard resource type or fully qualified")],
+        ),
+        id="unknown-bare-name",
+    ),
+    pytest.param(
+        Invalid(
+            make_resource_quota("q").hard("storage", "1Gi").obj(),
+            [("spec.hard[storage]", "must be a standard resource for quota")],
+        ),
+        id="not-a-quota-resource",
+    ),
+    pytest.param(
+        Invalid(
+            make_resource_quota("q").hard("pods", "-1").hard("cpu", "abc").obj(),
+            [
+                ("spec.hard[pods]", "must be greater than or equal to 0"),
+                (
+                    "spec.hard[cpu]",
+                    "quantities must match the regular expression "
+                    "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+                ),
+            ],
+        ),
+        id="bad-quantities",
+    ),
+    pytest.param(
+        Invalid(
+            make_resource_quota("q").hard(GPU_DEVICES, "1500m").hard("count/pods", "0.5").obj(),
+            [
+                (f"spec.hard[{GPU_DEVICES}]", "must be an integer"),
+                ("spec.hard[count/pods]", "must be an integer"),
+            ],
+        ),
+        id="counts-are-integers",
+    ),
+    pytest.param(
+        Invalid(
+            make_resource_quota("q").hard("requests.cpu", "1").scopes("BestEffort").obj(),
+            [("spec.scopes", "unsupported scope applied to resource")],
+        ),
+        id="best-effort-limits-only-pods",
+    ),
+    pytest.param(
+        Invalid(
+            make_resource_quota("q")
+            .hard("pods", "1")
+            .scopes("Terminating", "NotTerminating")
+            .obj(),
+            [("spec.scopes", "conflicting scopes")],
+        ),
+        id="conflicting-scopes",
+    ),
+    pytest.param(
+        Invalid(
+            make_resource_quota("q").hard("pods", "1").scopes("Fast").obj(),
+            [("spec.scopes", "unsupported scope")],
+        ),
+        id="unknown-scope",
+    ),
+    pytest.param(
+        Invalid(
+            make_resource_quota("q")
+            .hard("pods", "1")
+            .scope("PriorityClass", "In")
+            .scope("BestEffort", "In", "x")
+            .obj(),
+            [
+                (
+                    "spec.scopeSelector.matchExpressions.values",
+                    "must be at least one value when `operator` is 'In' or 'NotIn' for scope "
+                    "selector",
+                ),
+                (
+                    "spec.scopeSelector.matchExpressions.operator",
+                    "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, "
+                    "ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, "
+                    "ResourceQuotaScopeNotBestEffort or "
+                    "ResourceQuotaScopeCrossNamespacePodAffinity",
+                ),
+            ],
+        ),
+        id="scope-selector-operators",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", INVALID)
+async def test_invalid_quotas_are_422(structured: Plane, case: Invalid) -> None:
+    with pytest.raises(StatusError) as err:
+        await structured.client.create(kinds.RESOURCE_QUOTAS, case.quota, "default")
+
+    assert err.value.code == 422
+    assert err.value.reason == "Invalid"
+    causes = [(c["field"], c["message"]) for c in err.value.details["causes"]]
+    assert [f for f, _ in causes] == [f for f, _ in case.causes]
+    for (_, message), (_, wanted) in zip(causes, case.causes, strict=True):
+        assert message.endswith(": " + wanted), message
+
+
+async def test_scopes_are_immutable_and_status_is_validated(structured: Plane) -> None:
+    quota = make_resource_quota("q").hard("pods", "1").scopes("NotBestEffort").obj()
+    created = await structured.client.create(kinds.RESOURCE_QUOTAS, quota, "default")
+    changed = meta.deep_copy(created)
+    changed["spec"]["scopes"] = ["NotTerminating"]
+    with pytest.raises(StatusError) as err:
+        await structured.client.update(kinds.RESOURCE_QUOTAS, changed)
+    assert err.value.code == 422
+    assert err.value.details["causes"][0]["field"] == "spec.scopes"
+    assert err.value.details["causes"][0]["message"].endswith("field is immutable")
+
+    bad_status = await structured.client.get(kinds.RESOURCE_QUOTAS, "q", "default")
+    bad_status["status"] = {"hard": {"pods": "1"}, "used": {"pods": "-2"}}
+    with pytest.raises(StatusError) as err:
+        await structured.client.update(kinds.RESOURCE_QUOTAS, bad_status, subresource="status")
+    assert err.value.code == 422
+    assert err.value.details["causes"][0]["field"] == "status.used[pods]"
+
+
+async def test_a_status_without_the_use_of_a_limited_resource_refuses(
+    structured: Plane,
+) -> None:
+    ns = await structured.namespace()
+    structured.controller.queue.shut_down()  # this quota's status is written by hand
+    created = await structured.client.create(
+        kinds.RESOURCE_QUOTAS, make_resource_quota("quota", ns).hard("pods", "5").obj()
+    )
+    created["status"] = {"hard": {"pods": "5", "count/pods": "5"}, "used": {"pods": "0"}}
+    await structured.client.update(kinds.RESOURCE_QUOTAS, created, subresource="status")
+
+    with pytest.raises(StatusError) as err:
+        await _create(structured, make_pod("a", ns).obj())
+
+    assert err.value.code == 403
+    assert err.value.message == (
+        'pods "a" is forbidden: status unknown for quota: quota, resources: count/pods'
+    )
+
+
+async def test_limit_ranges_are_validated(structured: Plane) -> None:
+    bad = make_limit_range("l").limit(
+        "Container", min={"cpu": "2"}, max={"cpu": "1"}, maxLimitRequestRatio={"cpu": "500m"}
+    )
+    with pytest.raises(StatusError) as err:
+        await structured.client.create(kinds.LIMIT_RANGES, bad.obj(), "default")
+    assert err.value.code == 422
+    assert [c["field"] for c in err.value.details["causes"]] == [
+        "spec.limits[0].min[cpu]",
+        "spec.limits[0].maxLimitRequestRatio[cpu]",
+    ]
+    good = make_limit_range("l").limit("Pod", max={"memory": "1Gi"})
+    stored = await structured.client.create(kinds.LIMIT_RANGES, good.obj(), "default")
+    assert stored["spec"]["limits"] == [{"type": "Pod", "max": {"memory": "1Gi"}}]
