@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from draplane.api import kinds, meta, versions
+from draplane.api.auth import CONTROLLER_MANAGER, UserInfo, controller_user
 from draplane.api.errors import StatusError
 from draplane.api.meta import Obj
 from draplane.api.request import Options, Request
@@ -22,6 +23,7 @@ from draplane.controllers.resourcequota import ResourceQuotaController
 from draplane.testing.builders import make_claim, make_pod
 from draplane.testing.cluster import Cluster, start_cluster
 from draplane.testing.quotabuilders import make_limit_range, make_resource_quota
+from draplane.testing.storagebuilders import make_persistent_volume_claim
 from draplane.testing.structured import make_structured_claim, make_subrequest
 
 GPU = "gpu.example.com"
@@ -71,8 +73,10 @@ class Plane:
 async def _plane(mode: versions.Mode) -> AsyncIterator[Plane]:
     cluster = await start_cluster(mode=mode)
     client = cluster.client()
-    factory = InformerFactory(client)
-    controller = ResourceQuotaController(ControllerContext.of(client, factory), mode=mode)
+    factory = InformerFactory(cluster.client(UserInfo(CONTROLLER_MANAGER)))
+    # The controller writes as its service account: its bootstrap role must suffice.
+    own = cluster.client(controller_user(ResourceQuotaController.NAME))
+    controller = ResourceQuotaController(ControllerContext.of(own, factory), mode=mode)
     await factory.start()
     task = asyncio.create_task(controller.run())
     try:
@@ -138,6 +142,26 @@ def _pod(name: str, *, cpu: str = "", memory_limit: str = "", deadline: int | No
     return pod.obj()
 
 
+def _container(name: str, *, cpu: str, always: bool = False) -> Obj:
+    ctr: Obj = {
+        "name": name,
+        "image": "registry.k8s.io/pause:3.9",
+        "resources": {"requests": {"cpu": cpu}, "limits": {"cpu": cpu}},
+    }
+    if always:
+        ctr["restartPolicy"] = "Always"
+    return ctr
+
+
+def _service(name: str, type_: str, ports: int) -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": name},
+        "spec": {"type": type_, "ports": [{"name": f"p{i}", "port": 80 + i} for i in range(ports)]},
+    }
+
+
 POD_CASES = [
     pytest.param(
         AdmissionCase(
@@ -196,6 +220,57 @@ POD_CASES = [
     ),
     pytest.param(
         AdmissionCase(
+            {"requests.cpu": "2", "limits.cpu": "3"},
+            [
+                make_pod("a", "")
+                .set(
+                    "spec.initContainers",
+                    [
+                        _container("init", cpu="2"),
+                        _container("sidecar", cpu="500m", always=True),
+                    ],
+                )
+                .set("spec.containers", [_container("ctr", cpu="1")])
+                .obj()
+            ],
+            _pod("b", cpu="1"),
+            "exceeded quota: quota, requested: requests.cpu=1, used: requests.cpu=2, "
+            "limited: requests.cpu=2",
+            {"requests.cpu": "2", "limits.cpu": "2"},
+        ),
+        id="init-containers-and-sidecars",
+    ),
+    pytest.param(
+        AdmissionCase(
+            {"services.nodeports": "3", "services.loadbalancers": "1", "services": "5"},
+            [_service("a", "NodePort", 2), _service("b", "ClusterIP", 4)],
+            _service("c", "LoadBalancer", 2),
+            "exceeded quota: quota, requested: services.nodeports=2, "
+            "used: services.nodeports=2, limited: services.nodeports=3",
+            {"services.nodeports": "2", "services": "2"},
+        ),
+        id="services",
+    ),
+    pytest.param(
+        AdmissionCase(
+            {
+                "requests.storage": "10Gi",
+                "fast.storageclass.storage.k8s.io/requests.storage": "1Gi",
+            },
+            [make_persistent_volume_claim("a", "").set("spec.storageClassName", "fast").obj()],
+            make_persistent_volume_claim("b", "").set("spec.storageClassName", "fast").obj(),
+            "exceeded quota: quota, requested: fast.storageclass.storage.k8s.io/"
+            "requests.storage=1Gi, used: fast.storageclass.storage.k8s.io/requests.storage=1Gi, "
+            "limited: fast.storageclass.storage.k8s.io/requests.storage=1Gi",
+            {
+                "requests.storage": "1Gi",
+                "fast.storageclass.storage.k8s.io/requests.storage": "1Gi",
+            },
+        ),
+        id="persistent-volume-claims",
+    ),
+    pytest.param(
+        AdmissionCase(
             {"count/configmaps": "1", "configmaps": "1"},
             [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}],
             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}},
@@ -232,9 +307,9 @@ async def _run(plane: Plane, case: AdmissionCase, rt: kinds.ResourceType) -> Non
 
 @pytest.mark.parametrize("case", POD_CASES)
 async def test_pod_and_object_count_admission(structured: Plane, case: AdmissionCase) -> None:
-    await _run(
-        structured, case, kinds.PODS if case.admitted[0]["kind"] == "Pod" else kinds.CONFIGMAPS
-    )
+    rt = kinds.for_kind("v1", case.admitted[0]["kind"])
+    assert rt is not None
+    await _run(structured, case, rt)
 
 
 # --- DRA claims (1.36) --------------------------------------------------------------------------
