@@ -19,12 +19,17 @@ from draplane.api.request import Options, Request
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client
 from draplane.controllers.context import ControllerContext
+from draplane.controllers.resourceclaim import ResourceClaimController
 from draplane.controllers.resourcequota import ResourceQuotaController
 from draplane.testing.builders import make_claim, make_pod
 from draplane.testing.cluster import Cluster, start_cluster
 from draplane.testing.quotabuilders import make_limit_range, make_resource_quota
 from draplane.testing.storagebuilders import make_persistent_volume_claim
-from draplane.testing.structured import make_structured_claim, make_subrequest
+from draplane.testing.structured import (
+    make_structured_claim,
+    make_structured_claim_template,
+    make_subrequest,
+)
 
 GPU = "gpu.example.com"
 TPU = "tpu.example.com"
@@ -614,3 +619,58 @@ async def test_limit_ranges_are_validated(structured: Plane) -> None:
     good = make_limit_range("l").limit("Pod", max={"memory": "1Gi"})
     stored = await structured.client.create(kinds.LIMIT_RANGES, good.obj(), "default")
     assert stored["spec"]["limits"] == [{"type": "Pod", "max": {"memory": "1Gi"}}]
+
+
+async def test_a_quota_counts_quotas(structured: Plane) -> None:
+    ns = await structured.namespace()
+    await structured.quota(make_resource_quota("quota", ns).hard("resourcequotas", "1").obj())
+
+    with pytest.raises(StatusError) as err:
+        await structured.client.create(
+            kinds.RESOURCE_QUOTAS, make_resource_quota("second", ns).hard("pods", "1").obj()
+        )
+
+    assert err.value.message == (
+        'resourcequotas "second" is forbidden: exceeded quota: quota, requested: '
+        "resourcequotas=1, used: resourcequotas=1, limited: resourcequotas=1"
+    )
+
+
+async def test_the_claim_controller_cannot_create_a_claim_past_the_quota(
+    structured: Plane,
+) -> None:
+    """A driver's quota of devices: the second pod's claim from the template is refused and
+    the claim controller reports it on the pod."""
+    ns = await structured.namespace()
+    await structured.quota(make_resource_quota("quota", ns).hard(GPU_DEVICES, "1").obj())
+    template = make_structured_claim_template(
+        "gpu", ns, make_structured_claim().request("gpu", GPU)
+    ).obj()
+    await _create(structured, template)
+    factory = InformerFactory(structured.client)
+    claims = ResourceClaimController(
+        ControllerContext.of(structured.client, factory), mode=versions.STRUCTURED
+    )
+    await factory.start()
+    task = asyncio.create_task(claims.run())
+    try:
+        for name in ("first", "second"):
+            pod = make_pod(name, ns).claim_template("gpu", "gpu", mode=versions.STRUCTURED)
+            await _create(structured, pod.obj())
+            for _ in range(500):
+                events = (await structured.client.list(kinds.EVENTS, ns))["items"]
+                listed = (await structured.client.list(kinds.RESOURCE_CLAIMS_V1, ns))["items"]
+                if (name == "first" and listed) or (name == "second" and events):
+                    break
+                await asyncio.sleep(0.01)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await factory.stop()
+
+    owners = [c["metadata"]["ownerReferences"][0]["name"] for c in listed]
+    assert owners == ["first"]
+    assert await structured.used(ns) == {GPU_DEVICES: "1"}
+    refusals = [e for e in events if e["reason"] == "FailedResourceClaimCreation"]
+    assert refusals and refusals[0]["involvedObject"]["name"] == "second"
+    assert "exceeded quota: quota, requested: " + GPU_DEVICES + "=1" in refusals[0]["message"]
