@@ -26,6 +26,7 @@ from draplane.testing.cluster import Cluster, start_cluster
 from draplane.testing.quotabuilders import make_limit_range, make_resource_quota
 from draplane.testing.storagebuilders import make_persistent_volume_claim
 from draplane.testing.structured import (
+    make_device_class,
     make_structured_claim,
     make_structured_claim_template,
     make_subrequest,
@@ -674,3 +675,34 @@ async def test_the_claim_controller_cannot_create_a_claim_past_the_quota(
     refusals = [e for e in events if e["reason"] == "FailedResourceClaimCreation"]
     assert refusals and refusals[0]["involvedObject"]["name"] == "second"
     assert "exceeded quota: quota, requested: " + GPU_DEVICES + "=1" in refusals[0]["message"]
+
+
+async def test_claims_and_pods_share_a_device_class_extended_resource(structured: Plane) -> None:
+    """DRAExtendedResource: a claim of a class that serves `example.com/gpu` charges
+    `requests.example.com/gpu`, as a pod asking for the extended resource does."""
+    ns = await structured.namespace()
+    gpu_class = make_device_class(GPU).set("spec.extendedResourceName", "example.com/gpu").obj()
+    await structured.client.create(kinds.DEVICE_CLASSES, gpu_class)
+    await structured.quota(
+        make_resource_quota("quota", ns).hard("requests.example.com/gpu", "2").obj()
+    )
+    await _create(structured, make_structured_claim("a", ns).request("r", GPU, count=2).obj())
+    pod = make_pod("p", ns).obj()
+    pod["spec"]["containers"][0]["resources"] = {
+        "requests": {"example.com/gpu": "1"},
+        "limits": {"example.com/gpu": "1"},
+    }
+
+    with pytest.raises(StatusError) as err:
+        await _create(structured, pod)
+
+    assert err.value.message == (
+        'pods "p" is forbidden: exceeded quota: quota, requested: requests.example.com/gpu=1, '
+        "used: requests.example.com/gpu=2, limited: requests.example.com/gpu=2"
+    )
+    await structured.client.delete(kinds.RESOURCE_CLAIMS_V1, "a", ns)
+    await structured.wait_status(
+        ns, "quota", lambda q: q["status"]["used"] == {"requests.example.com/gpu": "0"}
+    )
+    await _create(structured, pod)
+    assert await structured.used(ns) == {"requests.example.com/gpu": "1"}

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
 from draplane.api import quotausage, versions
 from draplane.api.meta import Obj
 from draplane.api.quantity import parse_quantity
-from draplane.api.quotausage import Usage
+from draplane.api.quotausage import Usage, UsageContext
 from draplane.api.validation.quota import is_native
 
 LEGACY_COUNTS = {
@@ -49,7 +48,8 @@ def object_count_name(group_resource: str) -> str:
     return f"count/{group_resource}"
 
 
-def _extended_for_quota(name: str) -> bool:
+def is_extended_for_quota(name: str) -> bool:
+    """An extended resource a quota may limit: only as `requests.<name>` (no overcommit)."""
     return not is_native(name) and name.startswith("requests.")
 
 
@@ -57,7 +57,7 @@ def _extended_for_quota(name: str) -> bool:
 class Evaluator:
     group_resource: str
     matches_name: Callable[[str], bool]
-    usage_of: Callable[[Obj, datetime], Usage]
+    usage_of: Callable[[Obj, UsageContext], Usage]
     operations: tuple[str, ...] = ("CREATE",)
     scoped: bool = False
     """Whether quota scopes apply (pods); for other kinds a scoped quota never matches."""
@@ -68,8 +68,8 @@ class Evaluator:
     def matching(self, names: Iterable[str]) -> list[str]:
         return sorted(n for n in names if self.matches_name(n))
 
-    def usage(self, obj: Obj, now: datetime) -> Usage:
-        return self.usage_of(obj, now)
+    def usage(self, obj: Obj, ctx: UsageContext) -> Usage:
+        return self.usage_of(obj, ctx)
 
     def matches_scopes(self, quota: Obj, obj: Obj) -> bool:
         return all(self._scope_matches(sel, obj) for sel in scope_selectors(quota))
@@ -136,7 +136,7 @@ def _pod_name(name: str) -> bool:
     return (
         name in _POD_RESOURCES
         or name.startswith(("hugepages-", "requests.hugepages-"))
-        or _extended_for_quota(name)
+        or is_extended_for_quota(name)
     )
 
 
@@ -152,6 +152,7 @@ def _structured_claim_name(name: str) -> bool:
         name == "count/resourceclaims.resource.k8s.io"
         or name.endswith(quotausage.DEVICES_PER_CLASS)
         or name.startswith(quotausage.IMPLICIT_EXTENDED_PER_CLASS)
+        or is_extended_for_quota(name)
     )
 
 
@@ -166,7 +167,7 @@ def _object_count(group_resource: str) -> Evaluator:
     if group_resource in LEGACY_COUNTS:
         names.add(LEGACY_COUNTS[group_resource])
     charged = {n: Fraction(1) for n in names}
-    return Evaluator(group_resource, names.__contains__, lambda _obj, _now: dict(charged))
+    return Evaluator(group_resource, names.__contains__, lambda _obj, _ctx: dict(charged))
 
 
 _CLAIMS = "resourceclaims.resource.k8s.io"
@@ -179,28 +180,28 @@ def evaluator_for(group_resource: str, mode: versions.Mode) -> Evaluator:
         return Evaluator(
             "services",
             _SERVICE_RESOURCES.__contains__,
-            lambda obj, _now: quotausage.service_usage(obj),
+            lambda obj, _ctx: quotausage.service_usage(obj),
             ("CREATE", "UPDATE"),
         )
     if group_resource == "persistentvolumeclaims":
         return Evaluator(
             group_resource,
             _pvc_name,
-            lambda obj, _now: quotausage.persistent_volume_claim_usage(obj),
+            lambda obj, _ctx: quotausage.persistent_volume_claim_usage(obj),
             ("CREATE", "UPDATE"),
         )
     if group_resource == _CLAIMS and mode.structured:
         return Evaluator(
             _CLAIMS,
             _structured_claim_name,
-            lambda obj, _now: quotausage.structured_claim_usage(obj),
+            quotausage.structured_claim_usage,
             ("CREATE", "UPDATE"),
         )
     if group_resource == _CLAIMS:
         return Evaluator(
             _CLAIMS,
             _classic_claim_name,
-            lambda obj, _now: quotausage.classic_claim_usage(obj),
+            lambda obj, _ctx: quotausage.classic_claim_usage(obj),
             ("CREATE", "UPDATE"),
         )
     return _object_count(group_resource)

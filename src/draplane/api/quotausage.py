@@ -13,6 +13,8 @@ as one claim of its ResourceClass.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
@@ -23,6 +25,27 @@ from draplane.api.validation.quota import is_extended
 from draplane.clock import parse_time
 
 Usage = dict[str, Fraction]
+
+
+@dataclass(frozen=True)
+class UsageContext:
+    """What an evaluator needs besides the object: the time (a pod past its grace period no
+    longer counts) and the extended resource each DeviceClass serves (1.36 claims)."""
+
+    now: datetime
+    extended_resources: Mapping[str, str] = field(default_factory=dict)
+    """DeviceClass name -> its `spec.extendedResourceName`."""
+
+
+def extended_resources(classes: list[Obj]) -> dict[str, str]:
+    """The `spec.extendedResourceName` of each DeviceClass that has one, by class name."""
+    out: dict[str, str] = {}
+    for cls in classes:
+        name = ((cls.get("spec") or {}).get("extendedResourceName")) or ""
+        if name:
+            out[str((cls.get("metadata") or {}).get("name") or "")] = str(name)
+    return out
+
 
 ALLOCATION_RESULTS_MAX_SIZE = 32
 DEVICES_PER_CLASS = ".deviceclass.resource.k8s.io/devices"
@@ -89,9 +112,9 @@ def pod_is_live(pod: Obj, now: datetime) -> bool:
     return True
 
 
-def pod_usage(pod: Obj, now: datetime) -> Usage:
+def pod_usage(pod: Obj, ctx: UsageContext) -> Usage:
     result: Usage = {"count/pods": Fraction(1)}
-    if not pod_is_live(pod, now):
+    if not pod_is_live(pod, ctx.now):
         return result
     requests, limits = _pod_resources(pod, "requests"), _pod_resources(pod, "limits")
     result["pods"] = Fraction(1)
@@ -112,8 +135,8 @@ def pod_is_best_effort(pod: Obj) -> bool:
     spec = pod.get("spec") or {}
     for ctr in [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]:
         resources = ctr.get("resources") or {}
-        for field in ("requests", "limits"):
-            if any(k in ("cpu", "memory") for k in resources.get(field) or {}):
+        for kind in ("requests", "limits"):
+            if any(k in ("cpu", "memory") for k in resources.get(kind) or {}):
                 return False
     return True
 
@@ -187,19 +210,24 @@ def _claim_requests(claim: Obj) -> list[Usage]:
     return out
 
 
-def structured_claim_usage(claim: Obj) -> Usage:
+def structured_claim_usage(claim: Obj, ctx: UsageContext) -> Usage:
     """resource.k8s.io/v1 ResourceClaim (1.34-1.36): its object count and, per device class,
     `<class>.deviceclass.resource.k8s.io/devices` and (DRAExtendedResource) the implicit
-    extended resource `requests.deviceclass.resource.kubernetes.io/<class>`, which a claim
-    the scheduler made for a pod's extended resources leaves to the pod."""
+    extended resource `requests.deviceclass.resource.kubernetes.io/<class>` and the class's
+    own `requests.<extendedResourceName>`, both of which a claim the scheduler made for a pod's
+    extended resources leaves to the pod."""
     result: Usage = {"count/resourceclaims.resource.k8s.io": Fraction(1)}
     annotations = (claim.get("metadata") or {}).get("annotations") or {}
     for_pod = annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) == "true"
     for request in _claim_requests(claim):
         for klass, count in request.items():
             _add_into(result, {klass + DEVICES_PER_CLASS: count})
-            if not for_pod and count:
-                _add_into(result, {IMPLICIT_EXTENDED_PER_CLASS + klass: count})
+            if for_pod or not count:
+                continue
+            _add_into(result, {IMPLICIT_EXTENDED_PER_CLASS + klass: count})
+            extended = ctx.extended_resources.get(klass)
+            if extended:
+                _add_into(result, {"requests." + extended: count})
     return result
 
 

@@ -22,7 +22,7 @@ from draplane.api import kinds, meta, quota, versions
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.quota import Evaluator
-from draplane.api.quotausage import Usage
+from draplane.api.quotausage import Usage, UsageContext, extended_resources
 from draplane.client.informer import DeletedFinalStateUnknown, Informer, unwrap
 from draplane.controllers.context import ControllerContext
 from draplane.controllers.objectkey import ObjectKey
@@ -125,7 +125,10 @@ class ResourceQuotaController(QueueController):
         """The namespace's use of every resource in `hard`."""
         namespace = meta.namespace(quota_obj)
         used: Usage = {name: Fraction(0) for name in hard}
-        now = self.clock.now()
+        ctx = UsageContext(self.clock.now())
+        if self._mode.structured and any(quota.is_extended_for_quota(n) for n in hard):
+            classes = (await self.client.list(kinds.DEVICE_CLASSES)).get("items") or []
+            ctx = UsageContext(ctx.now, extended_resources(list(classes)))
         for evaluator in self._evaluators(hard):
             names = evaluator.matching(hard)
             rt = self._served.get(evaluator.group_resource)
@@ -133,7 +136,7 @@ class ResourceQuotaController(QueueController):
                 continue
             for obj in await self._objects(rt, namespace):
                 if evaluator.matches_scopes(quota_obj, obj):
-                    charged = quota.mask(evaluator.usage(obj, now), names)
+                    charged = quota.mask(evaluator.usage(obj, ctx), names)
                     used = quota.add(used, charged)
         return used
 

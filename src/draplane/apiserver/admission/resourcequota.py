@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from datetime import datetime
 
 from draplane.api import kinds, meta, quota, versions
 from draplane.api.meta import Obj
 from draplane.api.quota import Evaluator
-from draplane.api.quotausage import Usage
+from draplane.api.quotausage import Usage, UsageContext, extended_resources
 from draplane.apiserver.admission import AdmissionAttributes, forbidden
 from draplane.clock import Clock
 from draplane.storage.errors import RevisionConflict
@@ -47,15 +46,25 @@ class ResourceQuotaAdmission:
             quotas, _ = await self._storage.list(kinds.RESOURCE_QUOTAS.key, a.namespace)
             if not quotas:
                 return
-            now = self._clock.now()
-            charged = _check(quotas, a, evaluator, now)
+            ctx = await self._context(evaluator)
+            charged = _check(quotas, a, evaluator, ctx)
             if a.dry_run:
                 return
             for updated in charged:
-                await self._write(updated, a, evaluator, now)
+                await self._write(updated, a, evaluator, ctx)
+
+    async def _context(self, evaluator: Evaluator) -> UsageContext:
+        now = self._clock.now()
+        if (
+            not self._mode.structured
+            or evaluator.group_resource != kinds.RESOURCE_CLAIMS.group_resource
+        ):
+            return UsageContext(now)
+        classes, _ = await self._storage.list(kinds.DEVICE_CLASSES.key)
+        return UsageContext(now, extended_resources(classes))
 
     async def _write(
-        self, updated: Obj, a: AdmissionAttributes, evaluator: Evaluator, now: datetime
+        self, updated: Obj, a: AdmissionAttributes, evaluator: Evaluator, ctx: UsageContext
     ) -> None:
         for _ in range(_CONFLICT_RETRIES):
             try:
@@ -71,23 +80,23 @@ class ResourceQuotaAdmission:
                 )
                 if fresh is None:
                     return
-                again = _check([fresh], a, evaluator, now)
+                again = _check([fresh], a, evaluator, ctx)
                 if not again:
                     return
                 updated = again[0]
         raise forbidden(a, f"failed to update quota: {meta.name(updated)}")
 
 
-def _delta(a: AdmissionAttributes, evaluator: Evaluator, now: datetime) -> Usage:
+def _delta(a: AdmissionAttributes, evaluator: Evaluator, ctx: UsageContext) -> Usage:
     assert a.obj is not None
-    delta = quota.remove_zeros(evaluator.usage(a.obj, now))
+    delta = quota.remove_zeros(evaluator.usage(a.obj, ctx))
     if a.operation == "UPDATE" and a.old is not None and meta.resource_version(a.old):
-        delta = quota.subtract_non_negative(delta, evaluator.usage(a.old, now))
+        delta = quota.subtract_non_negative(delta, evaluator.usage(a.old, ctx))
     return quota.remove_zeros(delta)
 
 
 def _check(
-    quotas: list[Obj], a: AdmissionAttributes, evaluator: Evaluator, now: datetime
+    quotas: list[Obj], a: AdmissionAttributes, evaluator: Evaluator, ctx: UsageContext
 ) -> list[Obj]:
     """CheckRequest: the quotas charged with the new use (deep copies), or a 403."""
     assert a.obj is not None
@@ -104,7 +113,7 @@ def _check(
         interesting.append(q)
     if not interesting:
         return []
-    delta = _delta(a, evaluator, now)
+    delta = _delta(a, evaluator, ctx)
     if not delta:
         return []
     out: list[Obj] = []
