@@ -1,7 +1,11 @@
 """core/v1 ResourceQuota through the real registry in both Kubernetes versions: quota admission
-of pods, object counts and DRA ResourceClaims (403 `exceeded quota` with upstream's message),
-`status.used` charged on admission and recomputed by the resource quota controller after
-deletions, validation (422 with causes), and LimitRanges."""
+of pods (counts, requests, limits, scopes, init containers and sidecars), object counts,
+Services, PersistentVolumeClaims and DRA ResourceClaims (devices per class: exact counts, `All`,
+`firstAvailable`; the implicit and the DeviceClass's extended resource), with upstream's 403
+`exceeded quota` and `status unknown` messages; `status.used` charged on admission and
+recomputed by the resource quota controller (writing as its service account) after deletions;
+dry runs; the claim controller's claim refused past a device quota; validation (422 with
+causes) of quotas and LimitRanges."""
 
 from __future__ import annotations
 
