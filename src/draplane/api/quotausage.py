@@ -78,7 +78,7 @@ def _max_into(total: Usage, other: Usage) -> None:
             total[name] = value
 
 
-def _pod_resources(pod: Obj, field: str) -> Usage:
+def pod_resources(pod: Obj, field: str) -> Usage:
     """resourcehelper.PodRequests / PodLimits: regular containers and sidecars summed, the
     largest init container (with the sidecars started before it), the overhead."""
     spec = pod.get("spec") or {}
@@ -116,7 +116,7 @@ def pod_usage(pod: Obj, ctx: UsageContext) -> Usage:
     result: Usage = {"count/pods": Fraction(1)}
     if not pod_is_live(pod, ctx.now):
         return result
-    requests, limits = _pod_resources(pod, "requests"), _pod_resources(pod, "limits")
+    requests, limits = pod_resources(pod, "requests"), pod_resources(pod, "limits")
     result["pods"] = Fraction(1)
     for name in _COMPUTE:
         if name in requests:

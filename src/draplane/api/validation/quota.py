@@ -278,3 +278,25 @@ def validate_limit_range_update(obj: Obj, old: Obj) -> list[FieldError]:
     errs = validate_object_meta_update(obj["metadata"], old.get("metadata") or {})
     _limit_range_spec(obj, errs)
     return errs
+
+
+def default_limit_range(obj: Obj) -> None:
+    """SetDefaults_LimitRangeItem: a `Container` item's default limit is its max, its default
+    request its default limit, else its min."""
+    for item in (obj.get("spec") or {}).get("limits") or []:
+        if not isinstance(item, dict) or item.get("type") != "Container":
+            continue
+        default = item.setdefault("default", {})
+        request = item.setdefault("defaultRequest", {})
+        if not isinstance(default, dict) or not isinstance(request, dict):
+            continue
+        for source, target in ((item.get("max"), default), (default, request)):
+            for name, value in (source if isinstance(source, dict) else {}).items():
+                target.setdefault(name, value)
+        minimum = item.get("min")
+        for name, value in (minimum if isinstance(minimum, dict) else {}).items():
+            request.setdefault(name, value)
+        if not default:
+            item.pop("default")
+        if not request:
+            item.pop("defaultRequest")

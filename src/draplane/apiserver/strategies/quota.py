@@ -4,8 +4,9 @@ limitrange) and their Tables: a quota's REQUEST and LIMIT columns list `name: us
 prints its creation time.
 
 A quota is created with an empty status; its `status` subresource writes only the status
-(the resource quota controller and quota admission write it). LimitRanges are stored and
-validated; no LimitRanger admission applies them (docs/fidelity.md).
+(the resource quota controller and quota admission write it). A LimitRange's `Container`
+items are defaulted as SetDefaults_LimitRangeItem does; the LimitRanger admission plugin
+applies them to pods.
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ STRATEGIES = (
         kinds.LIMIT_RANGES,
         validate=quota.validate_limit_range,
         validate_update=quota.validate_limit_range_update,
+        defaults=quota.default_limit_range,
         printer=Printer(LIMIT_RANGE_COLUMNS, aged(_limit_range_cells)),
     ),
 )
