@@ -154,3 +154,19 @@ async def test_a_quota_charges_the_defaulted_requests(cluster: Cluster) -> None:
 
     charged = await client.get(kinds.RESOURCE_QUOTAS, "q", "default")
     assert charged["status"]["used"] == {"requests.cpu": "300m"}
+
+
+async def test_null_resources_get_the_defaults(cluster: Cluster) -> None:
+    """LimitRanger runs before validation: a container's `resources: null` is an empty one."""
+    client = cluster.client()
+    limits = make_limit_range("defaults").limit("Container", default={"memory": "128Mi"})
+    await client.create(kinds.LIMIT_RANGES, limits.obj(), "default")
+    pod = make_pod("p").obj()
+    pod["spec"]["containers"][0]["resources"] = None
+
+    created = await client.create(kinds.PODS, pod, "default")
+
+    assert created["spec"]["containers"][0]["resources"] == {
+        "requests": {"memory": "128Mi"},
+        "limits": {"memory": "128Mi"},
+    }

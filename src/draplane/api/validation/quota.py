@@ -283,7 +283,9 @@ def validate_limit_range_update(obj: Obj, old: Obj) -> list[FieldError]:
 def default_limit_range(obj: Obj) -> None:
     """SetDefaults_LimitRangeItem: a `Container` item's default limit is its max, its default
     request its default limit, else its min."""
-    for item in (obj.get("spec") or {}).get("limits") or []:
+    spec = obj.get("spec")
+    items = spec.get("limits") if isinstance(spec, dict) else None
+    for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict) or item.get("type") != "Container":
             continue
         default = item.setdefault("default", {})

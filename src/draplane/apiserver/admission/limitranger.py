@@ -134,12 +134,17 @@ class LimitRanger:
             default_limits.update(item.get("default") or {})
         notes: list[str] = []
         for prefix, ctr in _containers(a.obj):
-            res = ctr.setdefault("resources", {})
+            # Runs before validation: a null `resources` (or requests) is an empty one.
+            if not isinstance(ctr.get("resources"), dict):
+                ctr["resources"] = {}
+            res = ctr["resources"]
             for field, defaults, word in (
                 ("requests", default_requests, "request"),
                 ("limits", default_limits, "limit"),
             ):
-                values = res.setdefault(field, {})
+                if not isinstance(res.get(field), dict):
+                    res[field] = {}
+                values = res[field]
                 added = sorted(n for n in defaults if n not in values)
                 for name in added:
                     values[name] = defaults[name]
@@ -148,10 +153,10 @@ class LimitRanger:
                 if added:
                     notes.append(f"{', '.join(added)} {word} for {prefix} {ctr.get('name', '')}")
         if notes:
-            md = a.obj.setdefault("metadata", {})
-            md.setdefault("annotations", {})[ANNOTATION] = "LimitRanger plugin set: " + "; ".join(
-                notes
-            )
+            md = a.obj["metadata"]
+            if not isinstance(md.get("annotations"), dict):
+                md["annotations"] = {}
+            md["annotations"][ANNOTATION] = "LimitRanger plugin set: " + "; ".join(notes)
 
     async def validate(self, a: AdmissionAttributes) -> None:
         if a.obj is None:
