@@ -710,3 +710,19 @@ async def test_claims_and_pods_share_a_device_class_extended_resource(structured
     )
     await _create(structured, pod)
     assert await structured.used(ns) == {"requests.example.com/gpu": "1"}
+
+
+async def test_concurrent_creates_are_charged_one_at_a_time(structured: Plane) -> None:
+    ns = await structured.namespace()
+    await structured.quota(make_resource_quota("quota", ns).hard("count/pods", "3").obj())
+
+    results = await asyncio.gather(
+        *(_create(structured, make_pod(f"p{i}", ns).obj()) for i in range(6)),
+        return_exceptions=True,
+    )
+
+    refused = [r for r in results if isinstance(r, StatusError)]
+    assert len(refused) == 3
+    assert {r.code for r in refused} == {403}
+    assert await structured.used(ns) == {"count/pods": "3"}
+    assert len((await structured.client.list(kinds.PODS, ns))["items"]) == 3

@@ -42,10 +42,12 @@ class ResourceQuotaAdmission:
         evaluator = quota.evaluator_for(a.rt.group_resource, self._mode)
         if not evaluator.handles(a.operation, a.subresource):
             return
+        quotas, _ = await self._storage.list(kinds.RESOURCE_QUOTAS.key, a.namespace)
+        if not quotas:
+            return
+        # Locks only for namespaces with quotas, so there are no more of them than quotas.
         async with self._locks[a.namespace]:
             quotas, _ = await self._storage.list(kinds.RESOURCE_QUOTAS.key, a.namespace)
-            if not quotas:
-                return
             ctx = await self._context(evaluator)
             charged = _check(quotas, a, evaluator, ctx)
             if a.dry_run:
