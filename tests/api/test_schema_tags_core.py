@@ -150,6 +150,11 @@ SPOT = [
     ("", "discovery.v1.Endpoint", "hints", 8, 0),
     ("", "coordination.v1.LeaseSpec", "leaseTransitions", 5, 0),
     ("", "meta.v1.Condition", "observedGeneration", 3, 0),
+    ("", "ResourceQuotaSpec", "scopeSelector", 3, 0),
+    ("", "ResourceQuotaStatus", "used", 2, 0),
+    ("", "ScopedResourceSelectorRequirement", "values", 3, 0),
+    ("", "LimitRangeItem", "defaultRequest", 5, 0),
+    ("", "LimitRangeItem", "maxLimitRequestRatio", 6, 0),
 ]
 
 

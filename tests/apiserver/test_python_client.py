@@ -276,6 +276,8 @@ _TYPED_LISTS = {
     ),
     kinds.VOLUME_ATTACHMENTS: ("StorageV1Api", "list_volume_attachment"),
     kinds.POD_DISRUPTION_BUDGETS: ("PolicyV1Api", "list_pod_disruption_budget_for_all_namespaces"),
+    kinds.RESOURCE_QUOTAS: ("CoreV1Api", "list_resource_quota_for_all_namespaces"),
+    kinds.LIMIT_RANGES: ("CoreV1Api", "list_limit_range_for_all_namespaces"),
 }
 
 

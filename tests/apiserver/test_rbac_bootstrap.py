@@ -80,6 +80,9 @@ def test_bindings() -> None:
         "system:controller:resource-claim-controller": [
             ("ServiceAccount", "kube-system/resource-claim-controller")
         ],
+        "system:controller:resourcequota-controller": [
+            ("ServiceAccount", "kube-system/resourcequota-controller")
+        ],
         "system:controller:service-account-controller": [
             ("ServiceAccount", "kube-system/service-account-controller")
         ],

@@ -335,6 +335,12 @@ POD_DISRUPTION_BUDGETS = ResourceType(
     ("pdb",),
     ("status",),
 )
+RESOURCE_QUOTAS = ResourceType(
+    CORE, "v1", "resourcequotas", "ResourceQuota", True, "resourcequota", ("quota",), ("status",)
+)
+LIMIT_RANGES = ResourceType(
+    CORE, "v1", "limitranges", "LimitRange", True, "limitrange", ("limits",)
+)
 
 SERVED: tuple[ResourceType, ...] = (
     NAMESPACES,
@@ -380,6 +386,8 @@ SERVED: tuple[ResourceType, ...] = (
     CSI_STORAGE_CAPACITIES,
     VOLUME_ATTACHMENTS,
     POD_DISRUPTION_BUDGETS,
+    RESOURCE_QUOTAS,
+    LIMIT_RANGES,
     CUSTOM_RESOURCE_DEFINITIONS,
 )
 

@@ -26,8 +26,10 @@ from draplane.api.selectors import FieldSelector
 from draplane.api.validation.scheduling import SYSTEM_PRIORITY_CLASSES
 from draplane.apiserver import listoptions, nodegraph, reads
 from draplane.apiserver.admission import AdmissionAttributes, Chain
+from draplane.apiserver.admission.limitranger import LimitRanger
 from draplane.apiserver.admission.namespacelifecycle import NamespaceLifecycle
 from draplane.apiserver.admission.noderestriction import NodeRestriction
+from draplane.apiserver.admission.resourcequota import ResourceQuotaAdmission
 from draplane.apiserver.admission.serviceaccount import ServiceAccountAdmission
 from draplane.apiserver.audit import Audit, AuditLog
 from draplane.apiserver.authentication.bearer import BearerAuthenticator
@@ -85,9 +87,15 @@ class Registry:
         self._watch_cache.add_observer(self.custom_resources.observe)
         self.lists = ListSource(storage, self._watch_cache)
         service_accounts = ServiceAccountAdmission(storage)
+        limit_ranger = LimitRanger(storage)
         self.admission = Chain(
-            mutating=[NamespaceLifecycle(storage), service_accounts],
-            validating=[service_accounts, NodeRestriction(storage)],
+            mutating=[NamespaceLifecycle(storage), limit_ranger, service_accounts],
+            validating=[
+                service_accounts,
+                NodeRestriction(storage),
+                limit_ranger,
+                ResourceQuotaAdmission(storage, mode=mode, clock=clock),
+            ],
         )
         union, node, self.rbac = policy.build(self.node_graph)
         self._watch_cache.add_observer(self.rbac.observe)

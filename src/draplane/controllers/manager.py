@@ -1,8 +1,8 @@
 """`ControllerManager`: runs the resource claim controller, garbage collector, namespace
 controller, service account controller, ClusterRole aggregation controller, the Deployment,
-ReplicaSet, StatefulSet and DaemonSet controllers, and the Job, CronJob and
-TTL-after-finished controllers in one asyncio loop, like kube-controller-manager with
-`--use-service-account-credentials`.
+ReplicaSet, StatefulSet and DaemonSet controllers, the Job, CronJob and TTL-after-finished
+controllers and the resource quota controller in one asyncio loop, like kube-controller-manager
+with `--use-service-account-credentials`.
 
 The shared informers read as the manager's own user (`system:kube-controller-manager`, which may
 list and watch everything); each controller writes through its own client, as its service
@@ -40,6 +40,7 @@ from draplane.controllers.job import JobController
 from draplane.controllers.namespace import NamespaceController
 from draplane.controllers.replicaset import ReplicaSetController
 from draplane.controllers.resourceclaim import ResourceClaimController
+from draplane.controllers.resourcequota import ResourceQuotaController
 from draplane.controllers.serviceaccounts import ServiceAccountsController
 from draplane.controllers.statefulset import StatefulSetController
 from draplane.controllers.ttlafterfinished import TTLAfterFinishedController
@@ -107,6 +108,11 @@ _CONTROLLERS: dict[str, _Controller] = {
     ),
     "replicaset-controller": _Controller(
         ReplicaSetController.NAME, "replicaset", lambda ctx, _mode: ReplicaSetController(ctx)
+    ),
+    "resourcequota-controller": _Controller(
+        ResourceQuotaController.NAME,
+        "resourcequota",
+        lambda ctx, mode: ResourceQuotaController(ctx, mode=mode),
     ),
 }
 CONTROLLER_NAMES = tuple(_CONTROLLERS)

@@ -33,6 +33,7 @@ from draplane.testing.builders import (
     make_template,
 )
 from draplane.testing.httpserver import HttpServer
+from draplane.testing.quotabuilders import make_limit_range, make_resource_quota
 from draplane.testing.storagebuilders import (
     make_csi_driver,
     make_csi_node,
@@ -222,7 +223,8 @@ def seed_objects() -> dict[ResourceType, Obj]:
 
 
 def _volume_objects() -> dict[ResourceType, Obj]:
-    """The volume kinds, a ReplicationController and a PodDisruptionBudget (namespace `fuzz`)."""
+    """The volume kinds, a ReplicationController, a PodDisruptionBudget, a ResourceQuota and a
+    LimitRange (namespace `fuzz`)."""
     return {
         kinds.PERSISTENT_VOLUMES: make_persistent_volume("fuzz-pv")
         .claim_ref("fuzz", "fuzz-pvc")
@@ -246,6 +248,15 @@ def _volume_objects() -> dict[ResourceType, Obj]:
         .obj(),
         kinds.POD_DISRUPTION_BUDGETS: make_pod_disruption_budget("fuzz-pdb", "fuzz")
         .status(disruptionsAllowed=1, currentHealthy=1, desiredHealthy=1, expectedPods=1)
+        .obj(),
+        kinds.RESOURCE_QUOTAS: make_resource_quota("fuzz-quota", "fuzz")
+        .hard("pods", "100")
+        .hard("requests.cpu", "64")
+        .scope("PriorityClass", "In", "high")
+        .status({"pods": "100"}, {"pods": "1"})
+        .obj(),
+        kinds.LIMIT_RANGES: make_limit_range("fuzz-limits", "fuzz")
+        .limit("Container", max={"cpu": "2"}, min={"cpu": "100m"}, default={"cpu": "1"})
         .obj(),
     }
 

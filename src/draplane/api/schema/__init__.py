@@ -61,6 +61,7 @@ from draplane.api.schema import (
     pod,
     podclaims,
     policy,
+    quota,
     rbac,
     replication,
     resource,
@@ -124,7 +125,7 @@ _DEFINITIONS = (
     resourcev1slices,
 )
 _WORKLOAD_DEFINITIONS = (volumeclaim, apps, batch, services, scheduling)
-_STORAGE_DEFINITIONS = (persistentvolume, storage, replication, policy)
+_STORAGE_DEFINITIONS = (persistentvolume, storage, replication, policy, quota)
 
 GENERIC = Struct(
     "io.draplane.Object",

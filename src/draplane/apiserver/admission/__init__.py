@@ -5,7 +5,8 @@
 mutating plugins may change) and the stored one. The `Chain` runs the mutating plugins before the
 strategy and validation, and the validating plugins after them; a plugin rejects a request by
 raising a StatusError (403 Forbidden, as `forbidden()` builds it). Plugins in order:
-NamespaceLifecycle, ServiceAccount (mutating and validating), NodeRestriction (validating).
+NamespaceLifecycle, LimitRanger and ServiceAccount (mutating and validating), NodeRestriction,
+ResourceQuota (validating).
 """
 
 from __future__ import annotations

@@ -334,6 +334,11 @@ def _controller_rules(claim_controller: list[Obj]) -> dict[str, list[Obj]]:
             rule(("update", "patch"), (CORE,), "pods/status"),
             events_rule(),
         ],
+        "resourcequota-controller": [
+            rule(("list", "watch"), ("*",), "*"),
+            rule(("update",), (CORE,), "resourcequotas/status"),
+            events_rule(),
+        ],
         "service-account-controller": [
             rule(("create",), (CORE,), "serviceaccounts"),
             events_rule(),

@@ -12,6 +12,7 @@ from draplane.apiserver.strategies import (
     core,
     network,
     policy,
+    quota,
     rbac,
     resource,
     resourcev1,
@@ -35,6 +36,7 @@ DECLARED: tuple[ResourceStrategy, ...] = (
     *storage.STRATEGIES,
     *volumes.STRATEGIES,
     *policy.STRATEGIES,
+    *quota.STRATEGIES,
     *apiextensions.STRATEGIES,
 )
 """One declaration per served kind and version, by API group."""
