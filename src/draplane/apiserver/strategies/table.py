@@ -10,6 +10,7 @@ from draplane.apiserver.strategies import (
     ResourceStrategy,
     apiextensions,
     core,
+    events,
     network,
     policy,
     rbac,
@@ -25,6 +26,7 @@ from draplane.apiserver.strategies.customresource import custom_strategy
 
 DECLARED: tuple[ResourceStrategy, ...] = (
     *core.STRATEGIES,
+    *events.STRATEGIES,
     *resource.STRATEGIES,
     *resourcev1.STRATEGIES,
     *rbac.STRATEGIES,
