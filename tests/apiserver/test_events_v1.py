@@ -432,3 +432,52 @@ async def test_discovery_and_openapi(http: aiohttp.ClientSession) -> None:
     assert {"regarding", "note", "series", "deprecatedCount"} <= set(definition["properties"])
     assert "/apis/events.k8s.io/v1/namespaces/{namespace}/events/{name}" in openapi["paths"]
     assert "io.k8s.api.events.v1.EventSeries" in v3["components"]["schemas"]
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _pb(number: int, payload: bytes) -> bytes:
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _pb_int(number: int, value: int) -> bytes:
+    return _varint(number << 3) + _varint(value)
+
+
+async def test_protobuf_create_as_the_broadcaster_posts_it(http: aiohttp.ClientSession) -> None:
+    """client-go's default content type for kube-scheduler and kube-controller-manager."""
+    seconds = 1796688000  # 2026-12-08T00:00:00Z
+    micro = _pb_int(1, seconds) + _pb_int(2, 123456000)
+    regarding = _pb(1, b"Pod") + _pb(2, b"default") + _pb(3, b"web")
+    raw = (
+        _pb(1, _pb(1, b"pb") + _pb(3, b"default"))
+        + _pb(2, micro)
+        + _pb(3, _pb_int(1, 2) + _pb(2, micro))
+        + _pb(4, b"default-scheduler")
+        + _pb(5, b"default-scheduler-node-0")
+        + _pb(6, b"Scheduling")
+        + _pb(7, b"Scheduled")
+        + _pb(8, regarding)
+        + _pb(10, b"assigned")
+        + _pb(11, b"Normal")
+    )
+    type_meta = _pb(1, b"events.k8s.io/v1") + _pb(2, b"Event")
+    body = b"k8s\x00" + _pb(1, type_meta) + _pb(2, raw)
+
+    async with http.post(
+        _path(EV1), data=body, headers={"Content-Type": "application/vnd.kubernetes.protobuf"}
+    ) as resp:
+        code, created = resp.status, orjson.loads(await resp.read())
+
+    assert code == 201, created
+    assert created["eventTime"] == "2026-12-08T00:00:00.123456Z"
+    assert created["series"] == {"count": 2, "lastObservedTime": "2026-12-08T00:00:00.123456Z"}
+    assert created["regarding"] == {"kind": "Pod", "namespace": "default", "name": "web"}
+    assert (created["note"], created["reportingController"]) == ("assigned", "default-scheduler")

@@ -26,7 +26,7 @@ class F:
     """One field of a message schema: JSON name, value type, repeated or not."""
 
     name: str
-    type: Any  # "string" | "bytes" | "int" | "bool" | "time" | "map" | "map_bytes" | schema dict
+    type: Any  # "string" | "bytes" | "int" | "bool" | "time" | "microtime" | "map" | schema dict
     repeated: bool = False
 
 
@@ -106,14 +106,18 @@ def _signed(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
-def _format_time(raw: bytes) -> str | None:
+def _format_time(raw: bytes, *, micro: bool = False) -> str | None:
+    """metav1.Time (seconds), or metav1.MicroTime (`micro`: microseconds)."""
     t = _message(raw, TIME)
     if not t.get("seconds") and not t.get("nanos"):
         return None
     seconds = t.get("seconds", 0)
     if not _MIN_SECONDS <= seconds <= _MAX_SECONDS:
         raise _WireError(f"timestamp seconds {seconds} out of range")
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    moment = datetime.fromtimestamp(seconds, UTC)
+    if micro:
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.get('nanos', 0) // 1000:06d}Z"
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _map_entry(raw: bytes, *, as_bytes: bool) -> tuple[str, str]:
@@ -144,8 +148,8 @@ def _value(field: F, wire: int, v: Any) -> Any:
         return _signed(v) if wire == 0 else None
     if kind == "bool":
         return bool(v) if wire == 0 else None
-    if kind == "time":
-        return _format_time(v) if wire == 2 else None
+    if kind in ("time", "microtime"):
+        return _format_time(v, micro=kind == "microtime") if wire == 2 else None
     if kind == "intstr":
         return _int_or_string(v) if wire == 2 else None
     raise _WireError(f"unknown schema type {kind}")
