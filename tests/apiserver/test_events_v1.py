@@ -481,3 +481,22 @@ async def test_protobuf_create_as_the_broadcaster_posts_it(http: aiohttp.ClientS
     assert created["series"] == {"count": 2, "lastObservedTime": "2026-12-08T00:00:00.123456Z"}
     assert created["regarding"] == {"kind": "Pod", "namespace": "default", "name": "web"}
     assert (created["note"], created["reportingController"]) == ("assigned", "default-scheduler")
+
+
+async def test_duplicate_create_names_the_group(http: aiohttp.ClientSession) -> None:
+    await _call(http, "POST", _path(EV1), event_v1())
+
+    code, body = await _call(http, "POST", _path(EV1), event_v1())
+
+    assert (code, body["reason"]) == (409, "AlreadyExists")
+    assert body["message"] == 'events.events.k8s.io "e" already exists'
+
+
+async def test_apply_and_put_of_missing_event(http: aiohttp.ClientSession) -> None:
+    apply_code, _ = await _call(
+        http, "PATCH", _path(EV1, "e"), event_v1(), "application/apply-patch+yaml", fieldManager="t"
+    )
+    put_code, put = await _call(http, "PUT", _path(EV1, "e"), event_v1())
+
+    assert apply_code == 415
+    assert (put_code, put["details"]["group"]) == (404, "events.k8s.io")

@@ -263,7 +263,12 @@ class Registry:
         if not request.is_write:
             return self.custom_resources.converted(asked, await self._read(user, request))
         with self.audit.recording(request.verb, request.rt.resource, request.subresource):
-            result = await self._write(user, request)
+            try:
+                result = await self._write(user, request)
+            except StorageError as err:
+                if request.asked is None:
+                    raise
+                raise to_status(err, request.asked) from err
         if request.rt is kinds.CUSTOM_RESOURCE_DEFINITIONS:
             # Served (or no longer served) once the write returns: the catalog follows the
             # change stream.

@@ -191,7 +191,7 @@ class Writer:
 
         def mutate(old: Obj) -> Obj:
             if precondition and precondition != meta.resource_version(old):
-                raise errors.conflict(rt, req.name)
+                raise errors.conflict(req.asked or rt, req.name)
             # With a resourceVersion precondition there is no retry and this runs once: the
             # (already private) body itself; a retry needs it unchanged, so gets a copy.
             return obj if precondition else meta.deep_copy(obj)
@@ -250,7 +250,7 @@ class Writer:
                 raise errors.bad_request("the name of the object cannot be changed by a patch")
             precondition = md.get("resourceVersion")
             if precondition and precondition != meta.resource_version(old):
-                raise errors.conflict(rt, req.name)
+                raise errors.conflict(req.asked or rt, req.name)
             return applied
 
         return await self.guaranteed_update(
@@ -310,7 +310,7 @@ class Writer:
         strategy = strategy_for(req.rt)
         schemas = self._r.kinds.schemas
         for attempt in range(_CONFLICT_RETRIES):
-            old = await self._get(req.rt, req.namespace, req.name)
+            old = await self._get(req.rt, req.namespace, req.name, req.asked)
             try:
                 new = merge_for_write(
                     strategy,
@@ -381,10 +381,13 @@ class Writer:
             return await self._r.deleter.remove(strategy, new, expected_rv=expected)
         return await self._r.storage.update(rt.key, new, expected_rv=expected)
 
-    async def _get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
+    async def _get(
+        self, rt: ResourceType, namespace: str, name: str, asked: ResourceType | None = None
+    ) -> Obj:
+        """The stored object; 404 naming `asked` (the version the client wrote) or `rt`."""
         obj = await self._r.storage.get(rt.key, namespace if rt.namespaced else "", name)
         if obj is None:
-            raise errors.not_found(rt, name)
+            raise errors.not_found(asked or rt, name)
         return obj
 
 
