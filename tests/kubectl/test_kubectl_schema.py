@@ -17,6 +17,17 @@ if not any(kubectl_binary(v) for v in VERSIONS):
     pytest.skip("no versioned kubectl binaries installed", allow_module_level=True)
 
 _EXPLAINED = [rt for rt in kinds.SERVED if rt.version != "v1beta1"]
+
+
+def _explain_args(rt: kinds.ResourceType) -> tuple[str, ...]:
+    """`kubectl explain <resource>.<group>`; a resource core/v1 also has (events.k8s.io/v1
+    Events) by --api-version, since kubectl before 1.30 matches `events` first and reads
+    `.events.k8s.io` as field names."""
+    if rt.group and kinds.lookup("", "v1", rt.resource) is not None:
+        return (rt.resource, f"--api-version={rt.api_version}")
+    return (f"{rt.resource}.{rt.group}" if rt.group else rt.resource,)
+
+
 _NESTED = {
     "resourceclaims.spec": "resourceClassName",
     "pods.spec.containers.resources.claims": "name",
@@ -44,10 +55,7 @@ spec:
 async def test_explain_every_kind_and_nested_fields(kubectl: Kubectl, server: HttpServer) -> None:
     await kubectl.run("explain", "pods")  # fills the discovery and OpenAPI caches once
     outputs = await asyncio.gather(
-        *(
-            kubectl.run("explain", f"{rt.resource}.{rt.group}" if rt.group else rt.resource)
-            for rt in _EXPLAINED
-        ),
+        *(kubectl.run("explain", *_explain_args(rt)) for rt in _EXPLAINED),
         *(kubectl.run("explain", path) for path in _NESTED),
     )
     for rt, output in zip(_EXPLAINED, outputs, strict=False):
