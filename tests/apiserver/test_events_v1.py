@@ -500,3 +500,27 @@ async def test_apply_and_put_of_missing_event(http: aiohttp.ClientSession) -> No
 
     assert apply_code == 415
     assert (put_code, put["details"]["group"]) == (404, "events.k8s.io")
+
+
+async def test_delete_and_deletecollection_at_v1(http: aiohttp.ClientSession) -> None:
+    await _call(http, "POST", _path(EV1), event_v1())
+    await _call(
+        http, "POST", _path(EV1), event_v1("other", regarding={"kind": "Node", "name": "n"})
+    )
+    await _call(http, "POST", _path(CORE), core_event())
+
+    code, deleted = await _call(http, "DELETE", _path(EV1, "e"))
+    collection_code, collection = await _call(
+        http, "DELETE", _path(EV1), fieldSelector="regarding.kind=Node"
+    )
+    _, left = await _call(http, "GET", _path(CORE))
+
+    assert (code, deleted["kind"], deleted["details"]) == (
+        200,
+        "Status",
+        {"name": "e", "group": "events.k8s.io", "kind": "events", "uid": deleted["details"]["uid"]},
+    )
+    assert collection_code == 200
+    assert (collection["apiVersion"], collection["kind"]) == ("events.k8s.io/v1", "EventList")
+    assert sorted(i["regarding"]["name"] for i in collection["items"]) == ["n", "node-0"]
+    assert left["items"] == []

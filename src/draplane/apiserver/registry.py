@@ -257,8 +257,9 @@ class Registry:
                 "create not allowed while custom resource definition is terminating",
             )
         asked = request.rt
-        if request.is_write and conversion.converts(asked):
-            # Written at the storage version; the answer is converted back below.
+        if request.verb in _CONVERTED_WRITES and conversion.converts(asked):
+            # Written at the storage version; the answer is converted back below. A delete
+            # needs no conversion: it selects at the version asked, whose key is the storage's.
             request = await self._to_storage_version(user, request)
         if not request.is_write:
             return self.custom_resources.converted(asked, await self._read(user, request))
@@ -448,6 +449,8 @@ class Registry:
         return list_envelope(req.rt, deleted, self.storage.revision, "", None)
 
 
+_CONVERTED_WRITES = frozenset({"create", "update", "patch"})
+"""The writes whose body a converted version (`conversion.converts`) has stored as another."""
 _SERVER = UserInfo("system:apiserver", "", ("system:masters",))
 """The API server's own identity for what it writes itself (the default namespaces)."""
 
