@@ -1,8 +1,7 @@
 """events.k8s.io/v1 Events through the real HTTPS path, in both modes: one resource with core/v1
 Events (written at either version, read at either), converted on list and watch, patched as
-client-go's events broadcaster patches a series, validated as ValidateEventCreate/Update
-validate a request at events.k8s.io/v1, selected by upstream's field labels, listed in
-discovery and OpenAPI."""
+client-go's events broadcaster patches a series, selected by upstream's field labels, deleted at
+either version, posted in protobuf, listed in discovery and OpenAPI."""
 
 from __future__ import annotations
 
@@ -15,12 +14,18 @@ import pytest
 
 from draplane.api import kinds, versions
 from draplane.api.meta import Obj
-from draplane.api.request import resource_path
 
-EV1, CORE = kinds.EVENTS_V1, kinds.EVENTS
-NOW = "2026-12-08T00:00:00.000000Z"
-LATER = "2026-12-08T00:05:00.000000Z"
-STRATEGIC = "application/strategic-merge-patch+json"
+from .events_v1 import (
+    CORE,
+    EV1,
+    LATER,
+    NOW,
+    STRATEGIC,
+    call,
+    core_event,
+    event_v1,
+    path,
+)
 
 
 @pytest.fixture(params=[versions.CLASSIC, versions.STRUCTURED], ids=["1.28", "1.36"])
@@ -28,65 +33,10 @@ def server_options(request: pytest.FixtureRequest) -> dict[str, Any]:
     return {"mode": request.param}
 
 
-def event_v1(name: str = "e", **fields: Any) -> Obj:
-    """An events.k8s.io/v1 Event as kube-scheduler's broadcaster writes it."""
-    event: Obj = {
-        "apiVersion": "events.k8s.io/v1",
-        "kind": "Event",
-        "metadata": {"name": name, "namespace": "default"},
-        "eventTime": NOW,
-        "reportingController": "default-scheduler",
-        "reportingInstance": "default-scheduler-node-0",
-        "action": "Scheduling",
-        "reason": "Scheduled",
-        "regarding": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "u1"},
-        "note": "Successfully assigned default/web to node-0",
-        "type": "Normal",
-    }
-    event.update(fields)
-    return {k: v for k, v in event.items() if v is not None}
-
-
-def core_event(name: str = "c", **fields: Any) -> Obj:
-    event: Obj = {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": name, "namespace": "default"},
-        "involvedObject": {"kind": "Node", "name": "node-0"},
-        "reason": "Starting",
-        "message": "Starting kubelet.",
-        "source": {"component": "kubelet", "host": "node-0"},
-        "firstTimestamp": "2026-12-08T00:00:00Z",
-        "lastTimestamp": "2026-12-08T00:01:00Z",
-        "count": 3,
-        "type": "Normal",
-    }
-    event.update(fields)
-    return event
-
-
-async def _call(
-    http: aiohttp.ClientSession,
-    method: str,
-    path: str,
-    body: Any = None,
-    content_type: str = "application/json",
-    **params: str,
-) -> tuple[int, Any]:
-    data = None if body is None else orjson.dumps(body)
-    headers = {"Content-Type": content_type} if body is not None else {}
-    async with http.request(method, path, data=data, headers=headers, params=params) as resp:
-        return resp.status, orjson.loads(await resp.read())
-
-
-def _path(rt: kinds.ResourceType, name: str = "") -> str:
-    return resource_path(rt, "default", name)
-
-
 async def test_created_as_v1_reads_as_core(http: aiohttp.ClientSession) -> None:
-    code, created = await _call(http, "POST", _path(EV1), event_v1())
+    code, created = await call(http, "POST", path(EV1), event_v1())
     assert code == 201, created
-    code, core = await _call(http, "GET", _path(CORE, "e"))
+    code, core = await call(http, "GET", path(CORE, "e"))
 
     assert code == 200
     assert (created["apiVersion"], core["apiVersion"]) == ("events.k8s.io/v1", "v1")
@@ -106,9 +56,9 @@ async def test_created_as_v1_reads_as_core(http: aiohttp.ClientSession) -> None:
 
 
 async def test_created_as_core_reads_as_v1(http: aiohttp.ClientSession) -> None:
-    code, _ = await _call(http, "POST", _path(CORE), core_event())
+    code, _ = await call(http, "POST", path(CORE), core_event())
     assert code == 201
-    code, v1 = await _call(http, "GET", _path(EV1, "c"))
+    code, v1 = await call(http, "GET", path(EV1, "c"))
 
     assert code == 200
     assert v1["apiVersion"] == "events.k8s.io/v1"
@@ -126,11 +76,11 @@ async def test_created_as_core_reads_as_v1(http: aiohttp.ClientSession) -> None:
 
 
 async def test_list_in_both_versions(http: aiohttp.ClientSession) -> None:
-    await _call(http, "POST", _path(EV1), event_v1())
-    await _call(http, "POST", _path(CORE), core_event())
+    await call(http, "POST", path(EV1), event_v1())
+    await call(http, "POST", path(CORE), core_event())
 
-    _, v1 = await _call(http, "GET", _path(EV1))
-    _, core = await _call(http, "GET", _path(CORE))
+    _, v1 = await call(http, "GET", path(EV1))
+    _, core = await call(http, "GET", path(CORE))
 
     assert (v1["apiVersion"], v1["kind"]) == ("events.k8s.io/v1", "EventList")
     assert [(i["apiVersion"], i["metadata"]["name"]) for i in v1["items"]] == [
@@ -157,14 +107,14 @@ async def _watch_events(
 
 async def test_watch_converts_both_ways(http: aiohttp.ClientSession) -> None:
     v1_ready, core_ready = asyncio.Event(), asyncio.Event()
-    v1_watch = asyncio.create_task(_watch_events(http, _path(EV1), 3, v1_ready))
-    core_watch = asyncio.create_task(_watch_events(http, _path(CORE), 3, core_ready))
+    v1_watch = asyncio.create_task(_watch_events(http, path(EV1), 3, v1_ready))
+    core_watch = asyncio.create_task(_watch_events(http, path(CORE), 3, core_ready))
     await v1_ready.wait()
     await core_ready.wait()
 
-    await _call(http, "POST", _path(EV1), event_v1())
-    await _call(http, "POST", _path(CORE), core_event())
-    await _call(http, "DELETE", _path(EV1, "c"))
+    await call(http, "POST", path(EV1), event_v1())
+    await call(http, "POST", path(CORE), core_event())
+    await call(http, "DELETE", path(EV1, "c"))
     v1_events, core_events = await v1_watch, await core_watch
 
     assert [(e["type"], e["object"]["metadata"]["name"]) for e in v1_events] == [
@@ -185,11 +135,11 @@ async def test_watch_converts_both_ways(http: aiohttp.ClientSession) -> None:
 async def test_watch_with_field_selector(http: aiohttp.ClientSession) -> None:
     ready = asyncio.Event()
     watch = asyncio.create_task(
-        _watch_events(http, _path(EV1), 1, ready, fieldSelector="regarding.name=web")
+        _watch_events(http, path(EV1), 1, ready, fieldSelector="regarding.name=web")
     )
     await ready.wait()
-    await _call(http, "POST", _path(CORE), core_event())
-    await _call(http, "POST", _path(EV1), event_v1())
+    await call(http, "POST", path(CORE), core_event())
+    await call(http, "POST", path(EV1), event_v1())
 
     events = await watch
 
@@ -198,11 +148,11 @@ async def test_watch_with_field_selector(http: aiohttp.ClientSession) -> None:
 
 async def test_series_patch_as_the_broadcaster_sends_it(http: aiohttp.ClientSession) -> None:
     """client-go tools/events: a repeated event is a strategic merge patch of `series`."""
-    await _call(http, "POST", _path(EV1), event_v1())
+    await call(http, "POST", path(EV1), event_v1())
     patch = {"series": {"count": 2, "lastObservedTime": LATER}}
 
-    code, patched = await _call(http, "PATCH", _path(EV1, "e"), patch, STRATEGIC)
-    _, core = await _call(http, "GET", _path(CORE, "e"))
+    code, patched = await call(http, "PATCH", path(EV1, "e"), patch, STRATEGIC)
+    _, core = await call(http, "GET", path(CORE, "e"))
 
     assert code == 200, patched
     assert patched["apiVersion"] == "events.k8s.io/v1"
@@ -213,161 +163,21 @@ async def test_series_patch_as_the_broadcaster_sends_it(http: aiohttp.ClientSess
 
 
 async def test_update_via_v1(http: aiohttp.ClientSession) -> None:
-    _, created = await _call(http, "POST", _path(EV1), event_v1())
+    _, created = await call(http, "POST", path(EV1), event_v1())
     created["series"] = {"count": 5, "lastObservedTime": LATER}
 
-    code, updated = await _call(http, "PUT", _path(EV1, "e"), created)
+    code, updated = await call(http, "PUT", path(EV1, "e"), created)
 
     assert code == 200, updated
     assert updated["series"]["count"] == 5
 
 
 async def test_missing_event_names_the_group(http: aiohttp.ClientSession) -> None:
-    code, body = await _call(http, "GET", _path(EV1, "nothing"))
-    patch_code, patched = await _call(http, "PATCH", _path(EV1, "nothing"), {}, STRATEGIC)
+    code, body = await call(http, "GET", path(EV1, "nothing"))
+    patch_code, patched = await call(http, "PATCH", path(EV1, "nothing"), {}, STRATEGIC)
 
     assert (code, body["message"]) == (404, 'events.events.k8s.io "nothing" not found')
     assert (patch_code, patched["details"]["group"]) == (404, "events.k8s.io")
-
-
-def _causes(body: Obj) -> list[tuple[str, str, str]]:
-    return [(c["reason"], c["field"], c["message"]) for c in body["details"]["causes"]]
-
-
-REQUIRED, INVALID = "FieldValueRequired", "FieldValueInvalid"
-
-
-@pytest.mark.parametrize(
-    ("event", "causes"),
-    [
-        pytest.param(
-            event_v1(eventTime=None),
-            [(REQUIRED, "eventTime", "Required value")],
-            id="event-time-required",
-        ),
-        pytest.param(
-            event_v1(reportingController=None, reportingInstance=None, action=None),
-            [
-                (REQUIRED, "reportingController", "Required value"),
-                (
-                    INVALID,
-                    "reportingController",
-                    'Invalid value: "": name part must be non-empty',
-                ),
-                (REQUIRED, "reportingInstance", "Required value"),
-                (REQUIRED, "action", "Required value"),
-            ],
-            id="reporting-and-action-required",
-        ),
-        pytest.param(
-            event_v1(reportingInstance="i" * 129, action="a" * 129, reason="r" * 129),
-            [
-                (
-                    INVALID,
-                    "reportingInstance",
-                    'Invalid value: "": can have at most 128 characters',
-                ),
-                (INVALID, "action", 'Invalid value: "": can have at most 128 characters'),
-                (INVALID, "reason", 'Invalid value: "": can have at most 128 characters'),
-            ],
-            id="length-limits",
-        ),
-        pytest.param(
-            event_v1(note="n" * 1025),
-            [(INVALID, "message", 'Invalid value: "": can have at most 1024 characters')],
-            id="note-1kb",
-        ),
-        pytest.param(
-            event_v1(type="Fatal"),
-            [(INVALID, "type", 'Invalid value: "": has invalid value: Fatal')],
-            id="type",
-        ),
-        pytest.param(
-            event_v1(series={"count": 1}),
-            [
-                (INVALID, "series.count", 'Invalid value: "": should be at least 2'),
-                (REQUIRED, "series.lastObservedTime", "Required value"),
-            ],
-            id="series",
-        ),
-        pytest.param(
-            event_v1(
-                deprecatedCount=2,
-                deprecatedFirstTimestamp="2026-12-08T00:00:00Z",
-                deprecatedSource={"component": "kubelet"},
-            ),
-            [
-                (INVALID, "firstTimestamp", 'Invalid value: "": needs to be unset'),
-                (INVALID, "count", 'Invalid value: "": needs to be unset'),
-                (INVALID, "source", 'Invalid value: "": needs to be unset'),
-            ],
-            id="deprecated-fields-unset",
-        ),
-    ],
-)
-async def test_create_validation(
-    http: aiohttp.ClientSession, event: Obj, causes: list[tuple[str, str, str]]
-) -> None:
-    code, body = await _call(http, "POST", _path(EV1), event)
-
-    assert (code, body["reason"]) == (422, "Invalid")
-    assert body["details"]["group"] == "events.k8s.io"
-    assert body["message"].startswith('Event.events.k8s.io "e" is invalid: ')
-    assert _causes(body) == causes
-
-
-async def test_core_create_keeps_legacy_rules(http: aiohttp.ClientSession) -> None:
-    """A core/v1 write of the same object is held only to legacyValidateEvent."""
-    code, _ = await _call(http, "POST", _path(CORE), core_event(type="Custom"))
-
-    assert code == 201
-
-
-@pytest.mark.parametrize(
-    ("patch", "causes"),
-    [
-        pytest.param(
-            {"note": "changed"},
-            [(INVALID, "message", 'Invalid value: "changed": field is immutable')],
-            id="note",
-        ),
-        pytest.param(
-            {"reason": "Other"},
-            [
-                (INVALID, "reason", 'Invalid value: "Other": field is immutable'),
-                (INVALID, "reason", 'Invalid value: "Other": field is immutable'),
-            ],
-            id="reason-twice-as-upstream",
-        ),
-        pytest.param(
-            {"series": {"count": 1, "lastObservedTime": LATER}},
-            [(INVALID, "series.count", 'Invalid value: "": should be at least 2')],
-            id="series",
-        ),
-        pytest.param(
-            {"reportingController": "other"},
-            [(INVALID, "reportingController", 'Invalid value: "other": field is immutable')],
-            id="reporting-controller",
-        ),
-    ],
-)
-async def test_update_validation(
-    http: aiohttp.ClientSession, patch: Obj, causes: list[tuple[str, str, str]]
-) -> None:
-    await _call(http, "POST", _path(EV1), event_v1())
-
-    code, body = await _call(http, "PATCH", _path(EV1, "e"), patch, STRATEGIC)
-
-    assert (code, body["reason"]) == (422, "Invalid")
-    assert _causes(body) == causes
-
-
-async def test_core_update_may_change_message(http: aiohttp.ClientSession) -> None:
-    await _call(http, "POST", _path(EV1), event_v1())
-
-    code, body = await _call(http, "PATCH", _path(CORE, "e"), {"message": "x"}, STRATEGIC)
-
-    assert (code, body["message"]) == (200, "x")
 
 
 @pytest.mark.parametrize(
@@ -389,10 +199,10 @@ async def test_core_update_may_change_message(http: aiohttp.ClientSession) -> No
 async def test_field_selectors(
     http: aiohttp.ClientSession, rt: kinds.ResourceType, selector: str, want: list[str]
 ) -> None:
-    await _call(http, "POST", _path(EV1), event_v1())
-    await _call(http, "POST", _path(CORE), core_event())
+    await call(http, "POST", path(EV1), event_v1())
+    await call(http, "POST", path(CORE), core_event())
 
-    code, body = await _call(http, "GET", _path(rt), fieldSelector=selector)
+    code, body = await call(http, "GET", path(rt), fieldSelector=selector)
 
     assert code == 200, body
     assert [i["metadata"]["name"] for i in body["items"]] == want
@@ -410,17 +220,17 @@ async def test_field_selectors(
 async def test_unsupported_field_label(
     http: aiohttp.ClientSession, rt: kinds.ResourceType, field: str
 ) -> None:
-    code, body = await _call(http, "GET", _path(rt), fieldSelector=f"{field}=x")
+    code, body = await call(http, "GET", path(rt), fieldSelector=f"{field}=x")
 
     assert (code, body["message"]) == (400, f"field label not supported: {field}")
 
 
 async def test_discovery_and_openapi(http: aiohttp.ClientSession) -> None:
-    _, groups = await _call(http, "GET", "/apis")
-    _, resources = await _call(http, "GET", "/apis/events.k8s.io/v1")
+    _, groups = await call(http, "GET", "/apis")
+    _, resources = await call(http, "GET", "/apis/events.k8s.io/v1")
     async with http.get("/openapi/v2", headers={"Accept": "application/json"}) as resp:
         openapi = orjson.loads(await resp.read())
-    _, v3 = await _call(http, "GET", "/openapi/v3/apis/events.k8s.io/v1")
+    _, v3 = await call(http, "GET", "/openapi/v3/apis/events.k8s.io/v1")
 
     group = next(g for g in groups["groups"] if g["name"] == "events.k8s.io")
     assert group["preferredVersion"]["groupVersion"] == "events.k8s.io/v1"
@@ -472,7 +282,7 @@ async def test_protobuf_create_as_the_broadcaster_posts_it(http: aiohttp.ClientS
     body = b"k8s\x00" + _pb(1, type_meta) + _pb(2, raw)
 
     async with http.post(
-        _path(EV1), data=body, headers={"Content-Type": "application/vnd.kubernetes.protobuf"}
+        path(EV1), data=body, headers={"Content-Type": "application/vnd.kubernetes.protobuf"}
     ) as resp:
         code, created = resp.status, orjson.loads(await resp.read())
 
@@ -484,36 +294,34 @@ async def test_protobuf_create_as_the_broadcaster_posts_it(http: aiohttp.ClientS
 
 
 async def test_duplicate_create_names_the_group(http: aiohttp.ClientSession) -> None:
-    await _call(http, "POST", _path(EV1), event_v1())
+    await call(http, "POST", path(EV1), event_v1())
 
-    code, body = await _call(http, "POST", _path(EV1), event_v1())
+    code, body = await call(http, "POST", path(EV1), event_v1())
 
     assert (code, body["reason"]) == (409, "AlreadyExists")
     assert body["message"] == 'events.events.k8s.io "e" already exists'
 
 
 async def test_apply_and_put_of_missing_event(http: aiohttp.ClientSession) -> None:
-    apply_code, _ = await _call(
-        http, "PATCH", _path(EV1, "e"), event_v1(), "application/apply-patch+yaml", fieldManager="t"
+    apply_code, _ = await call(
+        http, "PATCH", path(EV1, "e"), event_v1(), "application/apply-patch+yaml", fieldManager="t"
     )
-    put_code, put = await _call(http, "PUT", _path(EV1, "e"), event_v1())
+    put_code, put = await call(http, "PUT", path(EV1, "e"), event_v1())
 
     assert apply_code == 415
     assert (put_code, put["details"]["group"]) == (404, "events.k8s.io")
 
 
 async def test_delete_and_deletecollection_at_v1(http: aiohttp.ClientSession) -> None:
-    await _call(http, "POST", _path(EV1), event_v1())
-    await _call(
-        http, "POST", _path(EV1), event_v1("other", regarding={"kind": "Node", "name": "n"})
-    )
-    await _call(http, "POST", _path(CORE), core_event())
+    await call(http, "POST", path(EV1), event_v1())
+    await call(http, "POST", path(EV1), event_v1("other", regarding={"kind": "Node", "name": "n"}))
+    await call(http, "POST", path(CORE), core_event())
 
-    code, deleted = await _call(http, "DELETE", _path(EV1, "e"))
-    collection_code, collection = await _call(
-        http, "DELETE", _path(EV1), fieldSelector="regarding.kind=Node"
+    code, deleted = await call(http, "DELETE", path(EV1, "e"))
+    collection_code, collection = await call(
+        http, "DELETE", path(EV1), fieldSelector="regarding.kind=Node"
     )
-    _, left = await _call(http, "GET", _path(CORE))
+    _, left = await call(http, "GET", path(CORE))
 
     assert (code, deleted["kind"], deleted["details"]) == (
         200,
