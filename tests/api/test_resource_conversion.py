@@ -29,6 +29,8 @@ BASIC = {
 }
 
 
+# Hand-built, not draplane.testing.structured: the pairs hold each version's own shape (v1beta1's
+# flat requests and `basic` devices), which the v1 builders do not write.
 def _claim(version: str, requests: list[Obj], template: bool = False) -> Obj:
     spec = {"devices": {"requests": requests, "constraints": [{"matchAttribute": "a.io/b"}]}}
     return {

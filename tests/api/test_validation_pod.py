@@ -41,12 +41,6 @@ class Case:
     detail: str = ""
 
 
-def _ctr(b: PodBuilder, **fields: Any) -> PodBuilder:
-    spec = b._obj["spec"]
-    spec["containers"][0].update(fields)
-    return b
-
-
 def _debug(b: PodBuilder, **fields: Any) -> PodBuilder:
     """`b` with one ephemeral container `debug` (as `kubectl debug` adds) with `fields`."""
     return b.set("spec.ephemeralContainers", [{"name": "debug", "image": "busybox:1", **fields}])
@@ -132,7 +126,7 @@ CREATE_CASES = [
     ),
     pytest.param(
         Case(
-            lambda: _ctr(make_pod(), resources={"claims": [{"name": "gpu"}]}),
+            lambda: make_pod().container_fields(resources={"claims": [{"name": "gpu"}]}),
             [(NOT_FOUND, "spec.containers[0].resources.claims[0]")],
             "must be one of the names in pod.spec.resourceClaims which is empty",
         ),
@@ -140,9 +134,11 @@ CREATE_CASES = [
     ),
     pytest.param(
         Case(
-            lambda: _ctr(
-                make_pod().claim_no_source("b").claim_no_source("a"),
-                resources={"claims": [{"name": "c"}]},
+            lambda: (
+                make_pod()
+                .claim_no_source("b")
+                .claim_no_source("a")
+                .container_fields(resources={"claims": [{"name": "c"}]})
             ),
             [
                 (INV, "spec.resourceClaims[0].source"),
@@ -155,9 +151,12 @@ CREATE_CASES = [
     ),
     pytest.param(
         Case(
-            lambda: _ctr(
-                make_pod().claim_ref("a", "c"),
-                resources={"claims": [{"name": "a"}, {"name": "a"}, {"name": "a"}]},
+            lambda: (
+                make_pod()
+                .claim_ref("a", "c")
+                .container_fields(
+                    resources={"claims": [{"name": "a"}, {"name": "a"}, {"name": "a"}]}
+                )
             ),
             [
                 (DUP, "spec.containers[0].resources.claims[1]"),
@@ -171,11 +170,11 @@ CREATE_CASES = [
         id="containers-required",
     ),
     pytest.param(
-        Case(lambda: _ctr(make_pod(), name=""), [(REQ, "spec.containers[0].name")]),
+        Case(lambda: make_pod().container_fields(name=""), [(REQ, "spec.containers[0].name")]),
         id="container-name-required",
     ),
     pytest.param(
-        Case(lambda: _ctr(make_pod(), name="Ctr"), [(INV, "spec.containers[0].name")]),
+        Case(lambda: make_pod().container_fields(name="Ctr"), [(INV, "spec.containers[0].name")]),
         id="container-name-not-label",
     ),
     pytest.param(
@@ -186,23 +185,26 @@ CREATE_CASES = [
         id="container-name-duplicate-with-init",
     ),
     pytest.param(
-        Case(lambda: _ctr(make_pod(), image=""), [(REQ, "spec.containers[0].image")]),
+        Case(lambda: make_pod().container_fields(image=""), [(REQ, "spec.containers[0].image")]),
         id="image-required",
     ),
     pytest.param(
-        Case(lambda: _ctr(make_pod(), image=" busybox"), [(INV, "spec.containers[0].image")]),
+        Case(
+            lambda: make_pod().container_fields(image=" busybox"),
+            [(INV, "spec.containers[0].image")],
+        ),
         id="image-whitespace",
     ),
     pytest.param(
         Case(
-            lambda: _ctr(make_pod(), imagePullPolicy="Sometimes"),
+            lambda: make_pod().container_fields(imagePullPolicy="Sometimes"),
             [(NOT_SUP, "spec.containers[0].imagePullPolicy")],
         ),
         id="pull-policy",
     ),
     pytest.param(
         Case(
-            lambda: _ctr(make_pod(), terminationMessagePolicy="Nope"),
+            lambda: make_pod().container_fields(terminationMessagePolicy="Nope"),
             [(INV, "spec.containers[0].terminationMessagePolicy")],
         ),
         id="termination-message-policy",
@@ -225,7 +227,9 @@ CREATE_CASES = [
     ),
     pytest.param(
         Case(
-            lambda: _ctr(make_pod(), resources={"limits": {"cpu": "1"}, "requests": {"cpu": "2"}}),
+            lambda: make_pod().container_fields(
+                resources={"limits": {"cpu": "1"}, "requests": {"cpu": "2"}}
+            ),
             [(INV, "spec.containers[0].resources.requests")],
             "must be less than or equal to cpu limit of 1",
         ),
@@ -240,7 +244,7 @@ CREATE_CASES = [
     ),
     pytest.param(
         Case(
-            lambda: _ctr(make_pod(), resources={"limits": {"example.com/gpu": "500m"}}),
+            lambda: make_pod().container_fields(resources={"limits": {"example.com/gpu": "500m"}}),
             [
                 (INV, "spec.containers[0].resources.limits[example.com/gpu]"),
                 (INV, "spec.containers[0].resources.requests[example.com/gpu]"),
@@ -259,9 +263,8 @@ CREATE_CASES = [
     ),
     pytest.param(
         Case(
-            lambda: _ctr(
-                make_pod(),
-                ports=[{"containerPort": 70000}, {"containerPort": 80, "protocol": "XTP"}],
+            lambda: make_pod().container_fields(
+                ports=[{"containerPort": 70000}, {"containerPort": 80, "protocol": "XTP"}]
             ),
             [
                 (INV, "spec.containers[0].ports[0].containerPort"),
@@ -272,8 +275,8 @@ CREATE_CASES = [
     ),
     pytest.param(
         Case(
-            lambda: _ctr(
-                make_pod(), env=[{"name": ""}, {"name": "1ABC"}, {"name": "OK_1", "value": "x"}]
+            lambda: make_pod().container_fields(
+                env=[{"name": ""}, {"name": "1ABC"}, {"name": "OK_1", "value": "x"}]
             ),
             [(REQ, "spec.containers[0].env[0].name"), (INV, "spec.containers[0].env[1].name")],
         ),
@@ -672,7 +675,7 @@ def test_pod_status_update_may_not_change_node_name() -> None:
 
 
 def test_causes_render_as_a_kubernetes_status() -> None:
-    pod = _pod(_ctr(make_pod("web"), image="").claim_template("GPU", "t"))
+    pod = _pod(make_pod("web").container_fields(image="").claim_template("GPU", "t"))
     causes = validation.validate_create(kinds.PODS, pod)
     err = errors.invalid_object("Pod", "web", causes, kinds.PODS)
     assert err.code == 422

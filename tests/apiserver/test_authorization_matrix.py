@@ -9,9 +9,7 @@ The node rows are upstream's node authorizer and NodeRestriction cases.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -22,7 +20,11 @@ from draplane.api import kinds
 from draplane.api.auth import SYSTEM_MASTERS, SYSTEM_NODES
 from draplane.api.request import resource_path
 from draplane.testing.builders import make_claim, make_pod
-from draplane.testing.httpserver import HttpServer, start_http_server
+from draplane.testing.httpserver import HttpServer
+
+# Slow: every row starts and seeds its own HTTPS API server (the RBAC decisions themselves are
+# covered in-process by test_rbac_authorizer.py and test_rbac_requests.py).
+pytestmark = pytest.mark.slow
 
 SA_GROUPS = ("system:serviceaccounts", "system:serviceaccounts:team")
 
@@ -500,11 +502,10 @@ async def _setup(server: HttpServer) -> None:
 
 
 @pytest.fixture
-async def cluster(tmp_path: Path) -> AsyncIterator[HttpServer]:
-    server = await start_http_server(tmp_path)
+async def server(server: HttpServer) -> HttpServer:
+    """The suite's API server, seeded by `_setup`."""
     await _setup(server)
-    yield server
-    await server.stop()
+    return server
 
 
 async def _send(server: HttpServer, row: Row) -> tuple[int, Any]:
@@ -523,8 +524,8 @@ async def _send(server: HttpServer, row: Row) -> tuple[int, Any]:
 
 
 @pytest.mark.parametrize("row", _rows())
-async def test_authorization_matrix(cluster: HttpServer, row: Row) -> None:
-    code, body = await _send(cluster, row)
+async def test_authorization_matrix(server: HttpServer, row: Row) -> None:
+    code, body = await _send(server, row)
 
     if row.allowed:
         assert code != 403, body

@@ -6,8 +6,8 @@ are not checked again when the namespace loses the label."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -15,7 +15,7 @@ from draplane.api import errors, kinds, meta, versions
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.testing.allocatorcases import allocation
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 from draplane.testing.structured import (
     device_result,
     make_structured_claim,
@@ -32,16 +32,21 @@ CLAIMS_V1BETA2 = {rt.resource: rt for rt in kinds.STRUCTURED_V1BETA2}["resourcec
 
 
 @pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster(mode=versions.STRUCTURED)
+def cluster_options() -> dict[str, Any]:
+    return {"mode": versions.STRUCTURED}
+
+
+@pytest.fixture
+async def cluster(cluster: Cluster) -> Cluster:
+    """The suite's 1.36 cluster with the three namespaces of the cases."""
+    c = cluster
     client = c.client()
     for name, labels in ((ADMIN_NS, {LABEL: "true"}), (PLAIN_NS, {}), (FALSE_NS, {LABEL: "1"})):
         body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
         if labels:
             body["metadata"]["labels"] = labels
         await client.create(kinds.NAMESPACES, body)
-    yield c
-    await c.stop()
+    return c
 
 
 def _claim(namespace: str, *, admin: bool | None) -> Obj:

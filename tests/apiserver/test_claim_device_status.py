@@ -7,8 +7,8 @@ upstream's text); entries are validated (allocated device, networkData)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -29,7 +29,7 @@ from draplane.drivers.example import (
     StructuredNodePlugin,
 )
 from draplane.testing.allocatorcases import allocation
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 from draplane.testing.structured import device_result, make_structured_claim
 
 OTHER = "other.example.com"
@@ -44,8 +44,12 @@ class Env:
 
 
 @pytest.fixture
-async def env() -> AsyncIterator[Env]:
-    cluster = await start_cluster(mode=versions.STRUCTURED)
+def cluster_options() -> dict[str, Any]:
+    return {"mode": versions.STRUCTURED}
+
+
+@pytest.fixture
+async def env(cluster: Cluster) -> Env:
     admin = cluster.client()
     claim = await admin.create(
         kinds.RESOURCE_CLAIMS_V1,
@@ -63,10 +67,7 @@ async def env() -> AsyncIterator[Env]:
     }
     scheduler = cluster.client(UserInfo("system:kube-scheduler"))
     allocated = await scheduler.update(kinds.RESOURCE_CLAIMS_V1, claim, subresource="status")
-    try:
-        yield Env(cluster, admin, allocated)
-    finally:
-        await cluster.stop()
+    return Env(cluster, admin, allocated)
 
 
 def _entry(device: str = "gpu-0", driver: str = DRIVER_NAME, **extra: object) -> Obj:

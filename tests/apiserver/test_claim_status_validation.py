@@ -7,15 +7,15 @@ it was."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
 from draplane.api import errors, kinds, meta, versions
 from draplane.api.meta import Obj
 from draplane.testing.allocatorcases import allocation
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 from draplane.testing.structured import device_result, make_structured_claim, make_subrequest
 
 DRIVER = "driver.example.com"
@@ -254,10 +254,8 @@ CASES = [
 
 
 @pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster(mode=versions.STRUCTURED)
-    yield c
-    await c.stop()
+def cluster_options() -> dict[str, Any]:
+    return {"mode": versions.STRUCTURED}
 
 
 @pytest.mark.parametrize("case", CASES)

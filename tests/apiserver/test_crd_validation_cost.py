@@ -160,6 +160,8 @@ CASES = [
 ]
 
 
+# Its own `cluster`, not the suite's: one for the whole module (the suite's is per test), since
+# every case creates its own CRD and a registry per case would make the table slow.
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def cluster() -> AsyncIterator[Cluster]:
     c = await start_cluster()

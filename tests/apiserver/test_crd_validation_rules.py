@@ -7,7 +7,6 @@ fieldPath, rules inside arrays and maps, transition rules on update and on statu
 from __future__ import annotations
 
 import copy
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from draplane.api.kinds import ResourceType
 from draplane.apiserver.crdcel import crd_rule_errors
 from draplane.apiserver.crdcel.evaluate import compiled_schema
 from draplane.client.local import LocalClient
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 from draplane.testing.crds import make_crd
 
 CRDS = kinds.CUSTOM_RESOURCE_DEFINITIONS
@@ -106,13 +105,6 @@ def _widget(**spec: Any) -> dict[str, Any]:
         "metadata": {"name": "w", "namespace": "default"},
         "spec": spec,
     }
-
-
-@pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster()
-    yield c
-    await c.stop()
 
 
 async def _serve(cluster: Cluster, schema: dict[str, Any]) -> LocalClient:

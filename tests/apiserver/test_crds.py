@@ -6,7 +6,6 @@ deleted CRD's resources."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -18,20 +17,13 @@ from draplane.apiserver.crdopenapi import crd_openapi_v3
 from draplane.client.informer import InformerFactory
 from draplane.client.local import LocalClient
 from draplane.testing.apistate import wait_for
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 from draplane.testing.crds import make_crd, make_widget
 from draplane.testing.rbacbuilders import make_role, make_role_binding
 
 CRDS = kinds.CUSTOM_RESOURCE_DEFINITIONS
 WIDGETS = ResourceType("example.com", "v1", "widgets", "Widget", True, "widget")
 WIDGETS_V2 = ResourceType("example.com", "v2", "widgets", "Widget", True, "widget")
-
-
-@pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster()
-    yield c
-    await c.stop()
 
 
 @pytest.fixture

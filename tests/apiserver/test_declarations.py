@@ -8,7 +8,7 @@ from draplane.api import errors, kinds, meta, versions
 from draplane.api.meta import Obj
 from draplane.apiserver.strategies.table import DECLARED, STRATEGIES, strategy_for
 from draplane.testing import kindrules
-from draplane.testing.cluster import start_cluster
+from draplane.testing.cluster import Cluster
 
 
 @pytest.mark.parametrize("mode", list(versions.MODES.values()), ids=str)
@@ -84,31 +84,23 @@ def test_priority_class_printer() -> None:
     ]
 
 
-async def test_priority_classes_through_the_api() -> None:
-    cluster = await start_cluster()
-    try:
-        admin = cluster.client()
-        listed = await admin.list(kinds.PRIORITY_CLASSES)
-        system = {meta.name(o): o["value"] for o in listed["items"]}
-        assert system == {
-            "system-cluster-critical": 2_000_000_000,
-            "system-node-critical": 2_000_001_000,
-        }
-        made = await admin.create(
-            kinds.PRIORITY_CLASSES, make_priority_class("default-high", globalDefault=True)
-        )
-        assert made["preemptionPolicy"] == "PreemptLowerPriority"
-        with pytest.raises(errors.StatusError) as err:
-            await admin.create(
-                kinds.PRIORITY_CLASSES, make_priority_class("other", globalDefault=True)
-            )
-        assert err.value.code == 403
-        with pytest.raises(errors.StatusError) as err:
-            await admin.create(kinds.PRIORITY_CLASSES, make_priority_class("x", 1_000_000_001))
-        assert err.value.code == 422
-        selected = await admin.list(
-            kinds.PRIORITY_CLASSES, field_selector="metadata.name=default-high"
-        )
-        assert [meta.name(o) for o in selected["items"]] == ["default-high"]
-    finally:
-        await cluster.stop()
+async def test_priority_classes_through_the_api(cluster: Cluster) -> None:
+    admin = cluster.client()
+    listed = await admin.list(kinds.PRIORITY_CLASSES)
+    system = {meta.name(o): o["value"] for o in listed["items"]}
+    assert system == {
+        "system-cluster-critical": 2_000_000_000,
+        "system-node-critical": 2_000_001_000,
+    }
+    made = await admin.create(
+        kinds.PRIORITY_CLASSES, make_priority_class("default-high", globalDefault=True)
+    )
+    assert made["preemptionPolicy"] == "PreemptLowerPriority"
+    with pytest.raises(errors.StatusError) as err:
+        await admin.create(kinds.PRIORITY_CLASSES, make_priority_class("other", globalDefault=True))
+    assert err.value.code == 403
+    with pytest.raises(errors.StatusError) as err:
+        await admin.create(kinds.PRIORITY_CLASSES, make_priority_class("x", 1_000_000_001))
+    assert err.value.code == 422
+    selected = await admin.list(kinds.PRIORITY_CLASSES, field_selector="metadata.name=default-high")
+    assert [meta.name(o) for o in selected["items"]] == ["default-high"]

@@ -14,7 +14,6 @@ import aiohttp
 import pytest
 
 from draplane.api import errors, kinds
-from draplane.api.meta import Obj
 from draplane.storage.etcd import EtcdStorage
 from draplane.storage.etcd_process import EtcdCluster
 from draplane.storage.etcd_rpc import pb
@@ -30,17 +29,13 @@ async def server(tmp_path: Path, etcd_cluster: EtcdCluster) -> AsyncIterator[Htt
     await srv.stop()
 
 
-def _pod(name: str) -> Obj:
-    obj = make_pod(name).obj()
-    obj["spec"] = {"containers": [{"name": "c", "image": "busybox"}]}
-    return obj
-
-
 async def test_create_list_watch_on_etcd(server: HttpServer) -> None:
     client = server.client()
     store = server.storage
     assert isinstance(store, EtcdStorage)
-    created = [await client.create(kinds.PODS, _pod(n), "default") for n in ("a", "b", "c")]
+    created = [
+        await client.create(kinds.PODS, make_pod(n).obj(), "default") for n in ("a", "b", "c")
+    ]
     stored = await store.stubs.kv.Range(
         pb.RangeRequest(key=store.layout.key(kinds.PODS.key, "default", "a"))
     )
@@ -78,25 +73,26 @@ async def _until(check: Any, timeout: float = 20.0) -> None:
             await asyncio.sleep(0.05)
 
 
+@pytest.mark.slow
 async def test_etcd_down_is_503_and_readyz_fails_until_it_is_back(tmp_path: Path) -> None:
     cluster = EtcdCluster(str(tmp_path / "etcd"), unsafe_no_fsync=True)
     cluster.start()
     server = await start_http_server(tmp_path / "data", storage=etcd_store(cluster.client_urls))
     client = server.client()
     try:
-        await client.create(kinds.PODS, _pod("before"), "default")
+        await client.create(kinds.PODS, make_pod("before").obj(), "default")
         await asyncio.to_thread(cluster.members[0].stop)
         await _until(lambda: _ready_is(server, False))
         down = await _readyz(server)
         with pytest.raises(errors.StatusError) as create_err:
-            await client.create(kinds.PODS, _pod("during"), "default")
+            await client.create(kinds.PODS, make_pod("during").obj(), "default")
         with pytest.raises(errors.StatusError) as get_err:
             await client.get(kinds.PODS, "before", "default")
 
         await asyncio.to_thread(cluster.members[0].start)
         await _until(lambda: _ready_is(server, True))
         up = await _readyz(server)
-        after = await client.create(kinds.PODS, _pod("after"), "default")
+        after = await client.create(kinds.PODS, make_pod("after").obj(), "default")
     finally:
         await server.stop()
         cluster.stop()

@@ -58,18 +58,6 @@ def _dumps(obj: Any) -> bytes:
     return orjson.dumps(obj).replace(b'"name":"c"', b'"name": "c"', 1)
 
 
-def _claim(**spec: Any) -> dict[str, Any]:
-    obj = make_claim("c").obj()
-    obj["spec"].update(spec)
-    return obj
-
-
-def _pod_with(extra: dict[str, Any]) -> dict[str, Any]:
-    pod = make_pod("c").obj()
-    pod["spec"]["containers"][0].update(extra)
-    return pod
-
-
 def _pod_volume(volume: dict[str, Any]) -> dict[str, Any]:
     pod = make_pod("c").obj()
     pod["spec"]["volumes"] = [{"name": "v", **volume}]
@@ -97,7 +85,7 @@ async def _send(
     [
         pytest.param(
             CLAIMS,
-            _dumps(_claim(resourceClassNmae="x")),
+            _dumps(make_claim("c").set("spec.resourceClassNmae", "x").obj()),
             ['unknown field "spec.resourceClassNmae"'],
             ("spec", "resourceClassNmae"),
             id="nested",
@@ -111,14 +99,18 @@ async def _send(
         ),
         pytest.param(
             PODS,
-            _dumps(_pod_with({"imagePullPolcy": "Never"})),
+            _dumps(make_pod("c").container_fields(imagePullPolcy="Never").obj()),
             ['unknown field "spec.containers[0].imagePullPolcy"'],
             ("spec", "containers", 0, "imagePullPolcy"),
             id="list-item",
         ),
         pytest.param(
             PODS,
-            _dumps(_pod_with({"resources": {"limits": {"cpu": "1"}, "claimz": []}})),
+            _dumps(
+                make_pod("c")
+                .container_fields(resources={"limits": {"cpu": "1"}, "claimz": []})
+                .obj()
+            ),
             ['unknown field "spec.containers[0].resources.claimz"'],
             ("spec", "containers", 0, "resources", "claimz"),
             id="in-a-struct-with-map-values",
@@ -177,7 +169,11 @@ async def test_create(
 
 async def test_strict_message_is_upstreams(http: aiohttp.ClientSession) -> None:
     code, result, _ = await _send(
-        http, "POST", CLAIMS, orjson.dumps(_claim(resourceClassNmae="x")), mode="Strict"
+        http,
+        "POST",
+        CLAIMS,
+        orjson.dumps(make_claim("c").set("spec.resourceClassNmae", "x").obj()),
+        mode="Strict",
     )
     assert (code, result["message"]) == (
         400,
@@ -209,7 +205,7 @@ async def test_update_and_patch(
     name = f"o{next(_names)}"
     created = await server.client().create(kinds.RESOURCE_CLAIMS, make_claim(name).obj())
     if body is None:
-        body = dict(created) if method == "PUT" else _claim()
+        body = dict(created) if method == "PUT" else make_claim("c").obj()
         body["spec"] = {**body["spec"], "x": 1}
         if method == "PATCH":
             body["metadata"] = {"name": name}
@@ -244,7 +240,9 @@ async def test_duplicate_in_a_merge_patch(http: aiohttp.ClientSession, server: H
 
 
 async def test_an_unsupported_mode_is_a_bad_request(http: aiohttp.ClientSession) -> None:
-    code, result, _ = await _send(http, "POST", CLAIMS, orjson.dumps(_claim()), mode="strict")
+    code, result, _ = await _send(
+        http, "POST", CLAIMS, orjson.dumps(make_claim("c").obj()), mode="strict"
+    )
     assert (code, result["reason"]) == (400, "BadRequest")
     assert "fieldValidation" in result["message"]
 

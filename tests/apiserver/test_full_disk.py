@@ -133,6 +133,7 @@ def test_kubeconfig_write_on_a_full_disk_says_so_and_leaves_no_temporary_file(
     assert "old" in path.read_text()
 
 
+@pytest.mark.slow
 async def test_apiserver_restarted_on_a_full_disk_fails_with_one_error_line(
     disk: Path, tmp_path: Path
 ) -> None:

@@ -10,37 +10,21 @@ leaves storage unchanged. The default profile is short and derandomized; `DRAPLA
 from __future__ import annotations
 
 import datetime
-import os
 import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from draplane.api import kinds
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj, deep_copy
 from draplane.apiserver import tables
-from draplane.testing.hostile import Hostile, create_only, item_path, seed_objects
+from draplane.testing.hostile import Hostile, create_only, fuzz_settings, item_path, seed_objects
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-LONG = os.environ.get("DRAPLANE_FUZZ", "") == "long"
-"""`DRAPLANE_FUZZ=long` (`make fuzz`): many random examples; default: few, derandomized."""
-
-
-def fuzz_settings(short: int, long: int = 0) -> Any:
-    """Hypothesis settings for one fuzz test: `short` examples by default, `long` on demand."""
-    return settings(
-        max_examples=(long or short * 40) if LONG else short,
-        derandomize=not LONG,
-        deadline=None,
-        database=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    )
-
 
 SEEDS = seed_objects()
 KINDS = list(SEEDS)

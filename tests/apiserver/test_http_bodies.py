@@ -217,13 +217,13 @@ _POD_PATH = "/api/v1/namespaces/default/pods"
         pytest.param(
             RejectCase(
                 "POST",
-                _POD_PATH,
+                CM_PATH,
                 _PB,
-                _pb_envelope("v1", "Pod", _pb(1, _pb_metadata("p"))),
+                _pb_envelope("example.com/v1", "Widget", _pb(1, _pb_metadata("p"))),
                 415,
                 "UnsupportedMediaType",
             ),
-            id="protobuf-of-other-kind",
+            id="protobuf-of-a-kind-without-protobuf-form",
         ),
         pytest.param(
             RejectCase("POST", CM_PATH, _PB, b"not-protobuf", 400, "BadRequest"),

@@ -29,11 +29,6 @@ KUBECTL_ACCEPT = f"{TABLE_V1},application/json;as=Table;v=v1beta1;g=meta.k8s.io,
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def server_options(clock: FakeClock) -> dict[str, Any]:
     return {"clock": clock}
 

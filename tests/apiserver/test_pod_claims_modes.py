@@ -30,6 +30,7 @@ MODES = {"1.28": versions.CLASSIC, "1.36": versions.STRUCTURED}
 _count = [0]
 
 
+# Not the suite's `cluster`: one cluster per mode, each shared by the whole module.
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def clusters() -> AsyncIterator[dict[str, Cluster]]:
     started = {name: await start_cluster(mode=mode) for name, mode in MODES.items()}
@@ -39,10 +40,10 @@ async def clusters() -> AsyncIterator[dict[str, Cluster]]:
 
 
 def _pod(*claims: Obj, name: str = "") -> Obj:
+    """A pod with the `spec.resourceClaims` entries `claims` as given (named p1, p2, ...)."""
     _count[0] += 1
-    pod = make_pod(name or f"p{_count[0]}").obj()
-    pod["metadata"].pop("uid", None)
-    pod["spec"]["resourceClaims"] = list(claims)
+    pod = make_pod(name or f"p{_count[0]}").set("spec.resourceClaims", list(claims)).obj()
+    del pod["metadata"]["uid"]  # the API server assigns it
     return pod
 
 

@@ -22,7 +22,7 @@ from draplane.apiserver.authorization.rbac import RBACAuthorizer
 from draplane.apiserver.authorization.reconcile import must_recreate, reconcile
 from draplane.storage.memory import MemoryStorage
 from draplane.testing import kindrules as validation
-from draplane.testing.cluster import start_cluster
+from draplane.testing.cluster import Cluster, start_cluster
 from draplane.testing.rbacbuilders import make_cluster_role, make_role_binding, rule
 
 RBAC = "rbac.authorization.k8s.io"
@@ -431,34 +431,32 @@ def test_reconciling_the_policy_twice_writes_nothing() -> None:
     }
 
 
-async def test_registry_start_writes_the_policy_and_follows_it_from_the_store() -> None:
-    cluster = await start_cluster()
+async def test_registry_start_writes_the_policy_and_follows_it_from_the_store(
+    cluster: Cluster,
+) -> None:
     admin = cluster.client()
-    try:
-        stored = [
-            *(await admin.list(kinds.CLUSTER_ROLES))["items"],
-            *(await admin.list(kinds.CLUSTER_ROLE_BINDINGS))["items"],
-        ]
-        by_name = {(o["kind"], meta.name(o)): o for o in stored}
-        for desired in [*cluster_roles(versions.CLASSIC), *cluster_role_bindings()]:
-            existing = by_name[desired["kind"], meta.name(desired)]
-            if "aggregationRule" in desired:
-                desired = {**desired, "rules": []}  # filled by aggregation, kept additively
-            assert reconcile(existing, desired) is None
+    stored = [
+        *(await admin.list(kinds.CLUSTER_ROLES))["items"],
+        *(await admin.list(kinds.CLUSTER_ROLE_BINDINGS))["items"],
+    ]
+    by_name = {(o["kind"], meta.name(o)): o for o in stored}
+    for desired in [*cluster_roles(versions.CLASSIC), *cluster_role_bindings()]:
+        existing = by_name[desired["kind"], meta.name(desired)]
+        if "aggregationRule" in desired:
+            desired = {**desired, "rules": []}  # filled by aggregation, kept additively
+        assert reconcile(existing, desired) is None
 
-        binding = Can(SCHEDULER, "create", "/pods/binding").attrs()
-        assert cluster.registry.rbac.authorize(binding).reason == (
-            'RBAC: allowed by ClusterRoleBinding "system:kube-scheduler" of ClusterRole '
-            '"system:kube-scheduler" to User "system:kube-scheduler"'
-        )
-        view = by_name["ClusterRole", "view"]
-        assert {"resourceclaims"} <= {r for rule in view["rules"] for r in rule["resources"]}
-    finally:
-        await cluster.stop()
+    binding = Can(SCHEDULER, "create", "/pods/binding").attrs()
+    assert cluster.registry.rbac.authorize(binding).reason == (
+        'RBAC: allowed by ClusterRoleBinding "system:kube-scheduler" of ClusterRole '
+        '"system:kube-scheduler" to User "system:kube-scheduler"'
+    )
+    view = by_name["ClusterRole", "view"]
+    assert {"resourceclaims"} <= {r for rule in view["rules"] for r in rule["resources"]}
 
 
 async def test_restart_restores_removed_rules_and_keeps_added_ones() -> None:
-    storage = MemoryStorage()
+    storage = MemoryStorage()  # two registries over one store: a restart, not the suite's cluster
     first = await start_cluster(storage=storage)
     admin = first.client()
     role = await admin.get(kinds.CLUSTER_ROLES, "system:kube-scheduler")

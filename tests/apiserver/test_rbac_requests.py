@@ -5,7 +5,6 @@ TestRBAC runs them)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import pytest
@@ -15,7 +14,7 @@ from draplane.api.auth import SYSTEM_AUTHENTICATED, UserInfo
 from draplane.api.meta import Obj
 from draplane.apiserver.authorization import SystemMasters, Union
 from draplane.apiserver.authorization.rbac import RBACAuthorizer
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 from draplane.testing.rbacbuilders import (
     make_cluster_role,
     make_cluster_role_binding,
@@ -113,24 +112,22 @@ POLICY: tuple[tuple[kinds.ResourceType, Obj], ...] = (
 
 
 @pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    started = await start_cluster()
+async def cluster(cluster: Cluster) -> Cluster:
+    """The cluster authorizing through RBAC, with the namespaces and the policy of POLICY."""
+    started = cluster
     rbac = RBACAuthorizer()
     started.registry.watch_cache.add_observer(rbac.observe)
     started.registry.authorizer = Union([SystemMasters(), rbac])
     started.registry.rule_resolvers = [rbac]
     admin = started.client()
-    try:
-        for name in ("job-namespace", "forbidden-namespace"):
-            await admin.create(
-                kinds.NAMESPACES,
-                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
-            )
-        for rt, obj in POLICY:
-            await admin.create(rt, obj, obj["metadata"].get("namespace", ""))
-        yield started
-    finally:
-        await started.stop()
+    for name in ("job-namespace", "forbidden-namespace"):
+        await admin.create(
+            kinds.NAMESPACES,
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
+        )
+    for rt, obj in POLICY:
+        await admin.create(rt, obj, obj["metadata"].get("namespace", ""))
+    return started
 
 
 @dataclass(frozen=True)

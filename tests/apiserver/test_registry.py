@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 
 from draplane.api import errors, kinds
 from draplane.api.auth import node_user
 from draplane.testing.builders import make_claim, make_node, make_pod, make_template
-from draplane.testing.cluster import Cluster, start_cluster
-
-
-@pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster()
-    yield c
-    await c.stop()
+from draplane.testing.cluster import Cluster
 
 
 async def test_default_namespaces_exist(cluster: Cluster) -> None:

@@ -37,6 +37,7 @@ def _cm(name: str, value: str) -> dict[str, object]:
     return {"metadata": {"name": name}, "data": {"v": value}}
 
 
+@pytest.mark.slow
 async def test_objects_and_watch_resume_survive_a_restart(
     commands: Commands, tmp_path: Path
 ) -> None:

@@ -5,7 +5,6 @@ resource scaled through the registry at nested paths of its own."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -16,7 +15,7 @@ from draplane.api.kinds import ResourceType
 from draplane.apiserver.strategies import scale
 from draplane.apiserver.strategies.table import strategy_for
 from draplane.testing.builders import make_deployment
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 from draplane.testing.crds import make_crd, make_widget
 
 NESTED = ScaleSubresource(".spec.size.count", ".status.counts.ready", ".status.selector")
@@ -110,13 +109,6 @@ def test_built_in_kinds_declare_their_paths(
 ) -> None:
     assert strategy_for(rt).scale == paths
     assert ("scale" in rt.subresources) == (paths is not None)
-
-
-@pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster()
-    yield c
-    await c.stop()
 
 
 async def test_custom_resource_scaled_at_its_crds_paths(cluster: Cluster) -> None:

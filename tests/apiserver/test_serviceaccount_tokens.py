@@ -12,7 +12,7 @@ import hashlib
 import json
 import stat
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -35,7 +35,7 @@ from draplane.apiserver.authentication.satokens import (
 from draplane.clock import format_time, parse_time
 from draplane.testing.builders import make_node, make_pod
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 
 ES256 = sakeys.generate("ES256")
 RS256 = sakeys.generate("RS256")
@@ -48,15 +48,20 @@ YEAR = 365 * 24 * 3600
 
 
 @pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster(clock=FakeClock())
+def cluster_options() -> dict[str, Any]:
+    return {"clock": FakeClock()}
+
+
+@pytest.fixture
+async def cluster(cluster: Cluster) -> Cluster:
+    """The cluster with the service accounts, a secret, a node and pods the tests name."""
+    c = cluster
     await c.storage.create("serviceaccounts", service_account("builder", SA_UID))
     await c.storage.create("secrets", named("s1", "secret-uid-1"))
     await c.client().create(kinds.NODES, make_node("node-0").obj())
     pod = make_pod("web").node("node-0").set("spec.serviceAccountName", "builder")
     await c.client().create(kinds.PODS, pod.finalizer("example.com/hold").obj(), "default")
-    yield c
-    await c.stop()
+    return c
 
 
 def named(name: str, uid: str, namespace: str = "default") -> Obj:

@@ -19,6 +19,8 @@ import pytest_asyncio
 from draplane.api import auth, kinds, versions
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
+from draplane.api.schema import Schemas, schemas_for
+from draplane.apiserver import protobuf, protobuf_codec, protobuf_serving
 from draplane.testing.builders import make_pod_disruption_budget, make_replication_controller
 from draplane.testing.httpserver import HttpServer, start_http_server
 from draplane.testing.storagebuilders import (
@@ -636,14 +638,16 @@ async def test_kube_scheduler_informers_list_and_watch(
 ) -> None:
     mode, server = mode_server
     answers: dict[str, tuple[int, int]] = {}
-    # client-go's Accept with kube-scheduler's protobuf content type; JSON is the answer.
+    # client-go's Accept with kube-scheduler's protobuf content type: protobuf answers for the
+    # kinds that have a protobuf form, JSON for the others.
     accept = {"Accept": "application/vnd.kubernetes.protobuf, */*"}
+    schemas = schemas_for(mode.name)
     async with server.session(auth.SCHEDULER) as scheduler:
         for rt in [*SCHEDULER_INFORMERS, *_dra_informers(mode)]:
             path = _cluster_path(rt)
             params = {"limit": "500", "resourceVersion": "0"}
             async with scheduler.get(path, params=params, headers=accept) as resp:
-                listed = orjson.loads(await resp.read())
+                listed = _list_body(schemas, resp.headers["Content-Type"], await resp.read())
                 list_code = resp.status
             watch = {
                 "allowWatchBookmarks": "true",
@@ -655,6 +659,17 @@ async def test_kube_scheduler_informers_list_and_watch(
                 answers[str(rt)] = (list_code, resp.status)
 
     assert answers == {str(rt): (200, 200) for rt in [*SCHEDULER_INFORMERS, *_dra_informers(mode)]}
+
+
+def _list_body(schemas: Schemas, content_type: str, body: bytes) -> dict[str, Any]:
+    """A list answer as a JSON dict, decoded as client-go would by its Content-Type."""
+    if content_type != protobuf.CONTENT_TYPE:
+        found: dict[str, Any] = orjson.loads(body)
+        return found
+    api_version, kind, raw = protobuf.unwrap(body)
+    name = protobuf_serving.servable(schemas, api_version, kind)
+    assert name is not None, (api_version, kind)
+    return protobuf_codec.decode(schemas, name, raw)
 
 
 # --- RBAC ----------------------------------------------------------------------------------------

@@ -5,7 +5,6 @@ limiting kubelets to their own node's ResourceSlices."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ from draplane.api.auth import UserInfo, node_user
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.apiserver import tables
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 
 V1BETA2 = {rt.resource: rt for rt in kinds.STRUCTURED_V1BETA2}
 V1BETA1 = {rt.resource: rt for rt in kinds.STRUCTURED_V1BETA1}
@@ -23,10 +22,8 @@ DRIVER = "gpu.example.com"
 
 
 @pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster(mode=versions.STRUCTURED)
-    yield c
-    await c.stop()
+def cluster_options() -> dict[str, Any]:
+    return {"mode": versions.STRUCTURED}
 
 
 def _obj(rt: ResourceType, name: str, spec: Obj, namespace: str = "") -> Obj:
@@ -34,6 +31,8 @@ def _obj(rt: ResourceType, name: str, spec: Obj, namespace: str = "") -> Obj:
     return {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": md, "spec": spec}
 
 
+# Hand-built, not draplane.testing.structured: one object per served version, in that version's
+# shape (v1beta1's `basic` devices and flat requests), which the v1 builders do not write.
 def _slice(name: str, node: str, rt: ResourceType = kinds.RESOURCE_SLICES) -> Obj:
     device: Obj = {"name": "d0", "attributes": {"model": {"string": "a"}}}
     if rt.version == "v1beta1":

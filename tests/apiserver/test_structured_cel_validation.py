@@ -5,7 +5,8 @@ cache the allocator uses; unchanged stored expressions are not compiled again on
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,13 @@ from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.validation import devicecommon
 from draplane.dra.cel import SelectorCache
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
+from draplane.testing.structured import (
+    make_device_class,
+    make_structured_claim,
+    make_structured_claim_template,
+    make_subrequest,
+)
 
 NESTED = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
 TOO_COSTLY = f"{NESTED}.all(x, {NESTED}.all(y, {NESTED}.all(z, {NESTED}.all(w, true))))"
@@ -34,10 +41,8 @@ COST = "too complex, exceeds cost limit"
 
 
 @pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster(mode=versions.STRUCTURED)
-    yield c
-    await c.stop()
+def cluster_options() -> dict[str, Any]:
+    return {"mode": versions.STRUCTURED}
 
 
 def _selectors(expression: str) -> list[Obj]:
@@ -45,40 +50,22 @@ def _selectors(expression: str) -> list[Obj]:
 
 
 def _class(expression: str) -> tuple[ResourceType, Obj]:
-    return kinds.DEVICE_CLASSES, {
-        "metadata": {"name": "gpu"},
-        "spec": {"selectors": _selectors(expression)},
-    }
-
-
-def _claim_spec(request: Obj) -> Obj:
-    return {"devices": {"requests": [{"name": "r", **request}]}}
-
-
-def _exactly(expression: str) -> Obj:
-    return {"exactly": {"deviceClassName": "gpu", "selectors": _selectors(expression)}}
+    return kinds.DEVICE_CLASSES, make_device_class("gpu").selector(expression).obj()
 
 
 def _claim(expression: str) -> tuple[ResourceType, Obj]:
-    return kinds.RESOURCE_CLAIMS_V1, {
-        "metadata": {"name": "c", "namespace": "default"},
-        "spec": _claim_spec(_exactly(expression)),
-    }
+    claim = make_structured_claim("c").request("r", "gpu", selectors=[expression])
+    return kinds.RESOURCE_CLAIMS_V1, claim.obj()
 
 
 def _first_available(expression: str) -> tuple[ResourceType, Obj]:
-    sub = {"name": "s", "deviceClassName": "gpu", "selectors": _selectors(expression)}
-    return kinds.RESOURCE_CLAIMS_V1, {
-        "metadata": {"name": "c", "namespace": "default"},
-        "spec": _claim_spec({"firstAvailable": [sub]}),
-    }
+    sub = make_subrequest("s", "gpu", selectors=[expression])
+    return kinds.RESOURCE_CLAIMS_V1, make_structured_claim("c").first_available("r", sub).obj()
 
 
 def _template(expression: str) -> tuple[ResourceType, Obj]:
-    return kinds.RESOURCE_CLAIM_TEMPLATES_V1, {
-        "metadata": {"name": "t", "namespace": "default"},
-        "spec": {"spec": _claim_spec(_exactly(expression))},
-    }
+    claim = make_structured_claim().request("r", "gpu", selectors=[expression])
+    return kinds.RESOURCE_CLAIM_TEMPLATES_V1, make_structured_claim_template("t", claim=claim).obj()
 
 
 CLASS_PATH = "spec.selectors[0].cel.expression"

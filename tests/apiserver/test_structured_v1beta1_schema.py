@@ -36,6 +36,8 @@ async def http(server: HttpServer) -> AsyncIterator[aiohttp.ClientSession]:
         yield session
 
 
+# Hand-built, not draplane.testing.structured: v1beta1 objects (flat requests, `basic` devices),
+# a shape the v1 builders do not write.
 def _claim(name: str, **extra: Any) -> dict[str, Any]:
     request = {
         "name": "gpu",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
@@ -29,7 +28,7 @@ from draplane.apiserver.authentication.tokenrequest import create_token
 from draplane.clock import format_time
 from draplane.testing.builders import make_node, make_pod
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 
 KEY = sakeys.generate("ES256")
 ISSUER = TokenIssuer(KEY)
@@ -38,8 +37,14 @@ YEAR = 365 * 24 * 3600
 
 
 @pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster(clock=FakeClock())
+def cluster_options() -> dict[str, Any]:
+    return {"clock": FakeClock()}
+
+
+@pytest.fixture
+async def cluster(cluster: Cluster) -> Cluster:
+    """The cluster with the service accounts, a secret, a node and pods the tests name."""
+    c = cluster
     await c.storage.create("serviceaccounts", named("builder", SA_UID))
     await c.storage.create("serviceaccounts", named("other", "sa-uid-2"))
     await c.storage.create("secrets", named("s1", "secret-uid-1"))
@@ -52,8 +57,7 @@ async def cluster() -> AsyncIterator[Cluster]:
     ):
         pod = make_pod(name).set("spec.serviceAccountName", sa)
         await client.create(kinds.PODS, (pod.node(node) if node else pod).obj(), "default")
-    yield c
-    await c.stop()
+    return c
 
 
 def named(name: str, uid: str) -> Obj:

@@ -22,6 +22,8 @@ from draplane.bench.suitesession import SuiteOptions, run_suite
 from draplane.bench.workloads import workload
 from draplane.cli.main import main
 
+pytestmark = pytest.mark.slow
+
 CONDITIONS = {"workload", "scale", "store", "transport", "python", "cores", "commit", "run"}
 MODES = [pytest.param(versions.STRUCTURED, id="1.36"), pytest.param(versions.CLASSIC, id="1.28")]
 

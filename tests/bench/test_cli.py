@@ -22,6 +22,7 @@ def _restore_logging() -> Iterator[None]:
     root.setLevel(level)
 
 
+@pytest.mark.slow
 def test_small_basic_run_writes_results_and_prints_a_summary(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

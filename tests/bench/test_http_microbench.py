@@ -12,6 +12,8 @@ from typing import Any
 import orjson
 import pytest
 
+pytestmark = pytest.mark.slow
+
 OVER_HTTP = {"server_ms_per_op", "client_ms_per_op", "wall_s"}
 
 

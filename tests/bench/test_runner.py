@@ -11,6 +11,7 @@ from draplane.bench.runner import BenchError, RunConfig, Timeouts, run_once
 from draplane.bench.workloads import workload
 
 
+@pytest.mark.slow
 async def test_unschedulable_measured_pods_fail_after_the_stall_timeout() -> None:
     # One node with 20 devices, all taken by the init pods: the measured pod can never fit.
     shape = replace(workload("classic-template", "small"), nodes=1, init_pods=20, measured_pods=1)

@@ -44,6 +44,7 @@ def _written(output: Path) -> list[dict[str, Any]]:
     return runs
 
 
+@pytest.mark.slow
 async def test_basic_takes_nodes_and_pods(tmp_path: Path) -> None:
     options = BenchOptions(
         workload="basic", scale="small", hints="on", store="memory", output=tmp_path,
@@ -61,6 +62,7 @@ async def test_basic_takes_nodes_and_pods(tmp_path: Path) -> None:
     assert figures["algorithm_us_per_node_examined"] > 0
 
 
+@pytest.mark.slow
 async def test_lifecycle_takes_nodes_and_pods(tmp_path: Path) -> None:
     options = SuiteOptions(
         workload="lifecycle", scale="small", store="memory", output=tmp_path, nodes=3, pods=12
@@ -73,6 +75,7 @@ async def test_lifecycle_takes_nodes_and_pods(tmp_path: Path) -> None:
     assert figures["running_pods"] == 12
 
 
+@pytest.mark.slow
 async def test_density_runs_every_pod_and_probes_readyz(tmp_path: Path) -> None:
     options = SuiteOptions(
         workload="density", scale="small", store="memory", output=tmp_path, nodes=20, pods=60
@@ -94,6 +97,7 @@ async def test_density_runs_every_pod_and_probes_readyz(tmp_path: Path) -> None:
     assert figures["lease_renewals_per_s"] >= 0.0
 
 
+@pytest.mark.slow
 async def test_density_with_processes_counts_every_process(tmp_path: Path) -> None:
     options = SuiteOptions(
         workload="density", scale="small", store="memory", output=tmp_path, nodes=20, pods=60,
@@ -132,6 +136,7 @@ async def test_density_with_processes_counts_every_process(tmp_path: Path) -> No
     assert 0 < figures["server_write_p50_ms"] <= figures["server_write_p99_ms"]
 
 
+@pytest.mark.slow
 async def test_node_sweep_writes_the_growth_curve(tmp_path: Path) -> None:
     base = workload("basic", "small").shrunk(5)
     options = SweepOptions(workload=base, nodes=(2, 120), output=tmp_path, timeouts=TIMEOUTS)
@@ -147,6 +152,7 @@ async def test_node_sweep_writes_the_growth_curve(tmp_path: Path) -> None:
     assert (tmp_path / "growth.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 async def test_object_memory_measures_stored_and_cached_bytes(tmp_path: Path) -> None:
     options = SuiteOptions(workload="object-memory", scale="small", output=tmp_path, pods=200)
 

@@ -19,6 +19,8 @@ from draplane.bench.runner import Timeouts
 from draplane.bench.session import BenchOptions, HintsMode, run_bench
 from draplane.bench.workloads import workload
 
+pytestmark = pytest.mark.slow
+
 # Seconds; generous, they only bound a broken control plane.
 TEST_TIMEOUTS = Timeouts(base=30.0, per_pod=1.0, stall=30.0, stall_per_pod=0.0, settle=10.0)
 SHRINK = 5

@@ -13,7 +13,7 @@ from draplane.cli.leaderelect import add_leader_election_flags, duration, leadin
 from draplane.cli.process import CommandError
 from draplane.testing.apistate import wait_for
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import start_cluster
+from draplane.testing.cluster import Cluster
 
 
 @pytest.mark.parametrize(
@@ -58,38 +58,34 @@ def test_flags(argv: list[str], leader_elect: bool, name: str) -> None:
     ) == (15.0, 10.0, 2.0, "kube-system")
 
 
-async def test_a_leader_that_loses_its_lease_fails_the_command() -> None:
+async def test_a_leader_that_loses_its_lease_fails_the_command(cluster: Cluster) -> None:
     """What makes the process exit 1: the work stops, then `leaderelection lost`."""
-    cluster = await start_cluster()
     clock = FakeClock()
-    try:
-        parser = argparse.ArgumentParser()
-        add_leader_election_flags(parser, default=True, resource_name="kube-scheduler")
-        client = cluster.client()
-        stopped = asyncio.Event()
+    parser = argparse.ArgumentParser()
+    add_leader_election_flags(parser, default=True, resource_name="kube-scheduler")
+    client = cluster.client()
+    stopped = asyncio.Event()
 
-        async def work() -> None:
-            try:
-                await asyncio.Event().wait()
-            finally:
-                stopped.set()
+    async def work() -> None:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            stopped.set()
 
-        run, elector = leading(parser.parse_args([]), client, work, clock=clock)
-        assert elector is not None
-        task = asyncio.create_task(run())
-        await wait_for(lambda: elector.is_leader)
-        stolen = await client.get(kinds.LEASES, "kube-scheduler", "kube-system")
-        stolen["spec"]["holderIdentity"] = "intruder"
-        await client.update(kinds.LEASES, stolen)
-        for _ in range(5):  # the 10 s renew deadline
-            await wait_for(lambda: clock.sleepers == 1)
-            clock.step(2)
-        with pytest.raises(CommandError, match=r"leaderelection lost: .* could not renew lease"):
-            await asyncio.wait_for(task, 5)
-        assert stopped.is_set()
-        assert not elector.is_leader
-    finally:
-        await cluster.stop()
+    run, elector = leading(parser.parse_args([]), client, work, clock=clock)
+    assert elector is not None
+    task = asyncio.create_task(run())
+    await wait_for(lambda: elector.is_leader)
+    stolen = await client.get(kinds.LEASES, "kube-scheduler", "kube-system")
+    stolen["spec"]["holderIdentity"] = "intruder"
+    await client.update(kinds.LEASES, stolen)
+    for _ in range(5):  # the 10 s renew deadline
+        await wait_for(lambda: clock.sleepers == 1)
+        clock.step(2)
+    with pytest.raises(CommandError, match=r"leaderelection lost: .* could not renew lease"):
+        await asyncio.wait_for(task, 5)
+    assert stopped.is_set()
+    assert not elector.is_leader
 
 
 def test_without_leader_election_the_work_runs_as_is() -> None:

@@ -3,7 +3,6 @@ failures that are logged and not raised."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -14,14 +13,7 @@ from draplane.api.meta import Obj
 from draplane.client.events import NORMAL, WARNING, EventRecorder
 from draplane.testing.builders import make_node, make_pod
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import Cluster, start_cluster
-
-
-@pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster()
-    yield c
-    await c.stop()
+from draplane.testing.cluster import Cluster
 
 
 async def events(cluster: Cluster, namespace: str = "default") -> list[Obj]:

@@ -18,7 +18,7 @@ from draplane.client.mutationcache import MutationCache
 from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_claim, make_pod
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 
 
 def with_rv(obj: Obj, rv: int) -> Obj:
@@ -355,13 +355,6 @@ async def test_factory_shares_informers_and_syncs_all() -> None:
 
 
 # Against the real in-process API (registry + memory storage).
-
-
-@pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster()
-    yield c
-    await c.stop()
 
 
 async def test_cluster_informer_sees_adds_updates_deletes(cluster: Cluster) -> None:

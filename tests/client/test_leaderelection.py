@@ -4,7 +4,7 @@ step-down when renewal fails. Candidates' timing runs on FakeClocks."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -19,14 +19,7 @@ from draplane.client.leaderelection import LeaderElectionLost, LeaderElector
 from draplane.client.local import LocalClient
 from draplane.testing.apistate import wait_for
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import Cluster, start_cluster
-
-
-@pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster()
-    yield c
-    await c.stop()
+from draplane.testing.cluster import Cluster
 
 
 def elector(client: Client, identity: str, clock: FakeClock, **kw: bool) -> LeaderElector:

@@ -15,7 +15,7 @@ from draplane.api.request import Options, Request
 from draplane.client.interface import PatchType
 from draplane.client.local import LocalClient
 from draplane.testing.builders import make_claim, make_pod
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 
 
 class RecordingHandler:
@@ -167,13 +167,6 @@ async def test_bad_input_is_a_400_status_error(invoke: Any) -> None:
         await invoke(LocalClient(handler, ADMIN_USER))
     assert err.value.code == 400
     assert handler.calls == []
-
-
-@pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster()
-    yield c
-    await c.stop()
 
 
 @pytest.mark.parametrize(

@@ -12,25 +12,23 @@ from draplane.api.kinds import PODS
 from draplane.client.requestlog import RequestLoggingTransport, logged
 from draplane.klog import V6
 from draplane.testing.builders import make_pod
-from draplane.testing.cluster import start_cluster
+from draplane.testing.cluster import Cluster
 
 
-async def test_each_request_is_logged_with_its_outcome(caplog: pytest.LogCaptureFixture) -> None:
-    cluster = await start_cluster()
-    try:
-        caplog.set_level(V6, logger="draplane.client.requests")
-        client = logged(cluster.client())
-        assert isinstance(client.transport, RequestLoggingTransport)
-        pod = make_pod("p").obj()
-        del pod["metadata"]["uid"]
-        await client.create(PODS, pod, "default")
-        await client.patch(PODS, "p", {"metadata": {"labels": {"a": "b"}}}, "default")
-        await client.list(PODS, "default")
-        with pytest.raises(errors.StatusError):
-            await client.get(PODS, "missing", "default")
-        await client.delete(PODS, "p", "default")
-    finally:
-        await cluster.stop()
+async def test_each_request_is_logged_with_its_outcome(
+    cluster: Cluster, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(V6, logger="draplane.client.requests")
+    client = logged(cluster.client())
+    assert isinstance(client.transport, RequestLoggingTransport)
+    pod = make_pod("p").obj()
+    del pod["metadata"]["uid"]
+    await client.create(PODS, pod, "default")
+    await client.patch(PODS, "p", {"metadata": {"labels": {"a": "b"}}}, "default")
+    await client.list(PODS, "default")
+    with pytest.raises(errors.StatusError):
+        await client.get(PODS, "missing", "default")
+    await client.delete(PODS, "p", "default")
     records = [r for r in caplog.records if r.name == "draplane.client.requests"]
     lines = [re.sub(r"in [\d.]+ ms$", "in T", r.getMessage()) for r in records]
     assert lines == [
@@ -43,11 +41,7 @@ async def test_each_request_is_logged_with_its_outcome(caplog: pytest.LogCapture
     assert {r.levelno for r in records} == {V6}
 
 
-async def test_not_wrapped_below_v6(caplog: pytest.LogCaptureFixture) -> None:
+async def test_not_wrapped_below_v6(cluster: Cluster, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="draplane.client.requests")
-    cluster = await start_cluster()
-    try:
-        client = cluster.client()
-        assert logged(client) is client
-    finally:
-        await cluster.stop()
+    client = cluster.client()
+    assert logged(client) is client

@@ -5,7 +5,6 @@ account exists, and a refused create is an error when it does not."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -16,15 +15,16 @@ from draplane.api.kinds import CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, SERVICE_ACC
 from draplane.apiserver.authentication import sakeys
 from draplane.apiserver.authentication.satokens import TokenIssuer
 from draplane.client.serviceaccounts import request_token
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 
 NAMESPACE = "kube-system"
 READER = UserInfo("token-reader", "", ("system:authenticated",))
 
 
 @pytest.fixture
-async def cluster(tmp_path: Path) -> AsyncIterator[Cluster]:
-    c = await start_cluster()
+async def cluster(cluster: Cluster, tmp_path: Path) -> Cluster:
+    """The cluster issuing service account tokens, with READER allowed to request them."""
+    c = cluster
     c.registry.token_issuer = TokenIssuer(sakeys.load_or_create(tmp_path, "ES256"))
     admin = c.client()
     role = {
@@ -47,8 +47,7 @@ async def cluster(tmp_path: Path) -> AsyncIterator[Cluster]:
     }  # fmt: skip
     await admin.create(CLUSTER_ROLES, role)
     await admin.create(CLUSTER_ROLE_BINDINGS, binding)
-    yield c
-    await c.stop()
+    return c
 
 
 async def test_existing_account_needs_no_create(cluster: Cluster) -> None:

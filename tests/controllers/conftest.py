@@ -30,18 +30,9 @@ from draplane.controllers.objectkey import ObjectKey
 from draplane.controllers.resourceclaim import ResourceClaimController
 from draplane.dra.claims import ANNOTATION_POD_CLAIM_NAME
 from draplane.testing.builders import from_claim, from_pod, make_claim, make_pod, make_template
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 
 Seed = Callable[..., Awaitable[dict[str, Obj]]]
-
-
-@pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    started = await start_cluster()
-    try:
-        yield started
-    finally:
-        await started.stop()
 
 
 def _remap(obj: Obj, uids: dict[str, str]) -> Obj:

@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ from draplane.controllers.ttlafterfinished import TTLAfterFinishedController
 from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_cron_job, make_job
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -89,9 +90,17 @@ class Batch:
 
 
 @pytest.fixture
-async def batch() -> AsyncIterator[Batch]:
-    clock = FakeClock(START)
-    cluster = await start_cluster(clock=clock)
+def clock() -> FakeClock:
+    return FakeClock(START)
+
+
+@pytest.fixture
+def cluster_options(clock: FakeClock) -> dict[str, Any]:
+    return {"clock": clock}
+
+
+@pytest.fixture
+async def batch(cluster: Cluster, clock: FakeClock) -> AsyncIterator[Batch]:
     factory = InformerFactory(cluster.client(UserInfo(CONTROLLER_MANAGER)), clock=clock)
     immediate = ItemExponentialFailureRateLimiter(base=0, cap=0)
 
@@ -124,7 +133,6 @@ async def batch() -> AsyncIterator[Batch]:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await factory.stop()
-        await cluster.stop()
 
 
 async def test_completions_and_parallelism(batch: Batch) -> None:

@@ -16,7 +16,6 @@ from draplane.api import meta, versions
 from draplane.api.auth import CONTROLLER_MANAGER, UserInfo, controller_user
 from draplane.api.errors import internal
 from draplane.api.kinds import PODS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS
-from draplane.api.meta import Obj
 from draplane.api.request import Request
 from draplane.client.informer import InformerFactory
 from draplane.client.interface import Client, Transport
@@ -122,19 +121,15 @@ async def _run_for(
         await factory.stop()
 
 
-def _pod(i: int) -> Obj:
-    builder = make_pod(f"pod-{i}").claim_template("a", "template")
-    if i % 3 == 0:
-        builder.claim_template("b", "template")
-    return builder.obj()
-
-
 async def test_faults_and_restarts_never_duplicate_or_orphan_claims(cluster) -> None:
     rng = random.Random(20260101)
     admin = cluster.client()
     await admin.create(RESOURCE_CLAIM_TEMPLATES, make_template("template").obj(), "default")
     for i in range(PODS_COUNT):
-        await admin.create(PODS, _pod(i), "default")
+        pod = make_pod(f"pod-{i}").claim_template("a", "template")
+        if i % 3 == 0:  # every third pod has a second claim
+            pod.claim_template("b", "template")
+        await admin.create(PODS, pod.obj(), "default")
     writer = cluster.client(controller_user("resource-claim-controller"))
     flaky = FlakyTransport(writer.transport, rng, FAILURE_RATE)
     informers_client = cluster.client(UserInfo(CONTROLLER_MANAGER))

@@ -5,11 +5,11 @@ as v1 objects."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 import pytest
 
-from draplane.api.meta import Obj, deep_copy
+from draplane.api.meta import Obj
 from draplane.client.events import EventRecorder
 from draplane.client.interface import Client
 from draplane.client.lister import Lister
@@ -39,25 +39,21 @@ DONE = make_pod("done").uid("done-uid").phase("Succeeded").obj()
 
 
 def _entry(pod: Obj) -> Obj:
+    """The expected `status.reservedFor` entry of `pod`."""
     return {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
 
 
 def _claim(
     *pods: Obj, allocated: bool = True, finalizer: bool = True, deleting: bool = False
 ) -> Obj:
-    claim = make_structured_claim("claim").uid("claim-uid").request("gpu", "gpu").obj()
+    claim = make_structured_claim("claim").uid("claim-uid").request("gpu", "gpu")
     if finalizer:
-        claim["metadata"]["finalizers"] = [DELETE_PROTECTION_FINALIZER]
+        claim.finalizer(DELETE_PROTECTION_FINALIZER)
     if deleting:
-        claim["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
-    status: dict[str, Any] = {}
+        claim.deletion_timestamp("2026-01-01T00:00:00Z")
     if allocated:
-        status["allocation"] = deep_copy(ALLOCATION)
-    if pods:
-        status["reservedFor"] = [_entry(p) for p in pods]
-    if status:
-        claim["status"] = status
-    return claim
+        claim.allocation(ALLOCATION)
+    return (claim.reserved_for(*pods) if pods else claim).obj()
 
 
 def _ctx(store: ClaimStore, pods: list[Obj]) -> ClaimControllerContext:

@@ -11,11 +11,13 @@ from draplane.api.meta import Obj
 from draplane.dra import extended
 from draplane.dra.extended import ExtendedRequest
 from draplane.testing.builders import make_pod
+from draplane.testing.structured import make_device_class
 
 
 def _class(name: str, resource: str = "", created: str = "2026-01-01T00:00:00Z") -> Obj:
-    spec: Obj = {"extendedResourceName": resource} if resource else {}
-    return {"metadata": {"name": name, "creationTimestamp": created}, "spec": spec}
+    """A DeviceClass created at `created`, serving the extended resource `resource` if given."""
+    b = make_device_class(name).creation_timestamp(created)
+    return (b.extended_resource_name(resource) if resource else b).obj()
 
 
 IMPLICIT = "deviceclass.resource.kubernetes.io/"

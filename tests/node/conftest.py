@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 import pytest
@@ -20,7 +21,7 @@ from draplane.node import Nodes
 from draplane.testing.apistate import wait_for
 from draplane.testing.builders import ClaimBuilder
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 
 
 @dataclass
@@ -84,9 +85,12 @@ def allocated(builder: ClaimBuilder, *, node: str | None, device: str = "dev-0")
 
 
 @pytest.fixture
-async def env() -> AsyncIterator[Env]:
-    clock = FakeClock()
-    cluster = await start_cluster(clock=clock)
+def cluster_options(clock: FakeClock) -> dict[str, Any]:
+    return {"clock": clock}
+
+
+@pytest.fixture
+async def env(cluster: Cluster, clock: FakeClock) -> AsyncIterator[Env]:
     plugins = NodePluginRegistry()
     plugins.register(DRIVER_NAME, node_plugin_factory())
     started = Env(cluster, cluster.client(), clock, plugins)
@@ -94,4 +98,3 @@ async def env() -> AsyncIterator[Env]:
         yield started
     finally:
         await started.stop_nodes()
-        await cluster.stop()

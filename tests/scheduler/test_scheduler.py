@@ -32,7 +32,7 @@ from draplane.scheduler.scheduler import Scheduler
 from draplane.testing.apistate import wait_for
 from draplane.testing.builders import from_pod, make_claim, make_class, make_node, make_pod
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 
 
 @dataclass
@@ -50,9 +50,10 @@ class Env:
         return value or 0.0
 
 
-async def start_env(*, hints: bool = True, pre_enqueue: bool = True) -> AsyncIterator[Env]:
+async def start_env(
+    cluster: Cluster, *, hints: bool = True, pre_enqueue: bool = True
+) -> AsyncIterator[Env]:
     clock = FakeClock()
-    cluster = await start_cluster()
     client = cluster.client()
     metrics = CollectorRegistry()
     sched_client = cluster.client(UserInfo(SCHEDULER))
@@ -73,14 +74,13 @@ async def start_env(*, hints: bool = True, pre_enqueue: bool = True) -> AsyncIte
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         await scheduler.wait_idle()
-        await cluster.stop()
 
 
 @pytest.fixture
-async def env(request: pytest.FixtureRequest) -> AsyncIterator[Env]:
+async def env(request: pytest.FixtureRequest, cluster: Cluster) -> AsyncIterator[Env]:
     """The default environment; `indirect` parametrization passes start_env() options."""
     options = getattr(request, "param", {})
-    async for e in start_env(**options):
+    async for e in start_env(cluster, **options):
         yield e
 
 

@@ -33,6 +33,8 @@ def informer_tasks() -> list[str]:
     ],
 )
 async def test_run_stops_its_informers_when_cancelled(synced: bool) -> None:
+    # Its own cluster, not the suite's fixture: the check that no informer task is left runs
+    # after the cluster has stopped.
     cluster = await start_cluster()
     client = cluster.client(UserInfo(SCHEDULER))
     scheduler = Scheduler(

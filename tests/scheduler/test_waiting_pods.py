@@ -26,7 +26,7 @@ from draplane.scheduler.scheduler import Scheduler
 from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_node, make_pod
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 from draplane.testing.fake_plugins import FakeBindPlugin, FakePermitPlugin, FakeReservePlugin
 
 PROFILE = Profile(
@@ -78,8 +78,7 @@ class Env:
 
 
 @pytest.fixture
-async def env() -> AsyncIterator[Env]:
-    cluster = await start_cluster()
+async def env(cluster: Cluster) -> AsyncIterator[Env]:
     client = cluster.client(UserInfo(SCHEDULER))
     informers = InformerFactory(client)
     reserve, bind = FakeReservePlugin(), FakeBindPlugin()
@@ -116,7 +115,6 @@ async def env() -> AsyncIterator[Env]:
         scheduler.framework.close()
         await scheduler.wait_idle()
         await informers.stop()
-        await cluster.stop()
 
 
 @pytest.mark.parametrize(

@@ -196,6 +196,7 @@ async def _until(condition: object, timeout: float = 20.0) -> None:
     await asyncio.wait_for(poll(), timeout)
 
 
+@pytest.mark.slow
 async def test_etcd_down_is_503_and_the_store_recovers(tmp_path: Path) -> None:
     cluster = EtcdCluster(str(tmp_path), unsafe_no_fsync=True)
     cluster.start()

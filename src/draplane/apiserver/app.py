@@ -20,6 +20,7 @@ from aiohttp import web
 from draplane.api import errors
 from draplane.api.catalog import Catalog
 from draplane.api.handler import ApiHandler
+from draplane.api.schema import Schemas
 from draplane.apiserver import discovery, negotiation, openapi, requestinfo
 from draplane.apiserver.apimetrics import RequestMetrics
 from draplane.apiserver.authentication.bearer import BearerAuthenticator
@@ -53,8 +54,13 @@ class AppConfig:
     """The served kinds (the registry's), for routing and discovery."""
 
 
-def status_response(err: errors.StatusError) -> web.Response:
-    return encode(err.status(), status=err.code)
+def status_response(
+    err: errors.StatusError, accept: str = "", schemas: Schemas | None = None
+) -> web.Response:
+    """The Status of a failed request, in protobuf when the client prefers it."""
+    if schemas is None:
+        return encode(err.status(), status=err.code)
+    return negotiation.respond(accept, err.status(), schemas, status=err.code)
 
 
 def _from_http_exception(exc: web.HTTPException) -> errors.StatusError:
@@ -102,21 +108,25 @@ def _metrics_middleware(metrics: RequestMetrics) -> Callable[..., Awaitable[web.
     return middleware
 
 
-@web.middleware
-async def _errors_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    try:
-        return await handler(request)
-    except errors.StatusError as err:
-        return status_response(err)
-    except web.HTTPException as exc:
-        if exc.status < 400:
+def _errors_middleware(catalog: Catalog) -> Callable[..., Awaitable[web.StreamResponse]]:
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except errors.StatusError as err:
+            failure = err
+        except web.HTTPException as exc:
+            if exc.status < 400:
+                raise
+            failure = _from_http_exception(exc)
+        except (asyncio.CancelledError, ConnectionError):
             raise
-        return status_response(_from_http_exception(exc))
-    except (asyncio.CancelledError, ConnectionError):
-        raise
-    except Exception:
-        log.exception("unexpected error serving %s %s", request.method, request.path)
-        return status_response(errors.internal("an unexpected error occurred"))
+        except Exception:
+            log.exception("unexpected error serving %s %s", request.method, request.path)
+            failure = errors.internal("an unexpected error occurred")
+        return status_response(failure, request.headers.get("Accept", ""), catalog.schemas)
+
+    return middleware
 
 
 def _authn_middleware(
@@ -254,11 +264,11 @@ def create_app(config: AppConfig) -> web.Application:
         client_max_size=negotiation.MAX_BODY + 1,
         middlewares=[
             _metrics_middleware(config.request_metrics),
-            _errors_middleware,
+            _errors_middleware(config.catalog),
             _authn_middleware(config.authenticator, config.authorizer),
         ],
     )
-    rest = RestHandlers(RestContext(config.handler, config.clock, config.watches))
+    rest = RestHandlers(RestContext(config.handler, config.clock, config.watches, config.catalog))
     r = app.router
     _apis, _group, _resources = _discovery_handlers(config.catalog)
     # As kube-apiserver, version and discovery answer with and without a trailing slash (the

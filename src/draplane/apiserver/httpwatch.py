@@ -1,4 +1,6 @@
-"""Watch streaming over HTTP: 200, chunked application/json, one `{"type","object"}` per line.
+"""Watch streaming over HTTP: 200, chunked application/json, one `{"type","object"}` per line,
+or (a `SharedForm` with a protobuf `encoding`) application/vnd.kubernetes.protobuf;stream=watch,
+one length-prefixed WatchEvent frame per event.
 
 Each event is written (and so flushed) as it arrives. With a Table Accept every object becomes a
 one-row Table, with `columnDefinitions` only on the first. The watch cache hands every watcher
@@ -57,13 +59,26 @@ class _ClosesSlow(Protocol):
     on_slow: Callable[[], None] | None
 
 
+def encode_event(event_type: str, obj: Obj) -> bytes:
+    # orjson never emits raw newlines, so one event is exactly one line.
+    return b'{"type":"' + event_type.encode() + b'","object":' + orjson.dumps(obj) + b"}\n"
+
+
+EventEncoding = Callable[[str, Obj], bytes]
+"""An event's bytes on the stream from its type and (transformed) object."""
+JSON_STREAM = "application/json"
+
+
 @dataclass(frozen=True)
 class SharedForm:
     """A response form whose bytes depend only on the event: `key` names it (`""` for the
-    plain object), `transform` builds it from the event (None: the object as it is)."""
+    plain object), `transform` builds it from the event (None: the object as it is),
+    `encoding` writes it (JSON lines, or protobuf frames under `content_type`)."""
 
     key: str = ""
     transform: Transform | None = None
+    encoding: EventEncoding = encode_event
+    content_type: str = JSON_STREAM
 
 
 class EventEncoder:
@@ -83,7 +98,7 @@ class EventEncoder:
         if found is not None and found[0] is event.object:
             return found[1]
         obj = event.object if form.transform is None else form.transform(event)
-        data = encode_event(event.type, obj)
+        data = form.encoding(event.type, obj)
         self.encodes += 1
         self._recent[key] = (event.object, data)
         if len(self._recent) > self._capacity:
@@ -150,23 +165,20 @@ class ActiveWatches:
         self._streams.clear()
 
 
-def encode_event(event_type: str, obj: Obj) -> bytes:
-    # orjson never emits raw newlines, so one event is exactly one line.
-    return b'{"type":"' + event_type.encode() + b'","object":' + orjson.dumps(obj) + b"}\n"
-
-
-async def _start(request: web.Request) -> web.StreamResponse:
-    resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+async def _start(request: web.Request, content_type: str) -> web.StreamResponse:
+    resp = web.StreamResponse(status=200, headers={"Content-Type": content_type})
     resp.enable_chunked_encoding()
     await resp.prepare(request)
     return resp
 
 
-async def error_stream(request: web.Request, err: errors.StatusError) -> web.StreamResponse:
+async def error_stream(
+    request: web.Request, err: errors.StatusError, form: SharedForm
+) -> web.StreamResponse:
     """A watch refused with 410 is, as in kube-apiserver, a 200 stream of one ERROR event."""
-    resp = await _start(request)
+    resp = await _start(request, form.content_type)
     with contextlib.suppress(ConnectionError):
-        await resp.write(encode_event("ERROR", err.status()))
+        await resp.write(form.encoding("ERROR", err.status()))
         await resp.write_eof()
     return resp
 
@@ -188,7 +200,8 @@ async def serve_watch(
         # connection is dropped, which ends the write with a ConnectionError.
         stream.on_slow = request.transport.abort
     try:
-        resp = await _start(request)
+        content_type = transform.content_type if isinstance(transform, SharedForm) else JSON_STREAM
+        resp = await _start(request, content_type)
         try:
             async with asyncio.timeout(timeout_seconds if timeout_seconds > 0 else None):
                 sent = active.metrics.sent(request.get(RESOURCE_KEY) or "")
@@ -214,6 +227,7 @@ async def _pump(
     sent: Callable[[int], None],
 ) -> None:
     take_ready = stream.take_ready if isinstance(stream, _HasReady) else None
+    encoding = transform.encoding if isinstance(transform, SharedForm) else encode_event
     async for first in stream:
         events = [first]
         if take_ready is not None:
@@ -221,7 +235,7 @@ async def _pump(
         out: list[bytes] = []
         for event in events:
             if event.type == "ERROR":
-                out.append(encode_event(event.type, event.object))
+                out.append(encoding(event.type, event.object))
                 await resp.write(b"".join(out))
                 sent(len(out))
                 return

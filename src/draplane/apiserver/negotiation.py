@@ -1,5 +1,6 @@
-"""Content negotiation: request bodies in (JSON, YAML, protobuf, patch types) and the
-response form out (object, Table, PartialObjectMetadata) from the Accept header.
+"""Content negotiation: request bodies in (JSON, YAML, protobuf, patch types), and out the
+response form (object, Table, PartialObjectMetadata) and encoding (JSON or protobuf) from the
+Accept header; `respond` is the one encoder of API objects, lists and Status errors.
 
 Bodies are capped at 3 MiB (413), and so is what they decode to (YAML aliases expanded); nesting
 deeper than `limits.MAX_DEPTH` is one 400 whatever the encoding. A body whose content type is not
@@ -9,6 +10,7 @@ a `StatusError`.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,13 +19,17 @@ from aiohttp import web
 
 from draplane.api import errors, limits
 from draplane.api.limits import MAX_JSON_PATCH_OPERATIONS
+from draplane.api.schema import Schemas
 from draplane.api.strategic_merge import json_kind
-from draplane.apiserver import protobuf, yamldecode
+from draplane.apiserver import protobuf, protobuf_codec, protobuf_serving, yamldecode
 from draplane.apiserver.strategies.table import protobuf_schema
+
+log = logging.getLogger(__name__)
 
 MAX_BODY = limits.MAX_OBJECT_BYTES
 
 JSON = "application/json"
+PROTOBUF = protobuf.CONTENT_TYPE
 YAML = "application/yaml"
 YAML_TYPES = (YAML, "application/x-yaml", "text/yaml")
 JSON_PATCH_BODIES = ("application/merge-patch+json", "application/strategic-merge-patch+json")
@@ -81,7 +87,7 @@ def _parse_yaml(body: bytes) -> Any:
     return yamldecode.load(body)
 
 
-def decode_object(body: bytes, content_type: str) -> dict[str, Any]:
+def decode_object(body: bytes, content_type: str, schemas: Schemas) -> dict[str, Any]:
     """A POST/PUT body: JSON (also when no content type is sent), YAML or protobuf."""
     mt = media_type(content_type)
     if not body.strip():
@@ -90,14 +96,42 @@ def decode_object(body: bytes, content_type: str) -> dict[str, Any]:
         value = _parse_json(body)
     elif mt in YAML_TYPES:
         value = _parse_yaml(body)
-    elif mt == protobuf.CONTENT_TYPE:
-        value = protobuf.decode(body, protobuf_schema)
+    elif mt == PROTOBUF:
+        value = _decode_protobuf(body, schemas)
         limits.check_object(value, "the decoded body")
     else:
         raise errors.unsupported_media_type(content_type)
     if not isinstance(value, dict):
         raise errors.bad_request("the request body must be a JSON or YAML object")
     return value
+
+
+def _decode_protobuf(
+    body: bytes, schemas: Schemas, *, delete_options: bool = False
+) -> dict[str, Any]:
+    """A protobuf body through the schema codec when its kind is fully numbered, else through
+    the kind's hand-written table (`protobuf=` of its declaration), else 415. With
+    `delete_options`, a DeleteOptions of any served group version (client-go sends its
+    resource's, `v1` or `meta.k8s.io/v1`)."""
+    try:
+        api_version, kind, raw = protobuf.unwrap(body)
+        if delete_options and kind == "DeleteOptions" and _served_version(schemas, api_version):
+            name: str | None = protobuf_serving.META + "DeleteOptions"
+        else:
+            name = protobuf_serving.servable(schemas, api_version, kind)
+        if name is not None:
+            value = protobuf_codec.decode(schemas, name, raw)
+            return {"kind": kind, "apiVersion": api_version, **value}
+    except protobuf.WireError as err:
+        raise errors.bad_request(f"cannot decode protobuf body: {err}") from err
+    return protobuf.decode(body, protobuf_schema)
+
+
+def _served_version(schemas: Schemas, api_version: str) -> bool:
+    if api_version in ("v1", "meta.k8s.io/v1", "meta.k8s.io/v1beta1"):
+        return True
+    group, _, version = api_version.rpartition("/")
+    return any(g == group and v == version for g, v, _ in schemas.kinds)
 
 
 def decode_patch(body: bytes, content_type: str) -> Any:
@@ -134,10 +168,15 @@ def _check_patch_metadata(patch: dict[str, Any]) -> None:
         )
 
 
-def decode_delete_options(body: bytes, content_type: str) -> dict[str, Any]:
+def decode_delete_options(body: bytes, content_type: str, schemas: Schemas) -> dict[str, Any]:
     if not body.strip():
         return {}
-    options = decode_object(body, content_type)
+    options: dict[str, Any]
+    if media_type(content_type) == PROTOBUF:
+        options = _decode_protobuf(body, schemas, delete_options=True)
+        limits.check_object(options, "the decoded body")
+    else:
+        options = decode_object(body, content_type, schemas)
     kind = options.get("kind")
     if kind not in (None, "", "DeleteOptions"):
         raise errors.bad_request(f"expected DeleteOptions in the request body, got {kind}")
@@ -153,10 +192,9 @@ class ResponseForm:
 
 
 def response_form(accept: str) -> ResponseForm:
-    """The first Accept entry draplane can serve; anything JSON-compatible means `object`."""
-    for entry in accept.split(","):
-        _, *param_parts = (p.strip() for p in entry.split(";"))
-        params = dict(p.partition("=")[::2] for p in param_parts if "=" in p)
+    """The first Accept entry (by quality) draplane can serve; anything JSON-compatible means
+    `object`."""
+    for _, params in _clauses(accept):
         target = params.get("as", "")
         if not target:
             return ResponseForm()
@@ -172,3 +210,69 @@ def response_form(accept: str) -> ResponseForm:
         f"only the following media types are accepted: application/json, {YAML}, "
         f"application/json;as=Table;v=v1;g=meta.k8s.io"
     )
+
+
+def _clauses(accept: str) -> list[tuple[str, dict[str, str]]]:
+    """The Accept header's (media type, parameters), highest quality first (a stable sort, as
+    upstream's goautoneg keeps the order of equal ones); `q=0` entries are refused ones."""
+    out: list[tuple[float, int, str, dict[str, str]]] = []
+    for index, entry in enumerate(accept.split(",")):
+        mt, *param_parts = (p.strip() for p in entry.split(";"))
+        params = dict(p.partition("=")[::2] for p in param_parts if "=" in p)
+        try:
+            quality = float(params.pop("q", "1"))
+        except ValueError:
+            quality = 1.0
+        if quality > 0:
+            out.append((-quality, index, mt.lower(), params))
+    return [(mt, params) for _, _, mt, params in sorted(out, key=lambda c: c[:2])]
+
+
+def output_media_type(accept: str, kind: str, *, protobuf_ok: bool) -> str:
+    """JSON or PROTOBUF for a response body of `kind`: the first Accept entry naming protobuf
+    (`application/vnd.kubernetes.protobuf`, with or without `;stream=watch`) picks protobuf
+    when the kind has a protobuf form (`protobuf_ok`), any other entry JSON; an entry whose
+    `as=` names another kind is passed over. 406 when protobuf is the only acceptable type and
+    the kind has no protobuf form (custom resources, Table, kinds not yet numbered)."""
+    wanted_protobuf = False
+    for mt, params in _clauses(accept):
+        target = params.get("as", "")
+        if target and target.removesuffix("List") != kind.removesuffix("List"):
+            continue
+        if mt == PROTOBUF:
+            if protobuf_ok:
+                return PROTOBUF
+            wanted_protobuf = True
+            continue
+        return JSON
+    if wanted_protobuf:
+        raise errors.not_acceptable(
+            f"only the following media types are accepted: {JSON}, {YAML}; {kind} has no "
+            f"{PROTOBUF} form"
+        )
+    return JSON
+
+
+def respond(
+    accept: str, obj: dict[str, Any], schemas: Schemas, *, status: int = 200, pretty: bool = False
+) -> web.Response:
+    """The one response encoder of API objects, lists and Status errors: protobuf when the
+    Accept header prefers it and the kind has a protobuf form, JSON otherwise. A Status is sent
+    as JSON when nothing else is acceptable, as upstream writes a failed negotiation's error."""
+    api_version, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
+    numbered = protobuf_serving.servable(schemas, api_version, kind) is not None
+    try:
+        mt = output_media_type(accept, kind, protobuf_ok=numbered) if accept else JSON
+    except errors.StatusError:
+        if kind != "Status":
+            raise
+        mt = JSON
+    if mt == PROTOBUF:
+        try:
+            body = protobuf_serving.encode_object(schemas, obj)
+        except protobuf_codec.EncodeError:
+            log.warning("cannot encode %s %s as protobuf; answering JSON", api_version, kind)
+        else:
+            return web.Response(body=body, status=status, headers={"Content-Type": PROTOBUF})
+    body = orjson.dumps(obj, option=orjson.OPT_INDENT_2 if pretty else 0)
+    return web.Response(body=body, status=status, content_type=JSON)

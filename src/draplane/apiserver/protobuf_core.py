@@ -1,9 +1,8 @@
 """Protobuf schemas (k8s.io/api generated.proto field numbers) of the core, RBAC and review kinds
 kubectl 1.32 posts as `application/vnd.kubernetes.protobuf`: Namespace, ConfigMap,
 ServiceAccount, Role/ClusterRole, RoleBinding/ClusterRoleBinding, the review kinds of `auth
-whoami` and `auth can-i`, and TokenRequest; and the core/v1 and events.k8s.io/v1 Events the
-event recorders of kube-scheduler and kube-controller-manager post. The kinds' declarations
-name them (`draplane.apiserver.strategies`); `draplane.apiserver.protobuf` decodes with them.
+whoami` and `auth can-i`, and TokenRequest. The kinds' declarations name them
+(`draplane.apiserver.strategies`); `draplane.apiserver.protobuf` decodes with them.
 """
 
 from __future__ import annotations
@@ -99,50 +98,4 @@ BINDING: Schema = {
 SERVICE_ACCOUNT: Schema = {
     1: F("metadata", OBJECT_META),
     4: F("automountServiceAccountToken", "bool"),
-}
-# Events, as client-go's event recorders post them (core/v1 and events.k8s.io/v1).
-_OBJECT_REFERENCE: Schema = {
-    1: F("kind", "string"),
-    2: F("namespace", "string"),
-    3: F("name", "string"),
-    4: F("uid", "string"),
-    5: F("apiVersion", "string"),
-    6: F("resourceVersion", "string"),
-    7: F("fieldPath", "string"),
-}
-_EVENT_SOURCE: Schema = {1: F("component", "string"), 2: F("host", "string")}
-_EVENT_SERIES: Schema = {1: F("count", "int"), 2: F("lastObservedTime", "microtime")}
-EVENT: Schema = {
-    1: F("metadata", OBJECT_META),
-    2: F("involvedObject", _OBJECT_REFERENCE),
-    3: F("reason", "string"),
-    4: F("message", "string"),
-    5: F("source", _EVENT_SOURCE),
-    6: F("firstTimestamp", "time"),
-    7: F("lastTimestamp", "time"),
-    8: F("count", "int"),
-    9: F("type", "string"),
-    10: F("eventTime", "microtime"),
-    11: F("series", _EVENT_SERIES),
-    12: F("action", "string"),
-    13: F("related", _OBJECT_REFERENCE),
-    14: F("reportingComponent", "string"),
-    15: F("reportingInstance", "string"),
-}
-EVENT_V1: Schema = {
-    1: F("metadata", OBJECT_META),
-    2: F("eventTime", "microtime"),
-    3: F("series", _EVENT_SERIES),
-    4: F("reportingController", "string"),
-    5: F("reportingInstance", "string"),
-    6: F("action", "string"),
-    7: F("reason", "string"),
-    8: F("regarding", _OBJECT_REFERENCE),
-    9: F("related", _OBJECT_REFERENCE),
-    10: F("note", "string"),
-    11: F("type", "string"),
-    12: F("deprecatedSource", _EVENT_SOURCE),
-    13: F("deprecatedFirstTimestamp", "time"),
-    14: F("deprecatedLastTimestamp", "time"),
-    15: F("deprecatedCount", "int"),
 }

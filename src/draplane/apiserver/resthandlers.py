@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 import orjson
@@ -20,16 +19,20 @@ from multidict import MultiMapping
 
 from draplane.api import errors, kinds, warnings
 from draplane.api.auth import UserInfo
-from draplane.api.handler import ApiHandler, WatchEvent
+from draplane.api.catalog import Catalog
+from draplane.api.handler import ApiHandler
 from draplane.api.meta import Obj
 from draplane.api.request import Options, Request
+from draplane.api.schema import Schemas
 from draplane.apiserver import (
     httpwatch,
     listoptions,
     negotiation,
     podlogs,
+    protobuf_serving,
     queryparams,
     tables,
+    watchforms,
     yamldecode,
 )
 from draplane.apiserver.duplicates import duplicate_fields
@@ -43,6 +46,8 @@ class RestContext:
     handler: ApiHandler
     clock: Clock
     watches: httpwatch.ActiveWatches
+    catalog: Catalog
+    """The served kinds and their Go types (`schemas`): bodies in and out in protobuf."""
 
 
 def _retrieve(task: asyncio.Future[Obj]) -> None:
@@ -62,6 +67,7 @@ async def finish_write(write: Awaitable[Obj]) -> Obj:
 
 
 def encode(obj: Obj, *, status: int = 200, pretty: bool = False) -> web.Response:
+    """A JSON response (discovery, version: what is never sent in protobuf)."""
     body = orjson.dumps(obj, option=orjson.OPT_INDENT_2 if pretty else 0)
     return web.Response(body=body, status=status, content_type="application/json")
 
@@ -117,35 +123,15 @@ def _duplicates(body: bytes, content_type: str, value: Any) -> tuple[str, ...]:
 
 
 async def _read_object(
-    request: web.Request, info: RequestInfo, options: Options, *, url_name: str
+    request: web.Request, info: RequestInfo, options: Options, schemas: Schemas, *, url_name: str
 ) -> tuple[Obj, Options]:
     body = await negotiation.read_body(request)
     content_type = request.headers.get("Content-Type", "")
-    obj = negotiation.decode_object(body, content_type)
+    obj = negotiation.decode_object(body, content_type, schemas)
     duplicates = _duplicates(body, content_type, obj)
     _check_type(info, obj)
     _check_metadata(info, obj, url_name=url_name)
     return obj, replace(options, duplicate_fields=duplicates) if duplicates else options
-
-
-def _metadata_only(obj: Obj, version: str) -> Obj:
-    return {
-        "kind": "PartialObjectMetadata",
-        "apiVersion": f"meta.k8s.io/{version}",
-        "metadata": obj.get("metadata") or {},
-    }
-
-
-def _event_metadata(version: str, event: WatchEvent) -> Obj:
-    return _metadata_only(event.object, version)
-
-
-_PLAIN = httpwatch.SharedForm()
-_METADATA_FORMS = {
-    version: httpwatch.SharedForm(f"metadata/{version}", partial(_event_metadata, version))
-    for version in ("v1", "v1beta1")
-}
-"""PartialObjectMetadata watch forms by meta.k8s.io version (what `response_form` accepts)."""
 
 
 def _list_options(query: MultiMapping[str], field_selector: str) -> Options:
@@ -193,6 +179,7 @@ class RestHandlers:
         pretty = queryparams.query_bool(request.query, "pretty")
         if request.method == "GET":
             return await self._get(request, info, user, pretty)
+        self._check_acceptable(request, info)
         with warnings.collect() as found:
             if request.method == "POST":
                 response = await self._create(request, info, user, pretty)
@@ -205,6 +192,24 @@ class RestHandlers:
         for message in found:
             response.headers.add("Warning", warnings.header_value(message))
         return response
+
+    def _check_acceptable(self, request: web.Request, info: RequestInfo) -> None:
+        """A write whose answer the client cannot accept is a 406 before anything is written,
+        as upstream negotiates the output first."""
+        api_version, kind = info.rt.api_version, info.rt.kind
+        if info.subresource in kinds.SUBRESOURCE_KINDS:
+            group, version, kind = kinds.SUBRESOURCE_KINDS[info.subresource]
+            api_version = f"{group}/{version}" if group else version
+        numbered = protobuf_serving.servable(self._ctx.catalog.schemas, api_version, kind)
+        accept = request.headers.get("Accept", "")
+        negotiation.output_media_type(accept, kind, protobuf_ok=numbered is not None)
+
+    def _respond(
+        self, request: web.Request, obj: Obj, *, status: int = 200, pretty: bool = False
+    ) -> web.Response:
+        accept = request.headers.get("Accept", "")
+        schemas = self._ctx.catalog.schemas
+        return negotiation.respond(accept, obj, schemas, status=status, pretty=pretty)
 
     async def _send(self, user: UserInfo, req: Request) -> Obj:
         result = await self._ctx.handler.handle(user, req)
@@ -240,14 +245,13 @@ class RestHandlers:
                 options=Options(resource_version=query.get("resourceVersion", "")),
             )
             obj = await self._send(user, req)
-            return encode(self._render(info, [obj], form, query, single=obj), pretty=pretty)
+            body = self._render(info, [obj], form, query, single=obj)
+            return self._respond(request, body, pretty=pretty)
         request[VERB_KEY] = "LIST"
         options = _list_options(query, query.get("fieldSelector", ""))
         result = await self._send(user, Request("list", info.rt, info.namespace, options=options))
-        return encode(
-            self._render(info, result.get("items") or [], form, query, listing=result),
-            pretty=pretty,
-        )
+        body = self._render(info, result.get("items") or [], form, query, listing=result)
+        return self._respond(request, body, pretty=pretty)
 
     def _render(
         self,
@@ -269,12 +273,12 @@ class RestHandlers:
             list_md = {"resourceVersion": (single.get("metadata") or {}).get("resourceVersion", "")}
         if form.form == "metadata":
             if single is not None:
-                return _metadata_only(single, form.version)
+                return watchforms.metadata_only(single, form.version)
             return {
                 "kind": "PartialObjectMetadataList",
                 "apiVersion": f"meta.k8s.io/{form.version}",
                 "metadata": list_md,
-                "items": [_metadata_only(o, form.version) for o in objs],
+                "items": [watchforms.metadata_only(o, form.version) for o in objs],
             }
         return tables.to_table(
             info.rt,
@@ -302,6 +306,14 @@ class RestHandlers:
             match=query.get("resourceVersionMatch", ""),
             send_initial_events=query.get("sendInitialEvents", ""),
         )
+        transform = watchforms.watch_form(
+            request.headers.get("Accept", ""),
+            info.rt,
+            form,
+            self._ctx.catalog.schemas,
+            include_object=include_object,
+            clock=self._ctx.clock,
+        )
         try:
             stream = await self._ctx.handler.handle(
                 user, Request("watch", info.rt, info.namespace, options=options)
@@ -309,42 +321,16 @@ class RestHandlers:
         except errors.StatusError as err:
             if err.code != 410:
                 raise
-            return await httpwatch.error_stream(request, err)
+            shared = transform if isinstance(transform, httpwatch.SharedForm) else watchforms.PLAIN
+            return await httpwatch.error_stream(request, err, shared)
         assert not isinstance(stream, dict)
         return await httpwatch.serve_watch(
             request,
             stream=stream,
-            transform=self._watch_transform(info, form, include_object),
+            transform=transform,
             timeout_seconds=options.timeout_seconds,
             active=self._ctx.watches,
         )
-
-    def _watch_transform(
-        self, info: RequestInfo, form: ResponseForm, include_object: str
-    ) -> httpwatch.Transform | httpwatch.SharedForm:
-        if form.form == "object":
-            return _PLAIN
-        if form.form == "metadata":
-            return _METADATA_FORMS[form.version]
-        headers_sent = False
-
-        def to_table(event: WatchEvent) -> Obj:
-            nonlocal headers_sent
-            rv = (event.object.get("metadata") or {}).get("resourceVersion", "")
-            rows = [] if event.type == "BOOKMARK" else [event.object]
-            table = tables.to_table(
-                info.rt,
-                rows,
-                now=self._ctx.clock.now(),
-                include_object=include_object,
-                table_version=form.version,
-                list_metadata={"resourceVersion": rv},
-                headers=not headers_sent and bool(rows),
-            )
-            headers_sent = headers_sent or bool(rows)
-            return table
-
-        return to_table
 
     async def _create(
         self, request: web.Request, info: RequestInfo, user: UserInfo, pretty: bool
@@ -352,26 +338,31 @@ class RestHandlers:
         request[VERB_KEY] = "POST"
         options = _write_options(request.query, "create")
         obj, options = await _read_object(
-            request, info, options, url_name=info.name if info.subresource else ""
+            request,
+            info,
+            options,
+            self._ctx.catalog.schemas,
+            url_name=info.name if info.subresource else "",
         )
         if info.subresource:
             # A subresource POST (binding) names its parent in the URL, not in the body.
             obj["metadata"].setdefault("name", info.name)
         req = Request("create", info.rt, info.namespace, info.name, info.subresource, obj, options)
         result = await finish_write(self._send(user, req))
-        return encode(result, status=201, pretty=pretty)
+        return self._respond(request, result, status=201, pretty=pretty)
 
     async def _update(
         self, request: web.Request, info: RequestInfo, user: UserInfo, pretty: bool
     ) -> web.StreamResponse:
         request[VERB_KEY] = "PUT"
         options = _write_options(request.query, "update")
-        obj, options = await _read_object(request, info, options, url_name=info.name)
+        schemas = self._ctx.catalog.schemas
+        obj, options = await _read_object(request, info, options, schemas, url_name=info.name)
         req = Request(
             "update", info.rt, info.namespace, info.name, info.subresource, obj, options, True
         )
         result = await finish_write(self._send(user, req))
-        return encode(result, pretty=pretty)
+        return self._respond(request, result, pretty=pretty)
 
     async def _patch(
         self, request: web.Request, info: RequestInfo, user: UserInfo, pretty: bool
@@ -385,7 +376,7 @@ class RestHandlers:
             options = replace(options, duplicate_fields=duplicates)
         req = Request("patch", info.rt, info.namespace, info.name, info.subresource, patch, options)
         result = await finish_write(self._send(user, req))
-        return encode(result, pretty=pretty)
+        return self._respond(request, result, pretty=pretty)
 
     async def _delete(
         self, request: web.Request, info: RequestInfo, user: UserInfo, pretty: bool
@@ -394,7 +385,8 @@ class RestHandlers:
         body = await negotiation.read_body(request)
         options = queryparams.delete_options(query)
         content_type = request.headers.get("Content-Type", "")
-        options.update(negotiation.decode_delete_options(body, content_type))
+        schemas = self._ctx.catalog.schemas
+        options.update(negotiation.decode_delete_options(body, content_type, schemas))
         if info.name:
             request[VERB_KEY] = "DELETE"
             req = Request("delete", info.rt, info.namespace, info.name, body=options or None)
@@ -412,7 +404,7 @@ class RestHandlers:
             )
         result = await finish_write(self._send(user, req))
         accepted = options.get("orphanDependents") is False and _still_there(info, result)
-        return encode(result, status=202 if accepted else 200, pretty=pretty)
+        return self._respond(request, result, status=202 if accepted else 200, pretty=pretty)
 
 
 def _still_there(info: RequestInfo, result: Obj) -> bool:

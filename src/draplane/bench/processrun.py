@@ -272,6 +272,7 @@ async def run_once_processes(
             queueing_hints=config.hints,
             pre_enqueue=config.pre_enqueue,
             driver_workers=config.driver_workers,
+            fleet=wl.fleet,
         ),
         output=write,
     )

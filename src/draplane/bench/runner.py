@@ -54,6 +54,7 @@ async def run_once(config: RunConfig, *, progress: ProgressSink | None = None) -
             drivers=list(wl.drivers),
             driver_workers=config.driver_workers,
             kubernetes_version=wl.mode,
+            fleet=wl.fleet,
         )
     )
     observer: PodObserver | None = None

@@ -19,8 +19,9 @@ from draplane.bench.result import RunResult, median_figures, median_run, ratios,
 from draplane.bench.runconfig import RunConfig, Timeouts
 from draplane.bench.runner import run_once
 from draplane.bench.scale import sized
-from draplane.bench.workloads import Workload, bench_mode, in_mode, workload
+from draplane.bench.workloads import Workload, bench_mode, in_fleet, in_mode, workload
 from draplane.dra.controller import DRIVER_WORKERS
+from draplane.fleets import Fleet
 
 HintsMode = Literal["on", "off", "compare"]
 
@@ -48,6 +49,8 @@ class BenchOptions:
     """None: the workload's own mode (`bench_mode`)."""
     processes: bool = False
     """Every component in its own process over HTTPS; their logs go to processes.log."""
+    fleet: Fleet | None = None
+    """`--fleet`: the nodes and classes from a fleet profile (`workloads.in_fleet`)."""
 
     def resolve(self) -> Workload:
         """The workload to run; ValueError for a bad name, scale, mode or option combination."""
@@ -62,11 +65,12 @@ class BenchOptions:
                 f"store {self.store!r} keeps one run's objects: use it with --runs 1 and "
                 "--hints on|off, or use sqlite / memory (a fresh store per run)"
             )
-        return sized(
+        shaped = sized(
             in_mode(self.shape if self.shape is not None else found, mode),
             nodes=self.nodes,
             pods=self.pods,
         )
+        return shaped if self.fleet is None else in_fleet(shaped, self.fleet)
 
 
 @dataclass

@@ -22,6 +22,7 @@ from draplane.api.meta import Obj
 from draplane.controlplane import DriverSpec
 from draplane.dra.claims import pod_resource_claim
 from draplane.drivers.example import DEVICE_CLASS_NAME
+from draplane.fleets import Fleet
 
 NAMESPACE = "bench"
 PHASE_LABEL = "bench.draplane.io/phase"
@@ -59,6 +60,9 @@ class Workload:
     fill: str = ""
     """Claims allocated through the allocator before measuring: "empty" none, "half" half
     the devices, "full" all but `steady_pods` devices."""
+    fleet: Fleet | None = None
+    """`draplane bench --fleet`: the nodes' devices and the classes from a fleet profile
+    (`drivers` unused), the claims asking its first DeviceClass (`in_fleet`)."""
 
     @property
     def claims_per_pod(self) -> int:
@@ -243,6 +247,21 @@ def _modes(name: str) -> tuple[versions.Mode, ...]:
 
 _ONLY_IN = {"classic-": versions.CLASSIC, "structured-": versions.STRUCTURED}
 """Workloads named with these prefixes measure one mode's DRA."""
+
+
+def in_fleet(wl: Workload, fleet: Fleet) -> Workload:
+    """`wl` on the nodes of `fleet`: every claim asks one device of the fleet's first
+    DeviceClass; ValueError for a shape the fleet cannot run (1.28, a fill of allocated claims
+    counted from the example driver's devices, a fleet without classes)."""
+    if wl.mode.dra is not versions.Dra.STRUCTURED:
+        raise ValueError(f"--fleet: workload {wl.name} runs in {wl.mode}; fleets need 1.36")
+    if wl.fill:
+        raise ValueError(f"--fleet: workload {wl.name} pre-allocates example-driver devices")
+    if wl.templates and not fleet.device_classes:
+        raise ValueError(f"--fleet: fleet {fleet.name} has no DeviceClass for the claims")
+    classes = [str(c["metadata"]["name"]) for c in fleet.device_classes]
+    templates = tuple(replace(t, resource_class=classes[0]) for t in wl.templates)
+    return replace(wl, templates=templates, fleet=fleet)
 
 
 def in_mode(wl: Workload, mode: versions.Mode) -> Workload:

@@ -29,6 +29,7 @@ from draplane.bench.session import BenchOptions, run_bench
 from draplane.bench.suitesession import SUITE, SuiteOptions, print_suite_summary, run_suite
 from draplane.bench.sweep import SweepOptions, parse_counts, print_sweep_summary, run_sweep
 from draplane.bench.workloads import SCALES, WORKLOADS, workload
+from draplane.cli.fleetflag import add_fleet_flag
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import positive
 from draplane.dra.controller import DRIVER_WORKERS
@@ -117,6 +118,7 @@ def register(subparsers: Any) -> None:
         help="scheduling workloads: one hints-on run at each node count; growth.png plots "
         "the cost per attempt and per pod against the nodes",
     )
+    add_fleet_flag(parser)
     # Divides the chosen scale's counts further; for the test suite, not for figures.
     parser.add_argument("--shrink", type=int, default=1, help=argparse.SUPPRESS)
     versions.add_argument(
@@ -143,6 +145,7 @@ def options_from_args(args: argparse.Namespace) -> BenchOptions:
         runs=args.runs,
         kubernetes_version=args.kubernetes_version,
         processes=args.processes,
+        fleet=args.fleet,
     )
     if args.shrink > 1:
         options = replace(options, shape=workload(args.workload, args.scale).shrunk(args.shrink))
@@ -169,6 +172,8 @@ def _profiled(enabled: bool, output: Path) -> Iterator[None]:
 
 
 def suite_options_from_args(args: argparse.Namespace) -> SuiteOptions:
+    if args.fleet is not None:
+        raise ValueError(f"--fleet is for the scheduling workloads, not {args.workload}")
     if args.hints == "compare":
         raise ValueError(f"--hints compare is for the scheduling workloads, not {args.workload}")
     return SuiteOptions(

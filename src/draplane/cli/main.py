@@ -30,6 +30,7 @@ SUBCOMMAND_MODULES = (
     "nodes",
     "up",
     "bench",
+    "fleets",
     "etcd_path",
     "explain",
 )

@@ -26,6 +26,7 @@ from draplane.api.auth import NODE_PREFIX, SYSTEM_AUTHENTICATED, SYSTEM_NODES
 from draplane.apiserver.authn import ensure_user_tokens
 from draplane.apiserver.kubeconfig import build_kubeconfig, write_kubeconfig
 from draplane.cli.driver import add_device_flags, device_profile, positive_seconds
+from draplane.cli.fleetflag import add_fleet_flag
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.process import (
     CommandError,
@@ -43,6 +44,7 @@ from draplane.client.interface import Client
 from draplane.client.kubeconfig import KubeConfig
 from draplane.client.requestlog import logged
 from draplane.client.rest import RESTClient
+from draplane.controlplane.fleet import check_mode, fleet_node_shapes, fleet_plugin_factories
 from draplane.dra.controller import NodePluginFactory, NodePluginRegistry
 from draplane.drivers.example import (
     DRIVER_NAME,
@@ -99,6 +101,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_kubelet_dir_flag(parser)
     add_device_flags(parser)
+    add_fleet_flag(parser)
     add_run_seconds_flag(parser)
     add_metrics_port_flag(parser)
     versions.add_argument(parser)
@@ -168,16 +171,20 @@ async def async_main(args: argparse.Namespace) -> int:
             plugins=(plugins := NodePluginRegistry()),
             run_seconds=args.run_seconds,
             kubelet_dir=Path(args.kubelet_dir) if args.kubelet_dir else None,
+            shape_for=fleet_node_shapes(args.fleet, prefix=args.name_prefix),
         )
         runner = await serve_metrics(metrics, port=args.metrics_port, ready=nodes.has_synced)
         try:
 
             async def run() -> None:
                 mode = await cluster_mode(clients[0], args)
+                status_clients_for = _status_clients(args, clients, pools)
                 if args.kubelet_dir:
                     log.info(
                         "kubelet plugins register in %s/<node>/plugins_registry/", args.kubelet_dir
                     )
+                elif args.fleet is not None:
+                    _fleet_plugins(args, mode, plugins, status_clients_for)
                 else:
                     plugin_registry(
                         args.drivers or ["example"],
@@ -185,7 +192,7 @@ async def async_main(args: argparse.Namespace) -> int:
                         mode=mode,
                         profile=device_profile(args, count=args.devices_per_node),
                         registry=plugins,
-                        status_clients_for=_status_clients(args, clients, pools),
+                        status_clients_for=status_clients_for,
                     )
                 nodes.kubelet_version = mode.git_version
                 nodes.claims = mode.resource_claims
@@ -198,6 +205,24 @@ async def async_main(args: argparse.Namespace) -> int:
     finally:
         await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
         await asyncio.gather(*(p.close() for p in pools), return_exceptions=True)
+
+
+def _fleet_plugins(
+    args: argparse.Namespace,
+    mode: versions.Mode,
+    plugins: NodePluginRegistry,
+    status_clients_for: Callable[[str], StatusClientSource],
+) -> None:
+    """`--fleet`: each of the profile's drivers publishing what each node's type offers."""
+    try:
+        check_mode(args.fleet, mode)
+    except ValueError as err:
+        raise CommandError(str(err)) from err
+    factories = fleet_plugin_factories(
+        args.fleet, prefix=args.name_prefix, status_clients_for=status_clients_for
+    )
+    for driver, factory in factories.items():
+        plugins.register(driver, factory)
 
 
 def _client_factory(

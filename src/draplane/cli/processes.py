@@ -43,6 +43,7 @@ def process_config(args: argparse.Namespace, config: ControlPlaneConfig) -> Proc
         log_format=args.log_format,
         disabled=config.disabled,
         kubelet_dir=config.kubelet_dir,
+        fleet=config.fleet,
     )
 
 

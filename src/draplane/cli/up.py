@@ -10,6 +10,7 @@ from typing import Any
 
 from draplane.api import meta, versions
 from draplane.cli.driver import add_device_flags
+from draplane.cli.fleetflag import add_fleet_flag
 from draplane.cli.logs import add_logging_flags, setup_logging
 from draplane.cli.nodes import add_kubelet_dir_flag, add_run_seconds_flag
 from draplane.cli.process import (
@@ -28,6 +29,8 @@ from draplane.controlplane import (
     disable,
     driver_class,
 )
+from draplane.controlplane.fleet import STRUCTURED_ONLY
+from draplane.fleets import Fleet
 from draplane.storage import mode_marker
 from draplane.storage.etcd_flags import EtcdFlags, add_etcd_flags, store_spec
 from draplane.storage.interface import StoreError
@@ -51,7 +54,12 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--port", type=port_number, default=6443, help="HTTPS port on 127.0.0.1 (0: any)"
     )
-    parser.add_argument("--nodes", type=non_negative, default=4, help="number of simulated nodes")
+    parser.add_argument(
+        "--nodes",
+        type=non_negative,
+        default=None,
+        help="number of simulated nodes (default 4, or the --fleet profile's node count)",
+    )
     parser.add_argument(
         "--store",
         default=None,
@@ -104,12 +112,16 @@ def register(sub: Any) -> None:
     )
     add_kubelet_dir_flag(parser)
     add_device_flags(parser)
+    add_fleet_flag(parser)
     add_run_seconds_flag(parser)
     versions.add_argument(parser, server=True)
     add_restored_store_flag(parser)
     add_etcd_flags(parser)
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
+
+
+DEFAULT_NODES = 4
 
 
 def _disabled(value: str) -> disable.Disabled:
@@ -131,11 +143,26 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
         raise CommandError(str(err)) from err
     if args.kubelet_dir and mode.dra is not versions.Dra.STRUCTURED:
         raise CommandError("--kubelet-dir needs resource.k8s.io/v1 (--kubernetes-version 1.36)")
+    fleet: Fleet | None = args.fleet
+    if fleet is not None and mode.dra is not versions.Dra.STRUCTURED:
+        raise CommandError(STRUCTURED_ONLY)
+    if fleet is not None and (args.network_attached or args.partitionable or args.shareable):
+        raise CommandError(
+            "--fleet gives the devices: leave out --network-attached, --partitionable and "
+            "--shareable (write them into a fleet file instead)"
+        )
+    if args.nodes is None:
+        args.nodes = fleet.default_nodes if fleet is not None else DEFAULT_NODES
+    if fleet is not None and args.kubelet_dir:
+        raise CommandError(
+            "--fleet and --kubelet-dir: the kubelet plugins publish the devices; leave out one"
+        )
     return ControlPlaneConfig(
         data_dir=args.data_dir,
         kubelet_dir=args.kubelet_dir or None,
         port=args.port,
         nodes=args.nodes,
+        fleet=fleet,
         store=store,
         transport=args.transport,
         queueing_hints=args.queueing_hints == "on",
@@ -161,14 +188,17 @@ def _config(args: argparse.Namespace) -> ControlPlaneConfig:
 
 def describe(config: ControlPlaneConfig, nodes: int, url: str) -> str:
     """What `up` prints first once the cluster is ready: its driver's class in the mode
-    (DeviceClass gpu.example.com, or ResourceClass example in 1.28), then the components left
-    out, if any."""
-    spec = config.drivers[0]
-    klass = driver_class(spec, config.kubernetes_version)
-    line = (
-        f"draplane is up: API server {url}, {nodes} nodes, "
-        f"{klass['kind']} {meta.name(klass)} ({spec.name})"
-    )
+    (DeviceClass gpu.example.com, or ResourceClass example in 1.28) or the fleet profile's
+    classes and drivers, then the components left out, if any."""
+    line = f"draplane is up: API server {url}, {nodes} nodes, "
+    if config.fleet is not None:
+        classes = ", ".join(meta.name(c) for c in config.fleet.device_classes) or "none"
+        drivers = ", ".join(config.fleet.drivers) or "none"
+        line += f"fleet {config.fleet.name}: DeviceClasses {classes} (drivers {drivers})"
+    else:
+        spec = config.drivers[0]
+        klass = driver_class(spec, config.kubernetes_version)
+        line += f"{klass['kind']} {meta.name(klass)} ({spec.name})"
     if not config.disabled.names:
         return line
     return f"{line}\ndisabled: {config.disabled.describe()} (run your own against the kubeconfig)"

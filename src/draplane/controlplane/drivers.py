@@ -53,11 +53,11 @@ class DriverSpec:
 
 
 async def ensure_driver_classes(
-    admin: Client, drivers: list[DriverSpec], *, mode: versions.Mode
+    admin: Client, drivers: list[DriverSpec], *, mode: versions.Mode, classes: bool = True
 ) -> None:
-    """Each driver's class in `mode` (`driver_class`), and the binding that grants its
-    controller's service account the driver controller role (what a driver's deployment
-    manifests hold)."""
+    """Each driver's class in `mode` (`driver_class`; not with `classes=False`), and the
+    binding that grants its controller's service account the driver controller role (what a
+    driver's deployment manifests hold)."""
     for spec in drivers:
         binding = {
             "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -78,8 +78,9 @@ async def ensure_driver_classes(
         }
         with contextlib.suppress(errors.StatusError):
             await admin.create(kinds.CLUSTER_ROLE_BINDINGS, binding)
-        with contextlib.suppress(errors.StatusError):
-            await admin.create(mode.classes, driver_class(spec, mode))
+        if classes:
+            with contextlib.suppress(errors.StatusError):
+                await admin.create(mode.classes, driver_class(spec, mode))
 
 
 def driver_class(spec: DriverSpec, mode: versions.Mode) -> Obj:

@@ -35,6 +35,12 @@ from draplane.clock import REAL_CLOCK, Clock
 from draplane.controllers.manager import ControllerManager
 from draplane.controlplane.disable import NOTHING, Disabled
 from draplane.controlplane.drivers import DriverSpec, ensure_driver_classes
+from draplane.controlplane.fleet import (
+    check_mode,
+    ensure_fleet_classes,
+    fleet_node_shapes,
+    fleet_plugin_factories,
+)
 from draplane.dra.controller import DRIVER_WORKERS, Delays
 from draplane.dra.kubeletplugin import NodePluginRegistry
 from draplane.drivers.example import (
@@ -47,6 +53,7 @@ from draplane.drivers.example import (
     status_clients,
     structured_node_plugin_factory,
 )
+from draplane.fleets import Fleet
 from draplane.kubeletapi import KUBECONFIG
 from draplane.metrics import component_registry
 from draplane.node import Nodes
@@ -90,6 +97,9 @@ class ControlPlaneConfig:
     its data dir records (`mode_marker.mode_for`); another mode than the data dir's is refused."""
     disabled: Disabled = NOTHING
     """Components left out (`draplane up --disable`), for upstream's binaries to replace."""
+    fleet: Fleet | None = None
+    """A fleet profile (1.36 only): its drivers' node plugins publish each node's devices and
+    its DeviceClasses are created, instead of `drivers`."""
 
 
 class _Runnable(Protocol):
@@ -100,6 +110,9 @@ class _Runnable(Protocol):
 
 class ControlPlane:
     def __init__(self, config: ControlPlaneConfig, *, clock: Clock = REAL_CLOCK) -> None:
+        check_mode(config.fleet, config.kubernetes_version)
+        if config.fleet is not None and config.kubelet_dir:
+            raise ValueError("a fleet and a kubelet dir: the kubelet plugins publish the devices")
         self.config = config
         self.clock = clock
         self.metrics = component_registry()
@@ -220,6 +233,16 @@ class ControlPlane:
     def _build_structured_drivers(self) -> None:
         """No allocating controller: each node's plugin publishes the node's slices, the
         controller side only the network-attached pool."""
+        if self.config.fleet is not None:
+            factories = fleet_plugin_factories(
+                self.config.fleet,
+                prefix=self.config.node_prefix,
+                clock=self.clock,
+                status_clients_for=self._driver_plugin_client,
+            )
+            for driver, factory in factories.items():
+                self.node_plugins.register(driver, factory)
+            return
         for spec in self.config.drivers:
             if self.config.kubelet_dir:
                 self._build_kubelet_plugins(spec)
@@ -288,6 +311,7 @@ class ControlPlane:
             claims=self.config.kubernetes_version.resource_claims,
             kubelet_version=self.config.kubernetes_version.git_version,
             kubelet_dir=Path(self.config.kubelet_dir) if self.config.kubelet_dir else None,
+            shape_for=fleet_node_shapes(self.config.fleet, prefix=self.config.node_prefix),
         )
 
     async def restart_nodes(self) -> None:
@@ -303,6 +327,10 @@ class ControlPlane:
         await self.wait_ready()
 
     async def _ensure_resource_classes(self) -> None:
+        if self.config.fleet is not None:
+            mode = self.config.kubernetes_version
+            await ensure_fleet_classes(self.client(), self.config.fleet, mode=mode)
+            return
         await ensure_driver_classes(
             self.client(), self.config.drivers, mode=self.config.kubernetes_version
         )

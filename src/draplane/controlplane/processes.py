@@ -34,8 +34,10 @@ from draplane.client.kubeconfig import load_kubeconfig
 from draplane.client.rest import RESTClient
 from draplane.controlplane.disable import NOTHING, Disabled
 from draplane.controlplane.drivers import DriverSpec, ensure_driver_classes
+from draplane.controlplane.fleet import ensure_fleet_classes
 from draplane.controlplane.procstats import ProcessUsage, process_usage
 from draplane.dra.controller import DRIVER_WORKERS
+from draplane.fleets import Fleet
 from draplane.storage.files import private_dir
 
 DRAPLANE: tuple[str, ...] = (sys.executable, "-m", "draplane.cli.main")
@@ -80,6 +82,8 @@ class ProcessPlaneConfig:
     kubelet_dir: str | None = None
     """The nodes are kubelets in `<kubelet_dir>/<node>`, each with an example kubelet plugin
     process per driver (`draplane driver example kubelet-plugin`)."""
+    fleet: Fleet | None = None
+    """A fleet profile: its classes created here, `--fleet` for the nodes process."""
 
 
 class ComponentExited(RuntimeError):
@@ -157,9 +161,11 @@ class ProcessPlane:
             await self._until_ready(apiserver, f"{self.url}/readyz", admin=True)
         admin = self.admin_client()
         try:
-            await ensure_driver_classes(
-                admin, self.config.drivers, mode=self.config.kubernetes_version
-            )
+            mode = self.config.kubernetes_version
+            if self.config.fleet is not None:
+                await ensure_fleet_classes(admin, self.config.fleet, mode=mode)
+            else:
+                await ensure_driver_classes(admin, self.config.drivers, mode=mode)
         finally:
             await admin.close()
         for name, args in self._component_args():
@@ -216,7 +222,7 @@ class ProcessPlane:
             args += ["--queueing-hints", _on_off(cfg.queueing_hints)]
             args += ["--pre-enqueue", _on_off(cfg.pre_enqueue)]
             out.append(("scheduler", [*args, *solo, *mode]))
-        for spec in cfg.drivers:
+        for spec in [] if cfg.fleet is not None else cfg.drivers:
             if not spec.has_controller(cfg.kubernetes_version):
                 continue
             name = "driver" if len(cfg.drivers) == 1 else f"driver/{spec.name}"
@@ -236,9 +242,13 @@ class ProcessPlane:
             node0 = auth.node_user(f"{cfg.node_prefix}0")
             args = ["nodes", "--kubeconfig", self._kubeconfig("nodes", node0)]
             args += ["--count", str(cfg.nodes), "--name-prefix", cfg.node_prefix]
-            args += ["--data-dir", str(self.data_dir), *_device_args(first, nodes=True)]
-            for spec in cfg.drivers:
-                args += ["--node-plugin", spec.name]
+            args += ["--data-dir", str(self.data_dir)]
+            if cfg.fleet is not None:
+                args += ["--fleet", cfg.fleet.reference]
+            else:
+                args += _device_args(first, nodes=True)
+                for spec in cfg.drivers:
+                    args += ["--node-plugin", spec.name]
             if cfg.run_seconds is not None:
                 args += ["--run-seconds", str(cfg.run_seconds)]
             if cfg.kubelet_dir:

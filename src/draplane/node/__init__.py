@@ -7,7 +7,7 @@ with a kubelet directory, the kubelet plugins registered with them over gRPC.
 from draplane.node._claims import NOT_READY, PREPARE_FAILED
 from draplane.node._kubelet import CLAIMS_PREPARED, PodKey
 from draplane.node._nodes import LEASE_RENEW_JITTER, LEASE_RENEW_SECONDS, Nodes
-from draplane.node._objects import LEASE_NAMESPACE
+from draplane.node._objects import LEASE_NAMESPACE, NodeShape
 from draplane.node._pluginmanager import RegistrationError, choose_service
 from draplane.node._podstatus import (
     EXIT_CODE_ANNOTATION,
@@ -25,6 +25,7 @@ __all__ = [
     "PREPARE_FAILED",
     "RUN_SECONDS_ANNOTATION",
     "STOP_SECONDS_ANNOTATION",
+    "NodeShape",
     "Nodes",
     "PodKey",
     "RegistrationError",

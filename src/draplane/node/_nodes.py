@@ -57,6 +57,7 @@ class Nodes:
         kubelet_version: str = _objects.KUBELET_VERSION,
         kubelet_dir: Path | None = None,
         slice_wipe_delay: float = WIPE_DELAY_SECONDS,
+        shape_for: Callable[[str], _objects.NodeShape] = lambda _name: _objects.PLAIN,
     ) -> None:
         """`run_seconds`: how long containers run when their pod does not say
         (`draplane.dev/run-seconds`); None: until the pod is deleted. `claims`: the
@@ -64,12 +65,15 @@ class Nodes:
         as `status.nodeInfo.kubeletVersion` (the API server's gitVersion); `kubelet_dir`: the
         nodes' root directories are its `<node name>/` (drivers register kubelet plugins
         there) instead of `plugins` serving them in-process; `slice_wipe_delay`: how long after
-        the last plugin of a driver went away its ResourceSlices of a node are deleted."""
+        the last plugin of a driver went away its ResourceSlices of a node are deleted;
+        `shape_for(name)`: the labels and taints a new node registers with (a fleet's node
+        type)."""
         self.names = [f"{name_prefix}{i}" for i in range(count)]
         self._client_for_node = client_for_node
         self._plugins = plugins
         self._clock = clock
         self._run_seconds = run_seconds
+        self._shape_for = shape_for
         self.claims = claims
         """The ResourceClaim kind of the API server's mode (set before `run`)."""
         self.kubelet_version = kubelet_version
@@ -167,7 +171,11 @@ class Nodes:
                     return await client.create(
                         kinds.NODES,
                         _objects.node_object(
-                            name, index=index, now=now, kubelet_version=self.kubelet_version
+                            name,
+                            index=index,
+                            now=now,
+                            kubelet_version=self.kubelet_version,
+                            shape=self._shape_for(name),
                         ),
                     )
                 except errors.StatusError as err:

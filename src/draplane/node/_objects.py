@@ -6,12 +6,14 @@ kubelet code stays about decisions rather than dict shapes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import cast
 
 from draplane.api import meta
 from draplane.api.auth import NODE_LEASE_NAMESPACE
 from draplane.api.meta import Obj
-from draplane.api.types import Node, NodeStatus
+from draplane.api.types import Node, NodeStatus, Taint
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 LEASE_NAMESPACE = NODE_LEASE_NAMESPACE
@@ -42,7 +44,25 @@ def pod_ip(index: int, serial: int) -> str:
     return f"{_pod_network(index)}.{serial % 253 + 2}"
 
 
-def node_object(name: str, *, index: int, now: str, kubelet_version: str = KUBELET_VERSION) -> Obj:
+@dataclass(frozen=True)
+class NodeShape:
+    """What a node registers with beyond the defaults: more labels and `spec.taints`."""
+
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[Mapping[str, str], ...] = ()
+
+
+PLAIN = NodeShape()
+
+
+def node_object(
+    name: str,
+    *,
+    index: int,
+    now: str,
+    kubelet_version: str = KUBELET_VERSION,
+    shape: NodeShape = PLAIN,
+) -> Obj:
     node: Node = {
         "apiVersion": "v1",
         "kind": "Node",
@@ -57,6 +77,9 @@ def node_object(name: str, *, index: int, now: str, kubelet_version: str = KUBEL
         "spec": {"podCIDR": pod_cidr(index)},
         "status": node_status(name, index=index, now=now, kubelet_version=kubelet_version),
     }
+    node["metadata"]["labels"] = {**shape.labels, **node["metadata"]["labels"]}
+    if shape.taints:
+        node["spec"]["taints"] = [cast(Taint, dict(t)) for t in shape.taints]
     return cast(Obj, node)
 
 

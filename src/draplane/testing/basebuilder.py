@@ -1,5 +1,6 @@
 """The chainable builder base every test-object builder extends: metadata setters (`name`,
-`label`, `owner`, ...), `set(path, value)` and `obj()` (a fresh copy each call)."""
+`label`, `owner`, ...), `set(path, value)` and `obj()` (a fresh copy each call); and
+`_ReservedFor`, the `status.reservedFor` setter both ResourceClaim builders share."""
 
 from __future__ import annotations
 
@@ -64,6 +65,10 @@ class _Builder:
         self._md["deletionTimestamp"] = value
         return self
 
+    def creation_timestamp(self, value: str) -> Self:
+        self._md["creationTimestamp"] = value
+        return self
+
     def owner(
         self,
         kind: str,
@@ -93,4 +98,15 @@ class _Builder:
         for part in parts[:-1]:
             target = target.setdefault(part, {})
         target[parts[-1]] = value
+        return self
+
+
+class _ReservedFor(_Builder):
+    def reserved_for(self, *pods: Obj) -> Self:
+        """Append a `status.reservedFor` entry (resource "pods", name, uid) for each pod."""
+        status = self._obj.setdefault("status", {})
+        for pod in pods:
+            status.setdefault("reservedFor", []).append(
+                {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
+            )
         return self

@@ -11,7 +11,7 @@ from typing import Any, Self
 from draplane.api import versions
 from draplane.api.meta import Obj, deep_copy
 from draplane.dra.claims import pod_resource_claim
-from draplane.testing.basebuilder import _Builder as _Builder, _uid as _uid
+from draplane.testing.basebuilder import _Builder as _Builder, _ReservedFor, _uid as _uid
 
 
 class PodBuilder(_Builder):
@@ -106,6 +106,11 @@ class PodBuilder(_Builder):
         self._obj["spec"]["containers"].append({"name": name, "image": image, **fields})
         return self
 
+    def container_fields(self, container: int = 0, **fields: Any) -> Self:
+        """Set fields of an existing container (`image=""`, `imagePullPolicy="Never"`, ...)."""
+        self._obj["spec"]["containers"][container].update(fields)
+        return self
+
     def env(self, name: str, value: str, container: int = 0) -> Self:
         self._obj["spec"]["containers"][container].setdefault("env", []).append(
             {"name": name, "value": value}
@@ -146,7 +151,7 @@ class NodeBuilder(_Builder):
         return self
 
 
-class ClaimBuilder(_Builder):
+class ClaimBuilder(_ReservedFor):
     def resource_class(self, value: str) -> Self:
         self._obj["spec"]["resourceClassName"] = value
         return self
@@ -186,14 +191,6 @@ class ClaimBuilder(_Builder):
         status = self._obj.setdefault("status", {})
         status["allocation"] = allocation
         status["driverName"] = driver
-        return self
-
-    def reserved_for(self, *pods: Obj) -> Self:
-        status = self._obj.setdefault("status", {})
-        for pod in pods:
-            status.setdefault("reservedFor", []).append(
-                {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
-            )
         return self
 
     def deallocation_requested(self, value: bool = True) -> Self:

@@ -10,12 +10,14 @@ storage as it was (same revision). `seed(server)` creates namespace
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 import orjson
+from hypothesis import HealthCheck, settings
 
 from draplane.api import kinds
 from draplane.api.kinds import ResourceType
@@ -40,6 +42,20 @@ from draplane.testing.storagebuilders import (
     make_storage_class,
     make_volume_attachment,
 )
+
+LONG = os.environ.get("DRAPLANE_FUZZ", "") == "long"
+"""`DRAPLANE_FUZZ=long` (`make fuzz`): many random examples; default: few, derandomized."""
+
+
+def fuzz_settings(short: int, long: int = 0) -> Any:
+    """Hypothesis settings for one fuzz test: `short` examples by default, `long` on demand."""
+    return settings(
+        max_examples=(long or short * 40) if LONG else short,
+        derandomize=not LONG,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
 
 
 @dataclass(frozen=True)
@@ -186,6 +202,18 @@ def seed_objects() -> dict[ResourceType, Obj]:
             "count": 2,
             "firstTimestamp": _TIME,
             "source": {"component": "fuzz"},
+        },
+        kinds.EVENTS_V1: {
+            "metadata": {"name": "fuzz-event-v1", "namespace": "fuzz"},
+            "eventTime": "2026-01-01T00:00:00.000000Z",
+            "series": {"count": 2, "lastObservedTime": "2026-01-01T00:01:00.000000Z"},
+            "reportingController": "example.com/fuzz",
+            "reportingInstance": "fuzz-0",
+            "action": "Fuzzing",
+            "reason": "Fuzzed",
+            "regarding": {"kind": "Pod", "name": "fuzz-pod", "namespace": "fuzz"},
+            "note": "m",
+            "type": "Normal",
         },
         kinds.CONFIGMAPS: {
             "metadata": {"name": "fuzz-cm", "namespace": "fuzz"},

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Self
 
 from draplane.api.meta import Obj, deep_copy
-from draplane.testing.basebuilder import _Builder, _uid
+from draplane.testing.basebuilder import _Builder, _ReservedFor, _uid
 
 API_VERSION = "resource.k8s.io/v1"
 
@@ -240,7 +240,7 @@ def make_subrequest(
     return {"name": name, **sub}
 
 
-class StructuredClaimBuilder(_Builder):
+class StructuredClaimBuilder(_ReservedFor):
     @property
     def _devices(self) -> Obj:
         devices: Obj = self._obj["spec"]["devices"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ from draplane.client.interface import Client
 from draplane.dra.controller import ClaimAllocation, Delays, DriverController
 from draplane.testing.apistate import wait_for
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 
 DRIVER = "driver.example.com"
 
@@ -100,9 +101,14 @@ def driver_user(name: str = DRIVER) -> UserInfo:
     return auth.driver_user(name)
 
 
-async def _start_env(*, set_reserved_for: bool, delays: Delays | None = None) -> AsyncIterator[Env]:
-    clock = FakeClock()
-    cluster = await start_cluster(clock=clock)
+@pytest.fixture
+def cluster_options(clock: FakeClock) -> dict[str, Any]:
+    return {"clock": clock}
+
+
+async def _start_env(
+    cluster: Cluster, clock: FakeClock, *, set_reserved_for: bool, delays: Delays | None = None
+) -> AsyncIterator[Env]:
     driver = FakeDriver()
     controller = DriverController(
         cluster.client(driver_user()),
@@ -120,30 +126,31 @@ async def _start_env(*, set_reserved_for: bool, delays: Delays | None = None) ->
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-        await cluster.stop()
 
 
 @pytest.fixture
-async def env() -> AsyncIterator[Env]:
-    async for started in _start_env(set_reserved_for=True):
+async def env(cluster: Cluster, clock: FakeClock) -> AsyncIterator[Env]:
+    async for started in _start_env(cluster, clock, set_reserved_for=True):
         yield started
 
 
 @pytest.fixture(
     params=[pytest.param(None, id="default-delays"), pytest.param(2.0, id="recheck-2s")]
 )
-async def env_recheck(request: pytest.FixtureRequest) -> AsyncIterator[tuple[Env, float]]:
+async def env_recheck(
+    request: pytest.FixtureRequest, cluster: Cluster, clock: FakeClock
+) -> AsyncIterator[tuple[Env, float]]:
     """The controller with the default delays, then with a configured 2 s recheck delay;
     yields the env and its recheck delay."""
     delays = Delays() if request.param is None else Delays(recheck=request.param)
-    async for started in _start_env(set_reserved_for=True, delays=delays):
+    async for started in _start_env(cluster, clock, set_reserved_for=True, delays=delays):
         yield started, delays.recheck
 
 
 @pytest.fixture
-async def env_without_reserved_for() -> AsyncIterator[Env]:
+async def env_without_reserved_for(cluster: Cluster, clock: FakeClock) -> AsyncIterator[Env]:
     """The controller with `SetReservedFor(false)`: the scheduler reserves, not the driver."""
-    async for started in _start_env(set_reserved_for=False):
+    async for started in _start_env(cluster, clock, set_reserved_for=False):
         yield started
 
 

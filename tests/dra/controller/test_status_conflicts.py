@@ -29,7 +29,7 @@ from draplane.testing.builders import (
     make_scheduling_context,
 )
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import start_cluster
+from draplane.testing.cluster import Cluster
 
 from .conftest import DRIVER, Env, FakeDriver, driver_user
 
@@ -191,10 +191,10 @@ class LosingClient:
         return await self._client.update(rt, obj, **kwargs)
 
 
-async def test_a_lost_status_write_is_repeated_when_the_winning_write_arrives() -> None:
-    clock = FakeClock()
+async def test_a_lost_status_write_is_repeated_when_the_winning_write_arrives(
+    cluster: Cluster, clock: FakeClock
+) -> None:
     start = clock.monotonic()
-    cluster = await start_cluster(clock=clock)
     admin = cluster.client()
     client = LosingClient(cluster.client(driver_user()))
     controller = DriverController(client, DRIVER, FakeDriver(), clock=clock, workers=1)  # type: ignore[arg-type]
@@ -225,4 +225,3 @@ async def test_a_lost_status_write_is_repeated_when_the_winning_write_arrives() 
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-        await cluster.stop()

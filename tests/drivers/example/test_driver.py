@@ -4,7 +4,6 @@ result (env values, devices, node), shareable claims, rebuilding state after a r
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 
 import orjson
 import pytest
@@ -16,16 +15,7 @@ from draplane.dra.controller import ClaimAllocation
 from draplane.drivers.example import DRIVER_NAME, ExampleDriver, ParametersError, Resources
 from draplane.testing.apistate import seed_objects
 from draplane.testing.builders import make_claim, make_class, make_node, make_pod
-from draplane.testing.cluster import Cluster, start_cluster
-
-
-@pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    started = await start_cluster()
-    try:
-        yield started
-    finally:
-        await started.stop()
+from draplane.testing.cluster import Cluster
 
 
 def config_map(name: str, **data: str) -> Obj:

@@ -4,8 +4,10 @@ controller: two claims of one pod are negotiated jointly, allocated, prepared an
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import orjson
+import pytest
 
 from draplane import dra
 from draplane.api import kinds
@@ -23,12 +25,17 @@ from draplane.testing.builders import (
     make_scheduling_context as make_psc,
 )
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import start_cluster
+from draplane.testing.cluster import Cluster
 
 
-async def test_pod_with_two_claims_runs_on_the_only_node_with_room() -> None:
-    clock = FakeClock()
-    cluster = await start_cluster(clock=clock)
+@pytest.fixture
+def cluster_options(clock: FakeClock) -> dict[str, Any]:
+    return {"clock": clock}
+
+
+async def test_pod_with_two_claims_runs_on_the_only_node_with_room(
+    cluster: Cluster, clock: FakeClock
+) -> None:
     admin = cluster.client()
     plugins = NodePluginRegistry()
     plugins.register(DRIVER_NAME, node_plugin_factory())
@@ -94,7 +101,6 @@ async def test_pod_with_two_claims_runs_on_the_only_node_with_room() -> None:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        await cluster.stop()
 
 
 async def _allocated(admin: Client, name: str) -> Obj | None:

@@ -6,8 +6,8 @@ with CDI devices, config env in its log and `status.devices` on the claim."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -34,7 +34,7 @@ from draplane.testing.allocatorcases import allocation
 from draplane.testing.apistate import wait_for
 from draplane.testing.builders import make_pod
 from draplane.testing.clock import FakeClock
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 from draplane.testing.structured import device_result, make_structured_claim
 
 
@@ -50,13 +50,13 @@ class Env:
 
 
 @pytest.fixture
-async def env() -> AsyncIterator[Env]:
-    clock = FakeClock()
-    cluster = await start_cluster(clock=clock, mode=versions.STRUCTURED)
-    try:
-        yield Env(cluster, cluster.client(), clock)
-    finally:
-        await cluster.stop()
+def cluster_options(clock: FakeClock) -> dict[str, Any]:
+    return {"clock": clock, "mode": versions.STRUCTURED}
+
+
+@pytest.fixture
+def env(cluster: Cluster, clock: FakeClock) -> Env:
+    return Env(cluster, cluster.client(), clock)
 
 
 def pool_of(slice_: Obj) -> Obj:

@@ -7,7 +7,7 @@ complete resulting lists of ResourceClaims and PodSchedulingContexts.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import pytest
@@ -43,7 +43,7 @@ from draplane.testing.builders import (
     make_pod,
     make_scheduling_context,
 )
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 
 CLASS_NAME = "my-resource-class"
 CLAIM_NAME = "my-pod-my-resource"
@@ -745,15 +745,6 @@ CASES = [
         id="prefilter-wrong-claim",
     ),
 ]
-
-
-@pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    c = await start_cluster()
-    try:
-        yield c
-    finally:
-        await c.stop()
 
 
 async def seed(cluster: Cluster, case: Case) -> tuple[ObjectSeeder, Obj, InformerFactory]:

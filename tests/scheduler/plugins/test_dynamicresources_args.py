@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from draplane.api import versions
 from draplane.api.errors import StatusError
 from draplane.scheduler.framework import SUCCESS, CycleState, Status
 from draplane.scheduler.plugins.dynamicresources import StructuredDynamicResources, new
@@ -35,12 +36,6 @@ SLICE = (
     .obj()
 )
 CLAIM = make_structured_claim("claim").uid("claim-uid").request("gpu", "gpu", count=4).obj()
-
-
-def _pod() -> Any:
-    pod = make_pod("pod").uid("pod-uid").obj()
-    pod["spec"]["resourceClaims"] = [{"name": "c0", "resourceClaimName": "claim"}]
-    return pod
 
 
 @pytest.mark.parametrize(
@@ -141,7 +136,12 @@ def _ticking(step: float) -> Callable[[], float]:
 def test_filter_timeout(args: dict[str, Any] | None, step: float, expected: Status) -> None:
     plugin = _plugin(args)
     plugin.monotonic = _ticking(step)
-    state, info = CycleState(), pod_info(_pod())
+    state, info = (
+        CycleState(),
+        pod_info(
+            make_pod("pod").uid("pod-uid").claim_ref("c0", "claim", mode=versions.STRUCTURED).obj()
+        ),
+    )
     assert plugin.pre_filter(state, info) == SUCCESS
 
     [node] = node_infos(make_node("node-a").obj())

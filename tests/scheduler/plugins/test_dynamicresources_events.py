@@ -25,7 +25,7 @@ from draplane.scheduler.plugins.dynamicresources.state import STATE_KEY, StateDa
 from draplane.testing.apiobjects import StaticLister
 from draplane.testing.apistate import events_for, seed_objects
 from draplane.testing.builders import make_claim, make_pod
-from draplane.testing.cluster import start_cluster
+from draplane.testing.cluster import Cluster
 
 CONFLICT = (
     'Operation cannot be fulfilled on resourceclaims.resource.k8s.io "my-claim": the object '
@@ -42,8 +42,7 @@ class Env:
 
 
 @pytest.fixture
-async def env() -> AsyncIterator[Env]:
-    cluster = await start_cluster()
+async def env(cluster: Cluster) -> AsyncIterator[Env]:
     client = cluster.client()
     recorder = EventRecorder(client, "default-scheduler")
     listers = {rt: StaticLister([]) for rt in (RESOURCE_CLAIMS, RESOURCE_CLASSES)}
@@ -54,7 +53,6 @@ async def env() -> AsyncIterator[Env]:
         yield Env(client, recorder, plugin, pod)
     finally:
         await recorder.flush()
-        await cluster.stop()
 
 
 async def stale_claim(env: Env, *, reserved: bool) -> Obj:

@@ -5,7 +5,7 @@ deletes it, and a later cycle uses the recorded claim."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -17,7 +17,7 @@ from draplane.scheduler.framework import CycleState, Handle, NodeInfo, PodInfo, 
 from draplane.scheduler.plugins.dynamicresources import StructuredDynamicResources
 from draplane.testing.apiobjects import StaticLister
 from draplane.testing.builders import make_node, make_pod
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 from draplane.testing.structured import make_device_class, make_resource_slice
 
 DRIVER = "driver.example.com"
@@ -47,10 +47,8 @@ class _Claims:
 
 
 @pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    started = await start_cluster(mode=versions.STRUCTURED)
-    yield started
-    await started.stop()
+def cluster_options() -> dict[str, Any]:
+    return {"mode": versions.STRUCTURED}
 
 
 def _plugin(cluster: Cluster, claims: _Claims) -> StructuredDynamicResources:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from draplane.api import versions
 from draplane.api.meta import Obj, deep_copy
 from draplane.scheduler.framework import SUCCESS, CycleState, Status
 from draplane.scheduler.plugins.dynamicresources import StructuredDynamicResources
@@ -61,11 +62,11 @@ def _claim(name: str = "claim", **request: Any) -> Obj:
 
 
 def _pod(*claims: str) -> Obj:
-    pod = make_pod("pod").uid("pod-uid").obj()
-    pod["spec"]["resourceClaims"] = [
-        {"name": f"c{i}", "resourceClaimName": c} for i, c in enumerate(claims)
-    ]
-    return pod
+    """A 1.36 pod using the ResourceClaims `claims` (pod claims c0, c1, ...)."""
+    pod = make_pod("pod").uid("pod-uid")
+    for i, claim in enumerate(claims):
+        pod.claim_ref(f"c{i}", claim, mode=versions.STRUCTURED)
+    return pod.obj()
 
 
 FIRST_AVAILABLE = (

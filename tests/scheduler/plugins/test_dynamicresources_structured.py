@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from draplane.api import versions
 from draplane.api.kinds import NODES, PODS
 from draplane.api.meta import Obj, deep_copy
 from draplane.dra.resourcev1 import DELETE_PROTECTION_FINALIZER
@@ -66,20 +67,15 @@ ALLOCATED_A = _claim("claim").allocation(ALLOCATION_A).obj()
 
 def _pod(name: str, *claims: str, **status: str | None) -> Obj:
     """A 1.36 pod: pod claims name their claim or template directly (no `source`)."""
-    pod = make_pod(name).uid(f"{name}-uid").obj()
-    pod_claims = pod["spec"].setdefault("resourceClaims", [])
+    pod = make_pod(name).uid(f"{name}-uid")
     for i, claim in enumerate(claims):
         if claim.startswith("template:"):
-            pod_claims.append({"name": f"c{i}", "resourceClaimTemplateName": claim[9:]})
+            pod.claim_template(f"c{i}", claim.removeprefix("template:"), mode=versions.STRUCTURED)
         else:
-            pod_claims.append({"name": f"c{i}", "resourceClaimName": claim})
-    if status:
-        pod["status"] = {
-            "resourceClaimStatuses": [
-                {"name": k, "resourceClaimName": v} if v else {"name": k} for k, v in status.items()
-            ]
-        }
-    return pod
+            pod.claim_ref(f"c{i}", claim, mode=versions.STRUCTURED)
+    for pod_claim, claim_name in status.items():
+        pod.claim_status(pod_claim, claim_name)
+    return pod.obj()
 
 
 POD = _pod("pod", "claim")

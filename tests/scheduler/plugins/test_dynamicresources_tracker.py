@@ -24,12 +24,10 @@ def _allocation(*devices: str, share: str | None = None) -> dict[str, Any]:
 
 
 def _claim(name: str, allocation: dict[str, Any] | None = None, rv: str = "1") -> dict[str, Any]:
-    builder = make_structured_claim(name).uid(f"{name}-uid").request("r", "gpu")
-    if allocation is not None:
-        builder = builder.allocation(allocation)
-    obj = builder.obj()
-    obj["metadata"]["resourceVersion"] = rv
-    return obj
+    builder = (
+        make_structured_claim(name).uid(f"{name}-uid").resource_version(rv).request("r", "gpu")
+    )
+    return (builder.allocation(allocation) if allocation is not None else builder).obj()
 
 
 def _state(state: AllocatedState) -> tuple[Any, ...]:

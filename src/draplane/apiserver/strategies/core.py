@@ -74,7 +74,6 @@ STRATEGIES = (
         defaults=defaults.default_event,
         printer=printers.EVENT,
         fields=fieldselector.EVENT_FIELDS,
-        protobuf=protobuf_core.EVENT,
         has_dependents=False,
     ),
     ResourceStrategy(

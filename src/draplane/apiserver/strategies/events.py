@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from draplane.api import fieldselector, kinds
 from draplane.api.validation import events
-from draplane.apiserver import printers, protobuf_core
+from draplane.apiserver import printers
 from draplane.apiserver.strategies import ResourceStrategy
 
 STRATEGIES = (
@@ -21,7 +21,6 @@ STRATEGIES = (
         validate_update=events.validate_event_v1_update,
         printer=printers.EVENT_V1,
         fields=fieldselector.EVENT_V1_FIELDS,
-        protobuf=protobuf_core.EVENT_V1,
         has_dependents=False,
     ),
 )

@@ -40,6 +40,7 @@ from draplane.drivers.example._plugintoken import StatusClientSource, status_cli
 from draplane.drivers.example._run import example_controller
 from draplane.drivers.example._structuredplugin import (
     NetworkPoolController,
+    SliceSource,
     StructuredNodePlugin,
     publish_network_pool,
     structured_node_plugin_factory,
@@ -69,6 +70,7 @@ __all__ = [
     "PublishResult",
     "Resources",
     "SlicePublisher",
+    "SliceSource",
     "StatusClientSource",
     "StructuredNodePlugin",
     "device_class",

@@ -26,7 +26,7 @@ from draplane.api import errors, meta
 from draplane.api.deviceconfig import PreparedDevice, prepared_devices
 from draplane.api.kinds import RESOURCE_GROUP, ResourceType
 from draplane.api.meta import Obj
-from draplane.api.types import AllocatedDeviceStatus, NetworkDeviceData
+from draplane.api.types import AllocatedDeviceStatus, NetworkDeviceData, ResourceSliceSpec
 from draplane.client.interface import Client
 from draplane.clock import REAL_CLOCK, Clock, format_time
 from draplane.drivers.example._devices import (
@@ -41,6 +41,10 @@ from draplane.drivers.example._plugintoken import StatusClientSource
 from draplane.kubeletplugin import SlicePublisher
 
 log = logging.getLogger(__name__)
+
+SliceSource = Callable[[str], list[ResourceSliceSpec]]
+"""A node name -> the ResourceSlice specs (without `pool`) of the driver's pool on that node:
+what a fleet profile gives the plugin instead of a `DeviceProfile`."""
 
 RESOURCE_CLAIMS_V1 = ResourceType(
     RESOURCE_GROUP,
@@ -61,6 +65,8 @@ class StructuredNodePlugin:
     node_name: str
     driver_name: str = DRIVER_NAME
     profile: DeviceProfile = field(default_factory=DeviceProfile)
+    slices: SliceSource | None = None
+    """The node's slice specs from elsewhere (a fleet profile); `profile` when None."""
     write_device_status: bool = True
     status_client: Client | None = None
     """The driver's own identity on this node for `status.devices` writes."""
@@ -84,17 +90,19 @@ class StructuredNodePlugin:
             node_name=self.node_name,
             owner=node,
         )
-        await self._publisher.publish(
-            node_slice_specs(self.driver_name, self.node_name, self.profile)
-        )
+        await self._publisher.publish(self._specs())
+
+    def _specs(self) -> list[ResourceSliceSpec]:
+        if self.slices is not None:
+            return self.slices(self.node_name)
+        return node_slice_specs(self.driver_name, self.node_name, self.profile)
 
     async def set_profile(self, profile: DeviceProfile) -> None:
         """The devices changed: republish the pool."""
         self.profile = profile
+        self.slices = None
         if self._publisher is not None:
-            await self._publisher.publish(
-                node_slice_specs(self.driver_name, self.node_name, profile)
-            )
+            await self._publisher.publish(self._specs())
 
     async def stop(self) -> None:
         """The plugin goes away: delete its slices."""
@@ -194,10 +202,11 @@ def structured_node_plugin_factory(
     *,
     clock: Clock = REAL_CLOCK,
     status_client_for: StatusClientSource | None = None,
+    slices: SliceSource | None = None,
 ) -> Callable[[str], StructuredNodePlugin]:
     """What to register in a NodePluginRegistry for this driver in structured mode;
     `status_client_for(node)` gives the driver's client on that node for `status.devices`
-    (`status_clients`)."""
+    (`status_clients`); `slices` replaces `profile` as the source of each node's slices."""
     chosen = profile or DeviceProfile()
 
     def build(node_name: str) -> StructuredNodePlugin:
@@ -205,6 +214,7 @@ def structured_node_plugin_factory(
             node_name=node_name,
             driver_name=driver_name,
             profile=chosen,
+            slices=slices,
             clock=clock,
             status_client_for=status_client_for,
         )
