@@ -1,7 +1,7 @@
-"""Protobuf field numbers of the core/v1 schemas (and the discovery/v1, coordination/v1 and
-meta/v1 Condition structs served beside them): every field of a struct reachable from a served
-kind is numbered, numbers are unique within a struct (per embedded Go struct), and a sample of
-them is upstream's `generated.proto` (Kubernetes 1.36)."""
+"""Protobuf field numbers of the core/v1 schemas (and the discovery/v1, coordination/v1,
+events.k8s.io/v1 and meta/v1 Condition structs served beside them): every field of a struct
+reachable from a served kind is numbered, numbers are unique within a struct (per embedded Go
+struct), and a sample of them is upstream's `generated.proto` (Kubernetes 1.36)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from draplane.api.versions import MODES
 CORE = "io.k8s.api.core.v1."
 DISCOVERY = "io.k8s.api.discovery.v1."
 COORDINATION = "io.k8s.api.coordination.v1."
+EVENTS = "io.k8s.api.events.v1."
 
 KINDS = [
     ("", "v1", kind)
@@ -32,8 +33,12 @@ KINDS = [
         "Service",
         "ServiceAccount",
     )
-] + [("discovery.k8s.io", "v1", "EndpointSlice"), ("coordination.k8s.io", "v1", "Lease")]
-"""The kinds served from core.py, pod.py and services.py."""
+] + [
+    ("discovery.k8s.io", "v1", "EndpointSlice"),
+    ("coordination.k8s.io", "v1", "Lease"),
+    ("events.k8s.io", "v1", "Event"),
+]
+"""The kinds served from core.py, events.py, pod.py and services.py."""
 
 ROOTS = (POD_TEMPLATE_SPEC, PERSISTENT_VOLUME_CLAIM)
 """Structs of these files that workloads embed without a kind of their own."""
@@ -45,7 +50,7 @@ def _in_scope(name: str) -> bool:
     """Structs of these files; the meta/v1 ones (but Condition) belong to meta.py."""
     if name == meta.META + "Condition":
         return True
-    return name.startswith((CORE, DISCOVERY, COORDINATION))
+    return name.startswith((CORE, DISCOVERY, COORDINATION, EVENTS))
 
 
 def _leaf(t: model.Type) -> model.Type:
@@ -155,13 +160,20 @@ SPOT = [
     ("", "ScopedResourceSelectorRequirement", "values", 3, 0),
     ("", "LimitRangeItem", "defaultRequest", 5, 0),
     ("", "LimitRangeItem", "maxLimitRequestRatio", 6, 0),
+    ("", "events.v1.Event", "eventTime", 2, 0),
+    ("", "events.v1.Event", "reportingController", 4, 0),
+    ("", "events.v1.Event", "regarding", 8, 0),
+    ("", "events.v1.Event", "note", 10, 0),
+    ("", "events.v1.Event", "deprecatedSource", 12, 0),
+    ("", "events.v1.Event", "deprecatedCount", 15, 0),
+    ("", "events.v1.EventSeries", "lastObservedTime", 2, 0),
 ]
 
 
 def _struct_name(message: str) -> str:
     if message.startswith("meta.v1."):
         return meta.META + message.removeprefix("meta.v1.")
-    if message.startswith(("discovery.", "coordination.")):
+    if message.startswith(("discovery.", "coordination.", "events.")):
         return "io.k8s.api." + message
     return CORE + message
 

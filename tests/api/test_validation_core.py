@@ -168,8 +168,8 @@ def _event(**fields: Any) -> Obj:
         pytest.param(
             _event(eventTime="2026-01-01T00:00:00.000000Z"),
             [
-                (REQ, "reportingComponent"),
-                (INV, "reportingComponent"),
+                (REQ, "reportingController"),
+                (INV, "reportingController"),
                 (REQ, "reportingInstance"),
                 (REQ, "action"),
             ],

@@ -72,6 +72,9 @@ POD_CLAIM = "claim-0"
 CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "new"}}
 POD = make_pod("new", "team").obj()
 MERGE = "application/merge-patch+json"
+STRATEGIC = "application/strategic-merge-patch+json"
+EV1 = kinds.EVENTS_V1
+EVENT_V1 = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "new"}}
 
 
 def _rows() -> list[Any]:
@@ -197,6 +200,19 @@ def _rows() -> list[Any]:
         ),
         ("scheduler-creates-pod", Row(SCHEDULER, "POST", _path(pods, "team"), False, POD)),
         ("scheduler-configmaps", Row(SCHEDULER, "GET", _path(kinds.CONFIGMAPS, "team"), False)),
+        # events.k8s.io/v1: the new events broadcaster of kube-scheduler creates and patches
+        ("scheduler-creates-event", Row(SCHEDULER, "POST", _path(EV1, "team"), True, EVENT_V1)),
+        (
+            "scheduler-patches-event",
+            Row(SCHEDULER, "PATCH", _path(EV1, "team", "e"), True, {}, STRATEGIC),
+        ),
+        ("scheduler-updates-event", Row(SCHEDULER, "PUT", _path(EV1, "team", "e"), True, {})),
+        ("scheduler-lists-events", Row(SCHEDULER, "GET", _path(EV1, "team"), False)),
+        ("scheduler-deletes-event", Row(SCHEDULER, "DELETE", _path(EV1, "team", "e"), False)),
+        ("view-core-events", Row(VICTOR, "GET", _path(kinds.EVENTS, "team"), True)),
+        ("view-events-v1", Row(VICTOR, "GET", _path(EV1, "team"), False)),
+        ("edit-creates-core-event", Row(ALICE, "POST", _path(kinds.EVENTS, "team"), True, {})),
+        ("edit-creates-event-v1", Row(ALICE, "POST", _path(EV1, "team"), False, EVENT_V1)),
         # the claim controller
         (
             "claim-controller-creates-claim",

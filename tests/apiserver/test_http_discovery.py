@@ -65,6 +65,7 @@ async def test_api_and_apis_answer_legacy_json_even_for_aggregated_accept(
     by_name = {g["name"]: g for g in groups["groups"]}
     assert set(by_name) == {
         "resource.k8s.io",
+        "events.k8s.io",
         "coordination.k8s.io",
         "rbac.authorization.k8s.io",
         "authorization.k8s.io",

@@ -17,6 +17,17 @@ if not any(kubectl_binary(v) for v in VERSIONS):
     pytest.skip("no versioned kubectl binaries installed", allow_module_level=True)
 
 _EXPLAINED = [rt for rt in kinds.SERVED if rt.version != "v1beta1"]
+
+
+def _explain_args(rt: kinds.ResourceType) -> tuple[str, ...]:
+    """`kubectl explain <resource>.<group>`; a resource core/v1 also has (events.k8s.io/v1
+    Events) by --api-version, since kubectl before 1.30 matches `events` first and reads
+    `.events.k8s.io` as field names."""
+    if rt.group and kinds.lookup("", "v1", rt.resource) is not None:
+        return (rt.resource, f"--api-version={rt.api_version}")
+    return (f"{rt.resource}.{rt.group}" if rt.group else rt.resource,)
+
+
 _NESTED = {
     "resourceclaims.spec": "resourceClassName",
     "pods.spec.containers.resources.claims": "name",
@@ -47,12 +58,12 @@ async def test_explain_every_kind_and_nested_fields(kubectl: Kubectl, server: Ht
     # handshakes.
     running = asyncio.Semaphore(4)
 
-    async def explain(what: str) -> str:
+    async def explain(*what: str) -> str:
         async with running:
-            return await kubectl.run("explain", what)
+            return await kubectl.run("explain", *what)
 
     outputs = await asyncio.gather(
-        *(explain(f"{rt.resource}.{rt.group}" if rt.group else rt.resource) for rt in _EXPLAINED),
+        *(explain(*_explain_args(rt)) for rt in _EXPLAINED),
         *(explain(path) for path in _NESTED),
     )
     for rt, output in zip(_EXPLAINED, outputs, strict=False):

@@ -57,16 +57,30 @@ POD_FIELDS: dict[str, FieldGetter] = {
     "status.podIP": _pod_ip,
     "status.nominatedNodeName": _path("status", "nominatedNodeName"),
 }
+_REFERENCE = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
+
+
+def _event_source(event: Obj) -> str:
+    """`source`: source.component, else the reporting controller (EventToSelectableFields)."""
+    return _path("source", "component")(event) or _path("reportingComponent")(event)
+
+
 EVENT_FIELDS: dict[str, FieldGetter] = {
-    **{
-        f"involvedObject.{f}": _path("involvedObject", f)
-        for f in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
-    },
+    **{f"involvedObject.{f}": _path("involvedObject", f) for f in _REFERENCE},
     "reason": _path("reason"),
     "reportingComponent": _path("reportingComponent"),
-    "source": _path("source", "component"),
+    "source": _event_source,
     "type": _path("type"),
 }
+EVENT_V1_FIELDS: dict[str, FieldGetter] = {
+    **{f"regarding.{f}": _path("involvedObject", f) for f in _REFERENCE},
+    "reason": _path("reason"),
+    "reportingController": _path("reportingComponent"),
+    "source": _event_source,
+    "type": _path("type"),
+}
+"""events.k8s.io/v1's field labels (AddFieldLabelConversionsForEvent), read from the stored
+core/v1 Event."""
 NODE_FIELDS: dict[str, FieldGetter] = {
     "spec.unschedulable": lambda o: _path("spec", "unschedulable")(o) or "false",
 }

@@ -36,6 +36,9 @@ class ResourceType:
     custom: Any = field(default=None, compare=False, hash=False, repr=False)
     """A custom resource's `draplane.api.crd.CustomKind` (schema, subresources, columns);
     None for built-in kinds."""
+    stored_as: str = ""
+    """The storage prefix of a kind stored as another group's resource (events.k8s.io/v1
+    Events are core/v1 `events`, `draplane.api.conversion`); "" for its own."""
 
     @property
     def api_version(self) -> str:
@@ -43,7 +46,10 @@ class ResourceType:
 
     @property
     def key(self) -> str:
-        """Storage prefix: `pods` for core kinds, `resource.k8s.io/resourceclaims` otherwise."""
+        """Storage prefix: `pods` for core kinds, `resource.k8s.io/resourceclaims` otherwise
+        (`stored_as` when set)."""
+        if self.stored_as:
+            return self.stored_as
         return f"{self.group}/{self.resource}" if self.group else self.resource
 
     @property
@@ -73,6 +79,7 @@ APIEXTENSIONS_GROUP = "apiextensions.k8s.io"
 SCHEDULING_GROUP = "scheduling.k8s.io"
 STORAGE_GROUP = "storage.k8s.io"
 POLICY_GROUP = "policy"
+EVENTS_GROUP = "events.k8s.io"
 CREATE_ONLY = ("create",)
 
 NAMESPACES = ResourceType(
@@ -91,6 +98,11 @@ PODS = ResourceType(
 )
 NODES = ResourceType(CORE, "v1", "nodes", "Node", False, "node", ("no",), ("status",))
 EVENTS = ResourceType(CORE, "v1", "events", "Event", True, "event", ("ev",))
+EVENTS_V1 = ResourceType(
+    EVENTS_GROUP, "v1", "events", "Event", True, "event", ("ev",), stored_as=EVENTS.key
+)
+"""events.k8s.io/v1 Events: stored as core/v1 Events, converted on the way in and out
+(kube-apiserver stores both as one resource, pkg/apis/events/v1/conversion.go)."""
 CONFIGMAPS = ResourceType(CORE, "v1", "configmaps", "ConfigMap", True, "configmap", ("cm",))
 LEASES = ResourceType(COORDINATION_GROUP, "v1", "leases", "Lease", True, "lease")
 RESOURCE_CLASSES = ResourceType(
@@ -349,6 +361,7 @@ SERVED: tuple[ResourceType, ...] = (
     EVENTS,
     CONFIGMAPS,
     LEASES,
+    EVENTS_V1,
     RESOURCE_CLASSES,
     RESOURCE_CLAIMS,
     RESOURCE_CLAIM_TEMPLATES,
@@ -453,8 +466,9 @@ STRUCTURED_SERVED: tuple[ResourceType, ...] = (
 )
 """`SERVED` of the 1.36 mode: the structured kinds where the v1alpha2 ones are."""
 
-STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs)
-"""The served kinds that are stored (the review kinds are create-only)."""
+STORED: tuple[ResourceType, ...] = tuple(r for r in SERVED if "list" in r.verbs and not r.stored_as)
+"""The served kinds that are stored, each resource once (the review kinds are create-only;
+events.k8s.io/v1 Events are core/v1 Events)."""
 
 SUBRESOURCE_KINDS: dict[str, tuple[str, str, str]] = {
     "binding": (CORE, "v1", "Binding"),

@@ -58,6 +58,9 @@ class Request:
     owned: bool = False
     """The body was decoded for this request alone (the HTTP layer): an update may change it
     instead of copying it first. False for a caller's object (the in-process client)."""
+    asked: ResourceType | None = None
+    """The version the client wrote when `rt` is its storage type (a converted write,
+    `draplane.api.conversion`): its declaration defaults and validates the write."""
 
     @property
     def is_write(self) -> bool:

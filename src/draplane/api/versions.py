@@ -71,8 +71,9 @@ class Mode:
         return self.name
 
 
-_CONVERTED = {*kinds.STRUCTURED_V1BETA1, *kinds.STRUCTURED_V1BETA2}
-"""The beta versions of the 1.36 kinds, served from their v1 objects' storage."""
+_CONVERTED = {*kinds.STRUCTURED_V1BETA1, *kinds.STRUCTURED_V1BETA2, kinds.EVENTS_V1}
+"""The beta versions of the 1.36 kinds, served from their v1 objects' storage, and
+events.k8s.io/v1 Events, served from core/v1 Events' (`draplane.api.conversion`)."""
 
 CLASSIC = Mode(
     "1.28",

@@ -17,7 +17,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Coroutine
 from typing import Any, Protocol
 
-from draplane.api import crd, errors, kinds, meta, resourceconversion, structural
+from draplane.api import conversion, crd, errors, kinds, meta, structural
 from draplane.api.auth import UserInfo
 from draplane.api.catalog import Catalog
 from draplane.api.handler import WatchEvent, WatchStream
@@ -200,9 +200,10 @@ class CustomResources:
         """`obj` as `rt`'s version serves it: defaulted as read from storage, and (conversion
         None) with the version's apiVersion."""
         custom = rt.custom
-        if custom is None and resourceconversion.converts(rt):
-            # Built-in kinds served at several versions (resource.k8s.io/v1beta1, v1beta2).
-            return resourceconversion.convert(obj, rt.version)  # type: ignore[no-any-return]
+        if custom is None and conversion.converts(rt):
+            # Built-in kinds served at several versions (resource.k8s.io/v1beta1, v1beta2;
+            # events.k8s.io/v1).
+            return conversion.convert(obj, rt)  # type: ignore[no-any-return]
         if custom is None or obj.get("kind") != rt.kind:
             return obj
         if custom.has_defaults:
@@ -214,10 +215,10 @@ class CustomResources:
 
     def converted(self, rt: ResourceType, result: Obj | WatchStream) -> Obj | WatchStream:
         custom = rt.custom
-        if custom is None and resourceconversion.converts(rt):
+        if custom is None and conversion.converts(rt):
             if not isinstance(result, dict):
                 return _ConvertingWatch(result, rt)
-            return resourceconversion.convert(result, rt.version)  # type: ignore[no-any-return]
+            return conversion.convert(result, rt)  # type: ignore[no-any-return]
         if custom is None or (len(custom.versions) < 2 and not custom.has_defaults):
             return result
         if not isinstance(result, dict):

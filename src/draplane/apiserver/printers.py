@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from draplane.api.eventconversion import to_core
 from draplane.api.meta import Obj
 from draplane.apiserver.printing import (
     AGE as _AGE,
@@ -272,6 +273,8 @@ NAMESPACE = Printer(
     with_age(lambda o: [name(o), field(o, "status", "phase")]),
 )
 EVENT = Printer(EVENT_COLUMNS, aged(event_cells))
+EVENT_V1 = Printer(EVENT_COLUMNS, aged(lambda e, since: event_cells(to_core(e), since)))
+"""events.k8s.io/v1 Events print as core/v1's (one internal type, one TableConvertor)."""
 CONFIG_MAP = Printer(
     [_NAME, ("Data", "integer", 0, "Number of data entries"), _AGE],
     with_age(lambda o: [name(o), entries(o.get("data")) + entries(o.get("binaryData"))]),

@@ -14,7 +14,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from draplane.api import errors, kinds, meta, resourceconversion, validation, versions
+from draplane.api import conversion, errors, kinds, meta, validation, versions
 from draplane.api.auth import SYSTEM_NODES, UserInfo
 from draplane.api.catalog import Catalog
 from draplane.api.handler import WatchStream
@@ -265,13 +265,19 @@ class Registry:
                 "create not allowed while custom resource definition is terminating",
             )
         asked = request.rt
-        if request.is_write and resourceconversion.converts(asked):
-            # Written at the storage version; the answer is converted back below.
+        if request.verb in _CONVERTED_WRITES and conversion.converts(asked):
+            # Written at the storage version; the answer is converted back below. A delete
+            # needs no conversion: it selects at the version asked, whose key is the storage's.
             request = await self._to_storage_version(user, request)
         if not request.is_write:
             return self.custom_resources.converted(asked, await self._read(user, request))
         with self.audit.recording(request.verb, request.rt.resource, request.subresource):
-            result = await self._write(user, request)
+            try:
+                result = await self._write(user, request)
+            except StorageError as err:
+                if request.asked is None:
+                    raise
+                raise to_status(err, request.asked) from err
         if request.rt is kinds.CUSTOM_RESOURCE_DEFINITIONS:
             # Served (or no longer served) once the write returns: the catalog follows the
             # change stream.
@@ -279,19 +285,20 @@ class Registry:
         return self.custom_resources.converted(asked, result)
 
     async def _to_storage_version(self, user: UserInfo, request: Request) -> Request:
-        """A write of a converted version (resource.k8s.io/v1beta1, v1beta2) as a write of v1:
-        the body converted; a patch applied to the object at the request's version and
-        written as an update of the version it was applied to."""
-        stored = resourceconversion.storage_type(request.rt)
+        """A write of a converted version (resource.k8s.io/v1beta1, v1beta2; events.k8s.io/v1)
+        as a write of its storage type: the body converted; a patch applied to the object at
+        the request's version and written as an update of the version it was applied to. The
+        request keeps the version asked (`Request.asked`), whose declaration validates it."""
+        stored = conversion.storage_type(request.rt)
         body = request.body
         if request.verb == "patch":
             if request.options.patch_type.startswith("application/apply-patch"):
                 raise errors.unsupported_media_type(request.options.patch_type)
-            get = Request("get", stored, request.namespace, request.name)
+            get = Request("get", request.rt, request.namespace, request.name)
             old = await self._read(user, get)
             assert isinstance(old, dict)
             patched = patch_object(
-                resourceconversion.convert(old, request.rt.version),
+                conversion.convert(old, request.rt),
                 body,
                 request.options.patch_type,
                 request.rt,
@@ -300,12 +307,16 @@ class Registry:
             patched.setdefault("metadata", {})["resourceVersion"] = meta.resource_version(old)
             self._decode_at(request, patched)
             return dataclasses.replace(
-                request, verb="update", rt=stored, body=resourceconversion.convert(patched, "v1")
+                request,
+                verb="update",
+                rt=stored,
+                body=conversion.convert(patched, stored),
+                asked=request.rt,
             )
         if isinstance(body, dict) and body.get("apiVersion") == request.rt.api_version:
             self._decode_at(request, body)
-            body = resourceconversion.convert(body, resourceconversion.STORAGE_VERSION)
-        return dataclasses.replace(request, rt=stored, body=body)
+            body = conversion.convert(body, stored)
+        return dataclasses.replace(request, rt=stored, body=body, asked=request.rt)
 
     def _decode_at(self, request: Request, body: Obj) -> None:
         """Field validation at the request's version, before conversion, as kube-apiserver
@@ -446,6 +457,8 @@ class Registry:
         return list_envelope(req.rt, deleted, self.storage.revision, "", None)
 
 
+_CONVERTED_WRITES = frozenset({"create", "update", "patch"})
+"""The writes whose body a converted version (`conversion.converts`) has stored as another."""
 _SERVER = UserInfo("system:apiserver", "", ("system:masters",))
 """The API server's own identity for what it writes itself (the default namespaces)."""
 

@@ -23,13 +23,15 @@ def _resource_type(resource: str) -> ResourceType:
         return ResourceType(group, "", plural, "", True, plural)
 
 
-def to_status(err: StorageError) -> errors.StatusError:
+def to_status(err: StorageError, rt: ResourceType | None = None) -> errors.StatusError:
+    """The Status of `err`, naming `rt` (the version asked, when the store names its storage
+    type: events.k8s.io/v1 Events are stored as core/v1 `events`) or the stored resource."""
     if isinstance(err, KeyNotFound):
-        return errors.not_found(_resource_type(err.resource), err.name)
+        return errors.not_found(rt or _resource_type(err.resource), err.name)
     if isinstance(err, KeyExists):
-        return errors.already_exists(_resource_type(err.resource), err.name)
+        return errors.already_exists(rt or _resource_type(err.resource), err.name)
     if isinstance(err, RevisionConflict):
-        return errors.conflict(_resource_type(err.resource), err.name)
+        return errors.conflict(rt or _resource_type(err.resource), err.name)
     if isinstance(err, RevisionTooOld):
         return errors.expired(str(err))
     return errors.internal(str(err))

@@ -103,6 +103,7 @@ class Writer:
             meta.deep_copy(req.body),
             dry_run=req.options.dry_run,
             options=req.options,
+            asked=req.asked,
         )
 
     async def create_object(
@@ -114,8 +115,12 @@ class Writer:
         *,
         dry_run: bool,
         options: Options = NO_OPTIONS,
+        asked: ResourceType | None = None,
     ) -> Obj:
+        """Create `obj` as `strategy`'s kind; `asked`: the version the client wrote when that
+        is its storage type, whose declaration defaults and validates the object."""
         rt = strategy.rt
+        checks = strategy if asked is None else strategy_for(asked)
         check_type(rt, obj, self._r.kinds.schemas, options)
         md = obj.get("metadata")
         if md is None:
@@ -133,7 +138,7 @@ class Writer:
         md["uid"] = str(uuid.uuid4())
         md["creationTimestamp"] = format_time(self._r.clock.now())
         md["generation"] = 1
-        strategy.apply_defaults(obj)
+        checks.apply_defaults(obj)
         strategy.prepare_for_create(obj)
         strategy.fill_status(obj)
         validation.normalize(rt, obj, self._r.kinds.schemas)
@@ -142,9 +147,9 @@ class Writer:
         for attempt in range(_GENERATE_NAME_ATTEMPTS):
             if generated:
                 md["name"] = generate_name(str(md["generateName"]))
-            causes = strategy.validate_create(obj, self._r.kinds.schemas)
+            causes = checks.validate_create(obj, self._r.kinds.schemas)
             if causes:
-                raise errors.invalid_object(rt.kind, meta.name(obj), causes, rt)
+                raise errors.invalid_object(rt.kind, meta.name(obj), causes, checks.rt)
             attrs.name = meta.name(obj)
             await self._r.admission.validate(attrs)
             if strategy.check_write is not None:
@@ -186,7 +191,7 @@ class Writer:
 
         def mutate(old: Obj) -> Obj:
             if precondition and precondition != meta.resource_version(old):
-                raise errors.conflict(rt, req.name)
+                raise errors.conflict(req.asked or rt, req.name)
             # With a resourceVersion precondition there is no retry and this runs once: the
             # (already private) body itself; a retry needs it unchanged, so gets a copy.
             return obj if precondition else meta.deep_copy(obj)
@@ -245,7 +250,7 @@ class Writer:
                 raise errors.bad_request("the name of the object cannot be changed by a patch")
             precondition = md.get("resourceVersion")
             if precondition and precondition != meta.resource_version(old):
-                raise errors.conflict(rt, req.name)
+                raise errors.conflict(req.asked or rt, req.name)
             return applied
 
         return await self.guaranteed_update(
@@ -305,7 +310,7 @@ class Writer:
         strategy = strategy_for(req.rt)
         schemas = self._r.kinds.schemas
         for attempt in range(_CONFLICT_RETRIES):
-            old = await self._get(req.rt, req.namespace, req.name)
+            old = await self._get(req.rt, req.namespace, req.name, req.asked)
             try:
                 new = merge_for_write(
                     strategy,
@@ -320,7 +325,7 @@ class Writer:
                 )
                 validation.normalize(req.rt, new, schemas)
                 return await self.store_update(
-                    user, strategy, req.subresource, new, old, dry_run=dry_run
+                    user, strategy, req.subresource, new, old, dry_run=dry_run, asked=req.asked
                 )
             except RevisionConflict as err:
                 # The stored object changed since it was read: read, mutate and check again
@@ -340,8 +345,10 @@ class Writer:
         old: Obj,
         *,
         dry_run: bool = False,
+        asked: ResourceType | None = None,
     ) -> Obj:
         rt = strategy.rt
+        checks = strategy if asked is None else strategy_for(asked)
         attrs = AdmissionAttributes(
             user,
             "UPDATE",
@@ -359,9 +366,9 @@ class Writer:
         elif subresource == "binding":
             causes = []  # the binding strategy sets spec.nodeName, which updates may not
         else:
-            causes = strategy.validate_main_update(new, old, self._r.kinds.schemas)
+            causes = checks.validate_main_update(new, old, self._r.kinds.schemas)
         if causes:
-            raise errors.invalid_object(rt.kind, meta.name(new), causes, rt)
+            raise errors.invalid_object(rt.kind, meta.name(new), causes, checks.rt)
         await self._r.admission.validate(attrs)
         if strategy.check_write is not None and not subresource:
             await strategy.check_write(self._r, user, new, old)
@@ -374,10 +381,13 @@ class Writer:
             return await self._r.deleter.remove(strategy, new, expected_rv=expected)
         return await self._r.storage.update(rt.key, new, expected_rv=expected)
 
-    async def _get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
+    async def _get(
+        self, rt: ResourceType, namespace: str, name: str, asked: ResourceType | None = None
+    ) -> Obj:
+        """The stored object; 404 naming `asked` (the version the client wrote) or `rt`."""
         obj = await self._r.storage.get(rt.key, namespace if rt.namespaced else "", name)
         if obj is None:
-            raise errors.not_found(rt, name)
+            raise errors.not_found(asked or rt, name)
         return obj
 
 

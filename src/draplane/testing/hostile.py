@@ -204,6 +204,18 @@ def seed_objects() -> dict[ResourceType, Obj]:
             "firstTimestamp": _TIME,
             "source": {"component": "fuzz"},
         },
+        kinds.EVENTS_V1: {
+            "metadata": {"name": "fuzz-event-v1", "namespace": "fuzz"},
+            "eventTime": "2026-01-01T00:00:00.000000Z",
+            "series": {"count": 2, "lastObservedTime": "2026-01-01T00:01:00.000000Z"},
+            "reportingController": "example.com/fuzz",
+            "reportingInstance": "fuzz-0",
+            "action": "Fuzzing",
+            "reason": "Fuzzed",
+            "regarding": {"kind": "Pod", "name": "fuzz-pod", "namespace": "fuzz"},
+            "note": "m",
+            "type": "Normal",
+        },
         kinds.CONFIGMAPS: {
             "metadata": {"name": "fuzz-cm", "namespace": "fuzz"},
             "data": {"a": "1"},

@@ -195,11 +195,22 @@ def validate_namespace_status_update(obj: Obj, old: Obj) -> list[FieldError]:
 
 
 def validate_event(obj: Obj) -> list[FieldError]:
+    """A core/v1 Event (legacyValidateEvent, plus ObjectMeta and a required involvedObject)."""
     md = obj["metadata"]
     errs = validate_object_meta(md, namespaced=True, name_fn=names.name_is_dns_subdomain)
     involved = obj.get("involvedObject")
     if not isinstance(involved, dict) or not involved:
         errs.append(required("involvedObject"))
+    return errs + legacy_event_errors(obj)
+
+
+def legacy_event_errors(obj: Obj) -> list[FieldError]:
+    """legacyValidateEvent: what every Event passes, whatever version wrote it (core/v1
+    field names; the paths are the internal type's, as upstream reports them)."""
+    errs: list[FieldError] = []
+    md = obj["metadata"]
+    involved = obj.get("involvedObject")
+    if not isinstance(involved, dict):
         involved = {}
     namespace = md.get("namespace") or ""
     involved_ns = involved.get("namespace") or ""
@@ -217,8 +228,8 @@ def validate_event(obj: Obj) -> list[FieldError]:
         )
     component = obj.get("reportingComponent") or ""
     if not component:
-        errs.append(required("reportingComponent"))
-    add_invalid(errs, "reportingComponent", component, names.is_qualified_name(component))
+        errs.append(required("reportingController"))
+    add_invalid(errs, "reportingController", component, names.is_qualified_name(component))
     for key, limit in (("reportingInstance", 128), ("action", 128), ("reason", 128)):
         value = obj.get(key) or ""
         if not value:

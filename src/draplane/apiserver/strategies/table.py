@@ -10,6 +10,7 @@ from draplane.apiserver.strategies import (
     ResourceStrategy,
     apiextensions,
     core,
+    events,
     network,
     policy,
     quota,
@@ -26,6 +27,7 @@ from draplane.apiserver.strategies.customresource import custom_strategy
 
 DECLARED: tuple[ResourceStrategy, ...] = (
     *core.STRATEGIES,
+    *events.STRATEGIES,
     *resource.STRATEGIES,
     *resourcev1.STRATEGIES,
     *rbac.STRATEGIES,
