@@ -145,6 +145,7 @@ class Nodes:
                     group.create_task(_work(kubelet))
         finally:
             kubelet.queue.shut_down()
+            kubelet.cancel_prepares()
             for wiper in wipers:
                 await wiper.close()
             await kubelet.recorder.flush()
