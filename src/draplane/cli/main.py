@@ -32,6 +32,7 @@ SUBCOMMAND_MODULES = (
     "bench",
     "etcd_path",
     "explain",
+    "driver_check",
 )
 
 
