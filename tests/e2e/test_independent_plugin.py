@@ -174,6 +174,19 @@ async def test_independent_plugin_process_runs_a_pod(
         found = await wait_for(unprepared, what="NodeUnprepareResources", timeout=TIMEOUT)
         assert found[1] == {"call": "unprepare", "claims": [ref]}
         assert list((node_dir / "cdi").iterdir()) == []
+
+        # The conformance harness, as a driver author runs it, on the same plugin.
+        checked = await commands.run(
+            "driver-check", "--kubelet-dir", str(kubelet_dir), "--node-name", NODE,
+            "--driver", DRIVER, "--kubeconfig", admin, "-o", "json",
+            timeout=TIMEOUT,
+        )  # fmt: skip
+        report = json.loads(checked.stdout)
+        assert checked.code == 0, checked.stdout + checked.stderr
+        assert {c["name"]: c["status"] for c in report["checks"]} == {
+            c["name"]: "pass" for c in report["checks"]
+        }
+        assert len(report["checks"]) == 7
     finally:
         await client.close()
         if plugin.returncode is None:
