@@ -9,7 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import shlex
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
@@ -118,7 +121,7 @@ async def test_independent_plugin_process_runs_a_pod(
     await wait_for((node_dir / "kubeconfig").exists, what="the node's kubeconfig", timeout=TIMEOUT)
     calls_file = tmp_path / "calls.jsonl"
     stderr = (tmp_path / "plugin.stderr").open("wb")
-    plugin = await asyncio.create_subprocess_exec(
+    command = [
         sys.executable, "-u", str(PLUGIN), "--driver-name", DRIVER,
         "--plugin-registration-path", str(node_dir / "plugins_registry"),
         "--plugin-data-dir", str(node_dir / "plugins" / DRIVER),
@@ -126,8 +129,11 @@ async def test_independent_plugin_process_runs_a_pod(
         "--node-name", NODE,
         "--kubeconfig", str(node_dir / "kubeconfig"),
         "--calls-file", str(calls_file),
-        stdout=asyncio.subprocess.PIPE, stderr=stderr,
-    )  # fmt: skip
+    ]  # fmt: skip
+    plugin = await asyncio.create_subprocess_exec(
+        *command, stdout=asyncio.subprocess.PIPE, stderr=stderr
+    )
+    restarted: list[int] = []
     client = RESTClient.from_kubeconfig(data_dir / "kubeconfig")
     kubectl = Kubectl(binary, "1.33", data_dir / "kubeconfig", tmp_path / "kube-cache")
     try:
@@ -175,18 +181,27 @@ async def test_independent_plugin_process_runs_a_pod(
         assert found[1] == {"call": "unprepare", "claims": [ref]}
         assert list((node_dir / "cdi").iterdir()) == []
 
-        # The conformance harness, as a driver author runs it, on the same plugin.
+        # The conformance harness, as a driver author runs it, on the same plugin: with the
+        # node running and a command to restart the plugin it kills, every check runs.
         checked = await commands.run(
             "driver-check", "--kubelet-dir", str(kubelet_dir), "--node-name", NODE,
             "--driver", DRIVER, "--kubeconfig", admin, "-o", "json",
+            "--plugin-command", shlex.join(command),
             timeout=TIMEOUT,
         )  # fmt: skip
         report = json.loads(checked.stdout)
+        checks = {c["name"]: c for c in report["checks"]}
+        restarted += [
+            int(line.split("pid ")[1].split(",")[0])
+            for line in checks["plugin-restart"]["evidence"]
+            if line.startswith("restarted with --plugin-command")
+        ]
         assert checked.code == 0, checked.stdout + checked.stderr
-        assert {c["name"]: c["status"] for c in report["checks"]} == {
-            c["name"]: "pass" for c in report["checks"]
-        }
-        assert len(report["checks"]) == 7
+        assert {name: c["status"] for name, c in checks.items()} == dict.fromkeys(checks, "pass")
+        assert len(checks) == 9
+        assert await asyncio.wait_for(plugin.wait(), 10) == -signal.SIGKILL
+        [event] = [e for e in checks["prepare-error-event"]["evidence"] if "event" in e]
+        assert "is not allocatable" in event
     finally:
         await client.close()
         if plugin.returncode is None:
@@ -197,3 +212,6 @@ async def test_independent_plugin_process_runs_a_pod(
             plugin.kill()
             await plugin.wait()
         stderr.close()
+        for pid in restarted:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGTERM)  # the shell and the plugin it started

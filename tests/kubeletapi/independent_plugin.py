@@ -67,6 +67,7 @@ class Plugin:
         self.api = api
         self.lock = threading.Lock()
         self.kind = f"{args.driver_name}/dev"
+        self.devices = [f"dev-{i}" for i in range(args.devices)]
 
     def record(self, call: str, claims: list[Any]) -> None:
         entry = {"call": call, "claims": [[c.namespace, c.name, c.uid] for c in claims]}
@@ -106,6 +107,10 @@ class Plugin:
                 for r in claim["status"]["allocation"]["devices"]["results"]
                 if r["driver"] == self.args.driver_name
             ]
+            unknown = [r["device"] for r in results if r["device"] not in self.devices]
+            if unknown:
+                entry.error = f"claim {ref.name}: device {unknown[0]} is not allocatable"
+                continue
             names = {r["device"]: f"{ref.uid}-{r['device']}" for r in results}
             self.write_spec(ref.uid, ref.name, names)
             for r in results:
@@ -150,6 +155,12 @@ class Plugin:
     def publish(self) -> None:
         node = self.api.call("GET", f"/api/v1/nodes/{self.args.node_name}")
         pool = self.args.node_name
+        listed = self.api.call(
+            "GET", f"/apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName%3D{pool}"
+        )
+        if any(s["spec"]["driver"] == self.args.driver_name for s in listed["items"]):
+            print("ResourceSlice already published")  # a restart
+            return
         self.api.call(
             "POST",
             "/apis/resource.k8s.io/v1/resourceslices",
@@ -172,7 +183,7 @@ class Plugin:
                     "driver": self.args.driver_name,
                     "nodeName": self.args.node_name,
                     "pool": {"name": pool, "generation": 1, "resourceSliceCount": 1},
-                    "devices": [{"name": f"dev-{i}"} for i in range(self.args.devices)],
+                    "devices": [{"name": name} for name in self.devices],
                 },
             },
         )

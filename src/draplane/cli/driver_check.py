@@ -40,6 +40,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per DRA call"
     )
+    parser.add_argument(
+        "--plugin-command",
+        default="",
+        help="shell command that starts the plugin on this node: the harness SIGKILLs the "
+        "running plugin during a prepare and runs it (the restarted plugin keeps running)",
+    )
     parser.add_argument("-o", "--output", choices=("text", "json"), default="text")
     add_logging_flags(parser)
     parser.set_defaults(func=async_main)
@@ -58,6 +64,7 @@ async def async_main(args: argparse.Namespace) -> int:
                 namespace=args.namespace,
                 parameters=orjson.loads(args.opaque_parameters),
                 timeout=args.timeout,
+                plugin_command=args.plugin_command,
             )
         )
     finally:

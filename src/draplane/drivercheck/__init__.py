@@ -6,7 +6,8 @@ NodePrepareResources / NodeUnprepareResources on claims it creates and allocates
 that resolve), plus, given `--plugin-command`, that a plugin killed during a prepare comes back
 and prepares. One `CheckResult` per check with its evidence, in a `Report`."""
 
-from draplane.drivercheck._checks import CHECKS, Options, run_checks
+from draplane.drivercheck._checks import CHECKS, run_checks
 from draplane.drivercheck._report import FAIL, PASS, SKIP, CheckResult, Report
+from draplane.drivercheck._state import Options
 
 __all__ = ["CHECKS", "FAIL", "PASS", "SKIP", "CheckResult", "Options", "Report", "run_checks"]

@@ -5,7 +5,6 @@ ones found (the plugin's endpoint, the node's devices) and are skipped without i
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import grpc.aio
 
 from draplane.api import errors, kinds, meta
 from draplane.api.meta import Obj
-from draplane.client.interface import Client
+from draplane.drivercheck._chaos import check_plugin_restart, check_prepare_error_event
 from draplane.drivercheck._claims import ClaimMaker, SliceDevice, ref, unknown_ref
 from draplane.drivercheck._plugin import (
     PluginClient,
@@ -24,42 +23,16 @@ from draplane.drivercheck._plugin import (
     is_dra_plugin,
 )
 from draplane.drivercheck._report import PASS, CheckResult, Report
-from draplane.kubeletapi import CDI_DIR, DEFAULT_TIMEOUT, DRA_SERVICES, REGISTRY_DIR, cdi
+from draplane.drivercheck._state import Options, State
+from draplane.kubeletapi import CDI_DIR, DRA_SERVICES, REGISTRY_DIR, cdi
 
 MANY_CLAIMS = 4
 
 
-@dataclass
-class Options:
-    kubelet_dir: Path
-    """The kubelet directory holding `<node>/` (as `--kubelet-dir` of `draplane nodes`)."""
-    node: str
-    driver: str
-    client: Client
-    """Reads slices and Nodes, creates the harness's claims and allocates them."""
-    namespace: str = "driver-check"
-    parameters: dict[str, Any] = field(default_factory=lambda: {"driverCheck": "true"})
-    timeout: float = DEFAULT_TIMEOUT
-
-    @property
-    def node_dir(self) -> Path:
-        return self.kubelet_dir / self.node
+Check = Callable[[State, CheckResult], Awaitable[None]]
 
 
-@dataclass
-class _State:
-    options: Options
-    plugin: PluginClient | None = None
-    devices: list[SliceDevice] = field(default_factory=list)
-    claims: ClaimMaker | None = None
-    prepared: Obj | None = None
-    """The claim of the idempotency checks."""
-
-
-Check = Callable[[_State, CheckResult], Awaitable[None]]
-
-
-async def check_registration(state: _State, result: CheckResult) -> None:
+async def check_registration(state: State, result: CheckResult) -> None:
     opts = state.options
     try:
         found = await find_plugin(opts.node_dir / REGISTRY_DIR, opts.driver)
@@ -84,7 +57,7 @@ async def check_registration(state: _State, result: CheckResult) -> None:
         state.plugin = PluginClient(endpoint, service, timeout=opts.timeout)
 
 
-async def check_slices(state: _State, result: CheckResult) -> None:
+async def check_slices(state: State, result: CheckResult) -> None:
     opts = state.options
     node = await opts.client.get(kinds.NODES, opts.node)
     listed = await opts.client.list(
@@ -117,7 +90,7 @@ async def check_slices(state: _State, result: CheckResult) -> None:
     result.expect(bool(state.devices), f"devices: {[d.device for d in state.devices][:8]}")
 
 
-async def check_prepare_idempotent(state: _State, result: CheckResult) -> None:
+async def check_prepare_idempotent(state: State, result: CheckResult) -> None:
     assert state.plugin is not None and state.claims is not None
     claim = await state.claims.claim(state.devices[:1])
     state.prepared = claim
@@ -135,7 +108,7 @@ async def check_prepare_idempotent(state: _State, result: CheckResult) -> None:
         result.fail(f"CDI devices do not resolve: {err}")
 
 
-async def check_unknown_claim(state: _State, result: CheckResult) -> None:
+async def check_unknown_claim(state: State, result: CheckResult) -> None:
     assert state.plugin is not None
     unknown = unknown_ref(state.options.namespace)
     try:
@@ -162,7 +135,7 @@ async def check_unknown_claim(state: _State, result: CheckResult) -> None:
     )
 
 
-async def check_unprepare_idempotent(state: _State, result: CheckResult) -> None:
+async def check_unprepare_idempotent(state: State, result: CheckResult) -> None:
     assert state.plugin is not None
     if state.prepared is None:
         result.skip("no prepared claim")
@@ -182,7 +155,7 @@ async def check_unprepare_idempotent(state: _State, result: CheckResult) -> None
         )
 
 
-async def check_many_claims(state: _State, result: CheckResult) -> None:
+async def check_many_claims(state: State, result: CheckResult) -> None:
     assert state.plugin is not None and state.claims is not None
     count = min(MANY_CLAIMS, len(state.devices))
     claims = [await state.claims.claim([state.devices[i]]) for i in range(count)]
@@ -207,7 +180,7 @@ async def check_many_claims(state: _State, result: CheckResult) -> None:
     result.expect(not failed, f"NodeUnprepareResources of {count} claims in one call: {failed}")
 
 
-async def check_requests_and_configs(state: _State, result: CheckResult) -> None:
+async def check_requests_and_configs(state: State, result: CheckResult) -> None:
     assert state.plugin is not None and state.claims is not None
     if len(state.devices) < 2:
         result.skip("the node's pool has fewer than 2 devices")
@@ -266,13 +239,25 @@ CHECKS: list[tuple[str, str, Check, bool]] = [
         check_requests_and_configs,
         True,
     ),
+    (
+        "prepare-error-event",
+        "a refused prepare is a pod event, retried",
+        check_prepare_error_event,
+        True,
+    ),
+    (
+        "plugin-restart",
+        "plugin killed during a prepare, restarted, prepares",
+        check_plugin_restart,
+        True,
+    ),
 ]
 """(name, description, check, needs the plugin and the node's devices)."""
 
 
 async def run_checks(options: Options) -> Report:
     report = Report(options.driver, options.node)
-    state = _State(options)
+    state = State(options)
     claims = ClaimMaker(
         options.client, options.driver, options.node, options.namespace, options.parameters
     )
