@@ -232,7 +232,7 @@ CHECKS: list[tuple[str, str, Check, bool]] = [
     ),
     ("unknown-claim", "a claim the API does not have", check_unknown_claim, True),
     ("unprepare-idempotent", "same claim unprepared twice", check_unprepare_idempotent, True),
-    ("many-claims", f"{MANY_CLAIMS} claims in one call", check_many_claims, True),
+    ("many-claims", f"several claims (up to {MANY_CLAIMS}) in one call", check_many_claims, True),
     (
         "requests-and-configs",
         "one claim, two requests, opaque configs",
