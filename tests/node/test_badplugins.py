@@ -234,3 +234,26 @@ async def test_a_plugin_killed_during_prepare_and_restarted(env: Env) -> None:
     await (await env.start_plugin(restarted)).wait_registered(timeout=10)
     await env.pod_in("Running")
     assert restarted.prepared == [[("default", "my-gpu", meta.uid(claim))]]
+
+
+async def test_a_wrong_version_list_is_refused_beside_a_good_plugin(
+    env: Env, caplog: pytest.LogCaptureFixture
+) -> None:
+    nodes = await env.start_nodes()
+    wrong = await env.start_plugin(
+        FakeDriver(driver_name=BAD), services=("v9.DRAPlugin", "v1alpha3.DRAPlugin")
+    )
+    await env.start_plugin(FakeDriver())
+    status = await wrong.wait_registered(timeout=10)
+    assert not status.plugin_registered
+    assert "none of services supported by the plugin ['v9.DRAPlugin', 'v1alpha3.DRAPlugin']" in (
+        status.error
+    )
+    assert await env.registered(nodes) == [DRIVER]
+    assert any(
+        f"plugin {BAD} not registered: none of services" in r.getMessage()
+        and r.levelno == logging.WARNING
+        for r in caplog.records
+    )
+    await env.gpu_pod()
+    await env.pod_in("Running")
