@@ -35,16 +35,41 @@ SUBCOMMAND_MODULES = (
     "explain",
     "whatif",
     "replay",
+    "driver_check",
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+COMMAND_MODULES = {
+    "apiserver": "apiserver",
+    "kubeconfig": "kubeconfig",
+    "controller-manager": "controller_manager",
+    "scheduler": "scheduler",
+    "driver": "driver",
+    "nodes": "nodes",
+    "up": "up",
+    "bench": "bench",
+    "etcd-path": "etcd_path",
+    "fleets": "fleets",
+    "explain": "explain",
+    "dump": "whatif",
+    "whatif": "whatif",
+    "record": "replay",
+    "replay": "replay",
+    "driver-check": "driver_check",
+}
+"""The module of each subcommand: `main` imports only the one it runs (a kubelet plugin process
+per node then never loads the API server: half the memory)."""
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of `command` alone when it is a known one."""
     parser = argparse.ArgumentParser(
         prog="draplane",
         description="Kubernetes Dynamic Resource Allocation control plane in Python.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module_name in SUBCOMMAND_MODULES:
+    only = COMMAND_MODULES.get(command or "")
+    for module_name in (only,) if only else SUBCOMMAND_MODULES:
         try:
             module = importlib.import_module(f"draplane.cli.{module_name}")
         except ModuleNotFoundError as err:
@@ -58,8 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     gcpolicy.configure()
     tlsbuffers.configure()
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words else None)
+    args = parser.parse_args(words)
     try:
         code: int = eventloop.run(args.func(args))
     except KeyboardInterrupt:

@@ -15,6 +15,7 @@ written with the status that starts the containers.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -31,6 +32,7 @@ from draplane.clock import Clock, format_time, parse_time
 from draplane.klog import V2, V4
 from draplane.node import _objects, _podconditions, _podstatus
 from draplane.node._claims import (
+    PREPARE_FAILED,
     ClaimNotReady,
     NodeContext,
     PreparedClaim,
@@ -43,6 +45,8 @@ from draplane.node._claims import (
 log = logging.getLogger(__name__)
 
 CLAIMS_PREPARED = "ClaimsPrepared"
+PREPARE_WAIT_SECONDS = 0.5
+"""How long a worker waits for a pod's prepare through kubelet plugins before it moves on."""
 TERMINAL_PHASES = _podconditions.TERMINAL_PHASES
 
 
@@ -87,6 +91,10 @@ class Kubelet:
         )
         self.recorder = EventRecorder(ctx.client, "kubelet", host=ctx.node_name, clock=clock)
         self._runs: dict[str, _PodRun] = {}
+        self._preparing: dict[str, asyncio.Task[list[PreparedClaim]]] = {}
+        """Pod UID -> its claims being prepared through kubelet plugins."""
+        self._requeue_when_prepared: set[str] = set()
+        """Pods whose prepare a worker stopped waiting for: queued again when it ends."""
         self.informer.add_handler(
             on_add=self._enqueue,
             on_update=lambda _old, new: self._enqueue(new),
@@ -103,6 +111,8 @@ class Kubelet:
         """One sync of the pod; failures are retried with backoff."""
         try:
             await self._sync(key)
+        except _StillPreparing:
+            return  # queued again when the prepare task ends
         except ClaimNotReady as err:
             pod = self.informer.lister.get(key.name, key.namespace)
             if pod is not None:
@@ -120,6 +130,9 @@ class Kubelet:
     async def _sync(self, key: PodKey) -> None:
         pod = cast("Pod | None", self.informer.lister.get(key.name, key.namespace))
         if pod is None:
+            for uid in [u for u, t in self._preparing.items() if t.done()]:
+                # A prepare that ended after its pod went: the unprepare below catches up.
+                _consume(self._preparing.pop(uid))
             for uid in [uid for uid, run in self._runs.items() if run.key == key]:
                 await unprepare_claims(self.ctx, self._runs.pop(uid).claims, pod_uid=uid)
             if self.ctx.dra is not None:
@@ -176,7 +189,14 @@ class Kubelet:
         """Prepare the pod's claims once per pod UID; a pod that must wait for them reports
         its containers as ContainerCreating."""
         try:
-            claims = await prepare_claims(self.ctx, pod)
+            claims = await self._prepare_claims(pod, key)
+        except _StillPreparing:
+            if not meta.pod_status(pod).get("containerStatuses"):
+                now = self._clock.now()
+                await self._write_status(
+                    pod, _podstatus.pending_status(pod, now=now, host_ip=self._host_ip)
+                )
+            raise
         except ClaimNotReady:
             if not meta.pod_status(pod).get("containerStatuses"):
                 now = self._clock.now()
@@ -185,6 +205,32 @@ class Kubelet:
                 )
             raise
         self._runs[meta.uid(pod)] = _PodRun(key, claims, container_env(self.ctx, pod, claims))
+
+    async def _prepare_claims(self, pod: Pod, key: PodKey) -> list[PreparedClaim]:
+        """With kubelet plugins the calls run in a task of the pod's own (as kubelet's pod
+        workers do): a worker waits `PREPARE_WAIT_SECONDS` for it, then leaves it running
+        (`_StillPreparing`) and the pod is queued again when it ends, so a plugin that hangs
+        until its call times out never ties up the node's workers."""
+        if self.ctx.dra is None:
+            return await prepare_claims(self.ctx, pod)
+        uid = meta.uid(pod)
+        task = self._preparing.get(uid)
+        if task is None:
+            task = self._preparing[uid] = asyncio.create_task(prepare_claims(self.ctx, pod))
+        done, _ = await asyncio.wait({task}, timeout=PREPARE_WAIT_SECONDS)
+        if not done:
+            if uid not in self._requeue_when_prepared:
+                self._requeue_when_prepared.add(uid)
+                task.add_done_callback(lambda _task: self._prepared(uid, key))
+            raise _StillPreparing(uid)
+        del self._preparing[uid]
+        if task.cancelled():
+            raise ClaimNotReady(PREPARE_FAILED, "preparing the pod's claims was cancelled")
+        return task.result()
+
+    def _prepared(self, uid: str, key: PodKey) -> None:
+        self._requeue_when_prepared.discard(uid)
+        self.queue.add(key)
 
     async def _write_status(self, pod: Pod, status: Obj) -> None:
         run = self._runs.get(meta.uid(pod))
@@ -249,9 +295,25 @@ class Kubelet:
             if not errors.is_not_found(err) and not errors.is_conflict(err):
                 raise
 
+    def cancel_prepares(self) -> None:
+        """The node stops: prepares still in flight are abandoned (a restarted node finds
+        what finished in its checkpoint)."""
+        for task in self._preparing.values():
+            task.cancel()
+        self._preparing.clear()
+
     @property
     def running_pods(self) -> list[PodKey]:
         return [run.key for run in self._runs.values()]
+
+
+def _consume(task: asyncio.Task[list[PreparedClaim]]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+class _StillPreparing(Exception):
+    """The pod's claims are still being prepared in its task."""
 
 
 def _with_cdi_env(status: Obj, env: str, *, now: datetime) -> Obj:

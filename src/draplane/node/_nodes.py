@@ -36,6 +36,9 @@ LEASE_RENEW_JITTER = 0.04
 """The kubelet's lease controller renews every renewInterval plus up to 4 % (wait.JitterUntil
 with factor 0.04, the wait starting after each renewal), and so do the simulated nodes."""
 WORKERS_PER_NODE = 2
+PLUGIN_WORKERS_PER_NODE = 8
+"""With kubelet plugins (calls that may hang until their 45 s timeout, as unpreparing a deleted
+pod's claims does), more workers, as kubelet runs a worker per pod."""
 STARTING_AT_ONCE = 64
 """Nodes registering and syncing their pod informer at the same time. Thousands of nodes
 starting at once would queue thousands of list/watch starts behind each other, each waiting
@@ -145,10 +148,11 @@ class Nodes:
                     await self._start_plugins(client, node)
                 self._registered += 1
                 done_starting()
-                for _ in range(WORKERS_PER_NODE):
+                for _ in range(WORKERS_PER_NODE if dra is None else PLUGIN_WORKERS_PER_NODE):
                     group.create_task(_work(kubelet))
         finally:
             kubelet.queue.shut_down()
+            kubelet.cancel_prepares()
             for wiper in wipers:
                 await wiper.close()
             await kubelet.recorder.flush()

@@ -6,8 +6,9 @@ back, a new inode at the same path) is dialed: `GetInfo` must answer type `DRAPl
 driver name and `supported_versions`; the first of the plugin's services that the node speaks
 (`v1.DRAPlugin`, `v1beta1.DRAPlugin`) is used and `NotifyRegistrationStatus` reports the
 outcome. A socket that disappears deregisters its plugin. A failed registration is retried
-every `RETRY_SECONDS`, as kubelet's reconciler retries. Several plugins of one driver may be
-registered; the latest serves.
+every `RETRY_SECONDS`, as kubelet's reconciler retries. Each socket registers in a task of its
+own with kubelet's timeouts (GetInfo 1 s), so a socket that accepts and hangs delays no other
+plugin. Several plugins of one driver may be registered; the latest serves.
 """
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.2
 RETRY_SECONDS = 2.0
+GET_INFO_TIMEOUT = 1.0
+"""kubelet's operation generator gives GetInfo one second."""
 REGISTRATION_TIMEOUT = 10.0
+"""For NotifyRegistrationStatus."""
 
 
 class RegistrationError(Exception):
@@ -88,6 +92,7 @@ class PluginManager:
         self._seen: dict[Path, int] = {}
         """Registration socket -> inode, of those registered."""
         self._failed: dict[tuple[Path, int], float] = {}
+        self._registering: dict[Path, asyncio.Task[None]] = {}
 
     def plugin(self, driver_name: str) -> RegisteredPlugin | None:
         """The plugin to call for the driver: the latest registered one."""
@@ -106,6 +111,8 @@ class PluginManager:
                 await self.sync()
                 await asyncio.sleep(POLL_SECONDS)
         finally:
+            for task in list(self._registering.values()):
+                task.cancel()
             for socket in list(self._seen):
                 await self._deregister(socket)
 
@@ -123,21 +130,39 @@ class PluginManager:
             failed_at = self._failed.get((socket, inode))
             if failed_at is not None and time.monotonic() - failed_at < RETRY_SECONDS:
                 continue
+            if socket not in self._registering:
+                task = asyncio.create_task(self._attempt(socket, inode))
+                self._registering[socket] = task
+
+    async def _attempt(self, socket: Path, inode: int) -> None:
+        """Register one socket, in a task of its own: a plugin that accepts and never answers
+        holds back no other plugin (and no deregistration)."""
+        try:
             if await self._register(socket):
                 self._seen[socket] = inode
                 self._failed.pop((socket, inode), None)
             else:
                 self._failed[(socket, inode)] = time.monotonic()
+        finally:
+            self._registering.pop(socket, None)
 
     async def _register(self, socket: Path) -> bool:
         channel = grpc.aio.insecure_channel(f"unix://{socket}")
         stub = registration_grpc.RegistrationStub(channel)
         try:
-            info = await stub.GetInfo(registration.InfoRequest(), timeout=REGISTRATION_TIMEOUT)
+            info = await stub.GetInfo(registration.InfoRequest(), timeout=GET_INFO_TIMEOUT)
         except grpc.aio.AioRpcError as err:
             # A socket left behind by a plugin that died is retried quietly.
-            level = logging.INFO if not self._failed_before(socket) else V4
-            log.log(level, "node %s: plugin socket %s: GetInfo: %s", self.node_name, socket, err)
+            level = logging.WARNING if not self._failed_before(socket) else V4
+            log.log(
+                level,
+                "node %s: RegisterPlugin error -- failed to get plugin info using RPC GetInfo "
+                "at socket %s: %s: %s",
+                self.node_name,
+                socket,
+                err.code().name,
+                err.details(),
+            )
             await channel.close()
             return False
         try:

@@ -36,6 +36,9 @@ class ExampleKubeletPlugin:
     node_name: str
     cdi: CDISpecs
     driver_name: str = DRIVER_NAME
+    devices: frozenset[str] = frozenset()
+    """The devices of the node's pool (empty: not checked): others are refused, as upstream's
+    example driver refuses a device that is not allocatable."""
 
     async def prepare_resource_claims(self, claims: list[Obj]) -> dict[str, PrepareResult]:
         return {meta.uid(claim): self._prepare(claim) for claim in claims}
@@ -45,6 +48,14 @@ class ExampleKubeletPlugin:
         if not devices:
             return PrepareResult(
                 error=f"claim {meta.key(claim)} has no devices of driver {self.driver_name}"
+            )
+        unknown = sorted(
+            d.device for d in devices if d.pool == self.node_name and d.device not in self.devices
+        )
+        if self.devices and unknown:
+            return PrepareResult(
+                error=f"claim {meta.key(claim)}: device {unknown[0]!r} is not allocatable on "
+                f"node {self.node_name!r}"
             )
         foreign = sorted({d.pool for d in devices} - {self.node_name, NETWORK_POOL})
         if foreign:
@@ -85,7 +96,9 @@ class KubeletPluginRunner:
 
     async def run(self) -> None:
         cdi = CDISpecs(self.kubelet_dir / CDI_DIR, f"{self.driver_name}/{CDI_KIND}")
-        plugin = ExampleKubeletPlugin(self.node_name, cdi, self.driver_name)
+        specs = node_slice_specs(self.driver_name, self.node_name, self.profile)
+        names = frozenset(str(d["name"]) for spec in specs for d in spec.get("devices") or [])
+        plugin = ExampleKubeletPlugin(self.node_name, cdi, self.driver_name, names)
         helper = Helper(
             plugin,
             driver_name=self.driver_name,
@@ -96,7 +109,6 @@ class KubeletPluginRunner:
         )
         await helper.start()
         try:
-            specs = node_slice_specs(self.driver_name, self.node_name, self.profile)
             while not self._published:
                 try:
                     await helper.publish_resources(specs)
