@@ -68,9 +68,9 @@ def test_every_served_kind_has_a_schema_and_every_type_resolves() -> None:
         ),
         pytest.param(
             kinds.PODS,
-            {"spec": {"volumes": [{"name": "v", "cinder": {"anything": {"goes": 1}}}]}},
-            [],
-            id="free-form-subtree",
+            {"spec": {"volumes": [{"name": "v", "cinder": {"volumeID": "x", "anything": 1}}]}},
+            ["spec.volumes[0].cinder.anything"],
+            id="typed-in-tree-source",
         ),
         pytest.param(
             kinds.PODS,
