@@ -37,12 +37,10 @@ PB = "application/vnd.kubernetes.protobuf"
 NAMESPACE = "fuzz"
 
 EXPECTED_GAP: dict[str, frozenset[str]] = {
-    mode: frozenset({"StatefulSet", "PersistentVolumeClaim", "CustomResourceDefinition"})
-    for mode in versions.MODES
+    mode: frozenset({"CustomResourceDefinition"}) for mode in versions.MODES
 }
-"""Kinds (by mode) whose struct tree still has fields without a protobuf form:
-PersistentVolumeClaim's status (a StatefulSet's volumeClaimTemplates hold it too), which keeps
-unknown fields; a CRD's free-form openAPIV3Schema."""
+"""Kinds (by mode) whose struct tree still has fields without a protobuf form: a CRD's free-form
+openAPIV3Schema."""
 
 
 def _dra(rt: ResourceType) -> Obj:
