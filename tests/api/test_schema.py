@@ -73,6 +73,12 @@ def test_every_served_kind_has_a_schema_and_every_type_resolves() -> None:
             id="typed-in-tree-source",
         ),
         pytest.param(
+            kinds.PERSISTENT_VOLUME_CLAIMS,
+            {"status": {"conditions": [{"type": "Resizing", "status": "True", "reasn": "x"}]}},
+            ["status.conditions[0].reasn"],
+            id="typed-claim-status",
+        ),
+        pytest.param(
             kinds.PODS,
             {"spec": {"volumes": [{"name": "v", "csi": {"driver": "d", "anything": 1}}]}},
             ["spec.volumes[0].csi.anything"],

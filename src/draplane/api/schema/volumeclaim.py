@@ -1,5 +1,5 @@
 """core/v1 PersistentVolumeClaim, as a StatefulSet's volumeClaimTemplates hold it (Kubernetes
-1.28, with 1.29's volume attributes class fields; `persistentvolume` serves the kind)."""
+1.28; `persistentvolume` serves the kind)."""
 
 from __future__ import annotations
 
@@ -50,24 +50,13 @@ PERSISTENT_VOLUME_CLAIM_SPEC = struct(
 )
 PERSISTENT_VOLUME_CLAIM_CONDITION = struct(
     CORE + "PersistentVolumeClaimCondition",
-    "A condition of a claim (Resizing, FileSystemResizePending, ModifyingVolume, ...).",
+    "A condition of a claim (Resizing, FileSystemResizePending).",
     f("type", "string", "Type of the condition.", required=True, tag=1),
     f("status", "string", "True, False or Unknown.", required=True, tag=2),
     f("lastProbeTime", "time", "When the condition was last probed.", tag=3),
     f("lastTransitionTime", "time", "When the condition last changed status.", tag=4),
     f("reason", "string", "A brief CamelCase reason of the last transition.", tag=5),
     f("message", "string", "Details of the last transition.", tag=6),
-)
-MODIFY_VOLUME_STATUS = struct(
-    CORE + "ModifyVolumeStatus",
-    "The state of a ControllerModifyVolume operation.",
-    f(
-        "targetVolumeAttributesClassName",
-        "string",
-        "The VolumeAttributesClass the claim is being modified to.",
-        tag=1,
-    ),
-    f("status", "string", "Pending, InProgress or Infeasible.", required=True, tag=2),
 )
 PERSISTENT_VOLUME_CLAIM_STATUS = struct(
     CORE + "PersistentVolumeClaimStatus",
@@ -91,14 +80,6 @@ PERSISTENT_VOLUME_CLAIM_STATUS = struct(
         map_type="granular",
         tag=7,
     ),
-    f(
-        "currentVolumeAttributesClassName",
-        "string",
-        "The VolumeAttributesClass the claim uses.",
-        tag=8,
-        pointer=True,
-    ),
-    f("modifyVolumeStatus", MODIFY_VOLUME_STATUS, "The state of a volume modification.", tag=9),
 )
 PERSISTENT_VOLUME_CLAIM = struct(
     CORE + "PersistentVolumeClaim",
