@@ -68,9 +68,15 @@ def test_every_served_kind_has_a_schema_and_every_type_resolves() -> None:
         ),
         pytest.param(
             kinds.PODS,
-            {"spec": {"volumes": [{"name": "v", "cinder": {"anything": {"goes": 1}}}]}},
-            [],
-            id="free-form-subtree",
+            {"spec": {"volumes": [{"name": "v", "cinder": {"volumeID": "x", "anything": 1}}]}},
+            ["spec.volumes[0].cinder.anything"],
+            id="typed-in-tree-source",
+        ),
+        pytest.param(
+            kinds.PERSISTENT_VOLUME_CLAIMS,
+            {"status": {"conditions": [{"type": "Resizing", "status": "True", "reasn": "x"}]}},
+            ["status.conditions[0].reasn"],
+            id="typed-claim-status",
         ),
         pytest.param(
             kinds.PODS,

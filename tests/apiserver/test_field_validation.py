@@ -123,6 +123,13 @@ async def _send(
             id="in-a-volume-source",
         ),
         pytest.param(
+            PODS,
+            _dumps(_pod_volume({"iscsi": {"targetPortal": "t", "iqn": "q", "lun": 0, "lnu": 1}})),
+            ['unknown field "spec.volumes[0].iscsi.lnu"'],
+            ("spec", "volumes", 0, "iscsi", "lnu"),
+            id="in-an-in-tree-volume-source",
+        ),
+        pytest.param(
             CLAIMS,
             b'{"metadata": {"name": "c"}, "spec": {"resourceClassName": "a", '
             b'"resourceClassName": "b"}}',

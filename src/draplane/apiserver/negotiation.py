@@ -22,7 +22,6 @@ from draplane.api.limits import MAX_JSON_PATCH_OPERATIONS
 from draplane.api.schema import Schemas
 from draplane.api.strategic_merge import json_kind
 from draplane.apiserver import protobuf, protobuf_codec, protobuf_serving, yamldecode
-from draplane.apiserver.strategies.table import protobuf_schema
 
 log = logging.getLogger(__name__)
 
@@ -109,8 +108,7 @@ def decode_object(body: bytes, content_type: str, schemas: Schemas) -> dict[str,
 def _decode_protobuf(
     body: bytes, schemas: Schemas, *, delete_options: bool = False
 ) -> dict[str, Any]:
-    """A protobuf body through the schema codec when its kind is fully numbered, else through
-    the kind's hand-written table (`protobuf=` of its declaration), else 415. With
+    """A protobuf body through the schema codec when its kind is fully numbered, else 415. With
     `delete_options`, a DeleteOptions of any served group version (client-go sends its
     resource's, `v1` or `meta.k8s.io/v1`)."""
     try:
@@ -124,7 +122,7 @@ def _decode_protobuf(
             return {"kind": kind, "apiVersion": api_version, **value}
     except protobuf.WireError as err:
         raise errors.bad_request(f"cannot decode protobuf body: {err}") from err
-    return protobuf.decode(body, protobuf_schema)
+    raise errors.unsupported_media_type(f"{protobuf.CONTENT_TYPE} ({api_version} {kind})")
 
 
 def _served_version(schemas: Schemas, api_version: str) -> bool:

@@ -7,7 +7,9 @@ Wire forms, as upstream's generated code: strings and bytes are length-delimited
 and bool varints (a negative int32 as a 10-byte varint), double fixed64; resource.Quantity is
 {1: string}; metav1.Time and MicroTime {1: seconds, 2: nanos} (Time keeps seconds in JSON,
 MicroTime microseconds); IntOrString {1: type, 2: intVal, 3: strVal}; metav1.Duration {1: int64
-nanoseconds}; a free-form value (`json`, `wire="raw"`) {1: its JSON bytes}; map<string, X>
+nanoseconds}; a free-form value (`json`, `wire="raw"`) {1: its JSON bytes}, or the message of
+the struct its `wire` names (openAPIV3Schema), with JSONSchemaProps' either-or fields in
+`protobuf_schemaor`'s forms; map<string, X>
 repeated {1: key, 2: value}; a list inside a list or map a message {1: repeated items}.
 Repeated scalars are read packed or not. TypeMeta is not in the message (the envelope holds
 it). Encoding writes a field iff the JSON holds it (a Go decoder reads an absent non-pointer
@@ -33,7 +35,7 @@ from draplane.api import limits
 from draplane.api.goduration import format_duration, parse_duration
 from draplane.api.schema import walk
 from draplane.api.schema.model import Arr, Field, Map, Schemas, Struct, Type, is_struct
-from draplane.apiserver import protobuf
+from draplane.apiserver import protobuf, protobuf_schemaor
 from draplane.apiserver.protobuf import WireError, encode_varint, fields, length_delimited
 
 _VARINT = ("int32", "int64", "boolean")
@@ -96,8 +98,13 @@ class _Plan:
             target[f.tag] = _adder(f)
         # A struct on the wire is kept: a non-pointer one is `emit`, a pointer one was set.
         self.droppable = frozenset(
-            f.name for f in numbered if not (f.emit or f.pointer or is_struct(f.type))
+            f.name for f in numbered if not (f.emit or f.pointer or _message(f))
         )
+
+
+def _message(fld: Field) -> bool:
+    """Whether the field is a message whose presence is kept (`false` of a schemaorbool)."""
+    return is_struct(fld.type) or is_struct(fld.wire) or fld.wire in protobuf_schemaor.WIRES
 
 
 _PLANS: dict[int, tuple[Struct, _Plan]] = {}
@@ -176,6 +183,18 @@ def _value_encoder(fld: Field, number: int, t: Type) -> Encoder:
         return lambda schemas, v: ld(inner(schemas, v))
     if fld.wire == "duration":
         return lambda _, v: ld(b"\x08" + encode_varint(parse_duration(v)))
+    if fld.wire in protobuf_schemaor.WIRES:
+        wire = fld.wire
+
+        def encode_either(schemas: Schemas, value: Any) -> bytes:
+            schema = schemas.get(protobuf_schemaor.SCHEMA)
+            return ld(
+                protobuf_schemaor.encode(wire, value, lambda v: _encode_struct(schemas, schema, v))
+            )
+
+        return encode_either
+    if is_struct(fld.wire):  # a free-form object sent as a struct's message
+        t = fld.wire
     if fld.wire == "raw" or t in ("json", "object"):
         return lambda _, v: ld(length_delimited(1, orjson.dumps(v)))
     if t == "string":
@@ -343,6 +362,20 @@ def _value_decoder(fld: Field, t: Type) -> Decoder:
         return lambda _, wire, v, __: format_duration(
             protobuf.int64(protobuf.first_field(data_of(wire, v), 0) or 0)
         )
+    if fld.wire in protobuf_schemaor.WIRES:
+        either = fld.wire
+
+        def decode_either(schemas: Schemas, wire: int, value: Any, depth: int) -> Any:
+            schema = schemas.get(protobuf_schemaor.SCHEMA)
+            return protobuf_schemaor.decode(
+                either,
+                data_of(wire, value),
+                lambda data: _decode_struct(schemas, schema, data, depth + 1),
+            )
+
+        return decode_either
+    if is_struct(fld.wire):  # a free-form object sent as a struct's message
+        t = fld.wire
     if fld.wire == "raw" or t in ("json", "object"):
         return lambda _, wire, v, __: _json_of(protobuf.first_field(data_of(wire, v), 2))
     if t == "string":

@@ -49,7 +49,9 @@ def _walk(schemas: Schemas, name: str, prefix: str, seen: set[str], out: list[st
                 out.append(path)
             continue
         leaf, path = _leaf(fld.type, path)
-        if leaf == "object" and fld.wire != "raw":
+        if leaf == "object" and is_struct(fld.wire):
+            _walk(schemas, fld.wire, path, seen, out)
+        elif leaf == "object" and fld.wire != "raw":
             out.append(f"{path} (free-form)")
         elif is_struct(leaf):
             _walk(schemas, leaf, path, seen, out)

@@ -3,9 +3,9 @@ coordination.k8s.io/v1 Lease (Kubernetes 1.28)."""
 
 from __future__ import annotations
 
+from draplane.api.schema.intree import LOCAL_OBJECT_REFERENCE
 from draplane.api.schema.meta import metadata_field, serve, type_meta
 from draplane.api.schema.model import Arr, Map, f, struct
-from draplane.api.schema.volumes import LOCAL_OBJECT_REFERENCE
 
 CORE = "io.k8s.api.core.v1."
 

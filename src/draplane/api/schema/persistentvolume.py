@@ -3,15 +3,17 @@ k8s.io/api/core/v1 generated.proto, and the served PersistentVolumeClaim (its st
 `volumeclaim`'s, which StatefulSets' volumeClaimTemplates hold too).
 
 A PersistentVolumeSpec's sources are fields of its embedded PersistentVolumeSource (spec field
-2), so they carry `embedded=2`. The hostPath, local, csi and nfs sources are modelled (hostPath
-and nfs are the structs a pod's volumes use, `volumes`); the others are free-form objects, as
-in a pod's volumes (docs/fidelity.md).
+2), so they carry `embedded=2`. hostPath and nfs are the structs a pod's volumes use
+(`volumes`), the in-tree cloud and network sources `intree`'s (shared with a pod's volumes
+where upstream shares them).
 """
 
 from __future__ import annotations
 
+from draplane.api.schema import intree
 from draplane.api.schema.affinity import NODE_SELECTOR
 from draplane.api.schema.core import OBJECT_REFERENCE
+from draplane.api.schema.intree import SECRET_REFERENCE as SECRET_REFERENCE
 from draplane.api.schema.meta import metadata_field, serve, type_meta
 from draplane.api.schema.model import Arr, Map, f, struct
 from draplane.api.schema.volumeclaim import PERSISTENT_VOLUME_CLAIM
@@ -19,12 +21,6 @@ from draplane.api.schema.volumes import HOST_PATH, NFS_SOURCE
 
 CORE = "io.k8s.api.core.v1."
 
-SECRET_REFERENCE = struct(
-    CORE + "SecretReference",
-    "A Secret by name and namespace.",
-    f("name", "string", "Name of the Secret.", tag=1),
-    f("namespace", "string", "Namespace of the Secret.", tag=2),
-)
 LOCAL_VOLUME_SOURCE = struct(
     CORE + "LocalVolumeSource",
     "A local disk, partition or directory of a node (needs node affinity).",
@@ -51,28 +47,30 @@ VOLUME_NODE_AFFINITY = struct(
     f("required", NODE_SELECTOR, "Nodes that must match.", tag=1),
 )
 
+STORAGE_OS_PERSISTENT = intree.storage_os("StorageOSPersistentVolumeSource", OBJECT_REFERENCE)
+
 PERSISTENT_VOLUME_SOURCES: tuple[tuple[str, str, int], ...] = (
-    ("gcePersistentDisk", "object", 1),
-    ("awsElasticBlockStore", "object", 2),
+    ("gcePersistentDisk", intree.GCE_PERSISTENT_DISK, 1),
+    ("awsElasticBlockStore", intree.AWS_ELASTIC_BLOCK_STORE, 2),
     ("hostPath", HOST_PATH, 3),
-    ("glusterfs", "object", 4),
+    ("glusterfs", intree.GLUSTERFS_PERSISTENT, 4),
     ("nfs", NFS_SOURCE, 5),
-    ("rbd", "object", 6),
-    ("iscsi", "object", 7),
-    ("cinder", "object", 8),
-    ("cephfs", "object", 9),
-    ("fc", "object", 10),
-    ("flocker", "object", 11),
-    ("flexVolume", "object", 12),
-    ("azureFile", "object", 13),
-    ("vsphereVolume", "object", 14),
-    ("quobyte", "object", 15),
-    ("azureDisk", "object", 16),
-    ("photonPersistentDisk", "object", 17),
-    ("portworxVolume", "object", 18),
-    ("scaleIO", "object", 19),
+    ("rbd", intree.RBD_PERSISTENT, 6),
+    ("iscsi", intree.ISCSI_PERSISTENT, 7),
+    ("cinder", intree.CINDER_PERSISTENT, 8),
+    ("cephfs", intree.CEPHFS_PERSISTENT, 9),
+    ("fc", intree.FC, 10),
+    ("flocker", intree.FLOCKER, 11),
+    ("flexVolume", intree.FLEX_PERSISTENT, 12),
+    ("azureFile", intree.AZURE_FILE_PERSISTENT, 13),
+    ("vsphereVolume", intree.VSPHERE_VIRTUAL_DISK, 14),
+    ("quobyte", intree.QUOBYTE, 15),
+    ("azureDisk", intree.AZURE_DISK, 16),
+    ("photonPersistentDisk", intree.PHOTON_PERSISTENT_DISK, 17),
+    ("portworxVolume", intree.PORTWORX, 18),
+    ("scaleIO", intree.SCALE_IO_PERSISTENT, 19),
     ("local", LOCAL_VOLUME_SOURCE, 20),
-    ("storageos", "object", 21),
+    ("storageos", STORAGE_OS_PERSISTENT, 21),
     ("csi", CSI_PERSISTENT_VOLUME_SOURCE, 22),
 )
 """PersistentVolumeSource's members: JSON name, type, field number (exactly one is set)."""

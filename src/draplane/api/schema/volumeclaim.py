@@ -1,5 +1,5 @@
 """core/v1 PersistentVolumeClaim, as a StatefulSet's volumeClaimTemplates hold it (Kubernetes
-1.28; the kind itself is not served). Its status is modelled at its top only."""
+1.28; `persistentvolume` serves the kind)."""
 
 from __future__ import annotations
 
@@ -48,13 +48,38 @@ PERSISTENT_VOLUME_CLAIM_SPEC = struct(
     f("dataSource", TYPED_LOCAL_OBJECT_REFERENCE, "An object to populate the volume from.", tag=7),
     f("dataSourceRef", TYPED_OBJECT_REFERENCE, "The object the volume is populated from.", tag=8),
 )
+PERSISTENT_VOLUME_CLAIM_CONDITION = struct(
+    CORE + "PersistentVolumeClaimCondition",
+    "A condition of a claim (Resizing, FileSystemResizePending).",
+    f("type", "string", "Type of the condition.", required=True, tag=1),
+    f("status", "string", "True, False or Unknown.", required=True, tag=2),
+    f("lastProbeTime", "time", "When the condition was last probed.", tag=3),
+    f("lastTransitionTime", "time", "When the condition last changed status.", tag=4),
+    f("reason", "string", "A brief CamelCase reason of the last transition.", tag=5),
+    f("message", "string", "Details of the last transition.", tag=6),
+)
 PERSISTENT_VOLUME_CLAIM_STATUS = struct(
     CORE + "PersistentVolumeClaimStatus",
-    "The observed state of a claim (fields below its top are not checked).",
+    "The observed state of a claim.",
     f("phase", "string", "Pending, Bound or Lost.", tag=1),
-    f("accessModes", Arr("string"), "Access modes of the bound volume.", tag=2),
+    f("accessModes", Arr("string"), "Access modes of the bound volume.", tag=2, list_type="atomic"),
     f("capacity", Map("quantity"), "Capacity of the bound volume.", tag=3),
-    preserve=True,
+    f(
+        "conditions",
+        Arr(PERSISTENT_VOLUME_CLAIM_CONDITION),
+        "Conditions of the claim.",
+        merge="type",
+        list_type="map",
+        tag=4,
+    ),
+    f("allocatedResources", Map("quantity"), "Storage allocated to the claim.", tag=5),
+    f(
+        "allocatedResourceStatuses",
+        Map("string"),
+        "State of the resize of each resource.",
+        map_type="granular",
+        tag=7,
+    ),
 )
 PERSISTENT_VOLUME_CLAIM = struct(
     CORE + "PersistentVolumeClaim",

@@ -1,25 +1,21 @@
 """core/v1 Volume and its sources: the commonly used ones typed (hostPath, emptyDir, secret,
-configMap, downwardAPI, projected, persistentVolumeClaim, nfs, csi, ephemeral), the in-tree
-cloud and network sources as free-form objects (docs/fidelity.md); LocalObjectReference and
-KeyToPath (Kubernetes 1.28).
+configMap, downwardAPI, projected, persistentVolumeClaim, nfs, csi, ephemeral) and the in-tree
+cloud and network ones (`intree`); KeyToPath (Kubernetes 1.28).
 
 In protobuf a Volume's sources are fields of its VolumeSource (Volume field 2): every source
 field has `embedded=2`."""
 
 from __future__ import annotations
 
+from draplane.api.schema import intree
 from draplane.api.schema.container import OBJECT_FIELD_SELECTOR, RESOURCE_FIELD_SELECTOR
+from draplane.api.schema.intree import LOCAL_OBJECT_REFERENCE as LOCAL_OBJECT_REFERENCE
 from draplane.api.schema.meta import metadata_field
 from draplane.api.schema.model import Arr, Field, Map, Type, f, struct
 from draplane.api.schema.volumeclaim import PERSISTENT_VOLUME_CLAIM_SPEC
 
 CORE = "io.k8s.api.core.v1."
 
-LOCAL_OBJECT_REFERENCE = struct(
-    CORE + "LocalObjectReference",
-    "Names an object in the same namespace.",
-    f("name", "string", "Name of the referent.", tag=1),
-)
 KEY_TO_PATH = struct(
     CORE + "KeyToPath",
     "Maps a key of a ConfigMap or Secret to a file in the volume.",
@@ -176,36 +172,35 @@ EPHEMERAL_SOURCE = struct(
 VOLUME_SOURCES: tuple[tuple[str, Type, int], ...] = (
     ("hostPath", HOST_PATH, 1),
     ("emptyDir", EMPTY_DIR, 2),
-    ("gcePersistentDisk", "object", 3),
-    ("awsElasticBlockStore", "object", 4),
-    ("gitRepo", "object", 5),
+    ("gcePersistentDisk", intree.GCE_PERSISTENT_DISK, 3),
+    ("awsElasticBlockStore", intree.AWS_ELASTIC_BLOCK_STORE, 4),
+    ("gitRepo", intree.GIT_REPO, 5),
     ("secret", SECRET_SOURCE, 6),
     ("nfs", NFS_SOURCE, 7),
-    ("iscsi", "object", 8),
-    ("glusterfs", "object", 9),
+    ("iscsi", intree.ISCSI, 8),
+    ("glusterfs", intree.GLUSTERFS, 9),
     ("persistentVolumeClaim", PVC_SOURCE, 10),
-    ("rbd", "object", 11),
-    ("flexVolume", "object", 12),
-    ("cinder", "object", 13),
-    ("cephfs", "object", 14),
-    ("flocker", "object", 15),
+    ("rbd", intree.RBD, 11),
+    ("flexVolume", intree.FLEX, 12),
+    ("cinder", intree.CINDER, 13),
+    ("cephfs", intree.CEPHFS, 14),
+    ("flocker", intree.FLOCKER, 15),
     ("downwardAPI", DOWNWARD_API_SOURCE, 16),
-    ("fc", "object", 17),
-    ("azureFile", "object", 18),
+    ("fc", intree.FC, 17),
+    ("azureFile", intree.AZURE_FILE, 18),
     ("configMap", CONFIG_MAP_SOURCE, 19),
-    ("vsphereVolume", "object", 20),
-    ("quobyte", "object", 21),
-    ("azureDisk", "object", 22),
-    ("photonPersistentDisk", "object", 23),
+    ("vsphereVolume", intree.VSPHERE_VIRTUAL_DISK, 20),
+    ("quobyte", intree.QUOBYTE, 21),
+    ("azureDisk", intree.AZURE_DISK, 22),
+    ("photonPersistentDisk", intree.PHOTON_PERSISTENT_DISK, 23),
     ("projected", PROJECTED_SOURCE, 26),
-    ("portworxVolume", "object", 24),
-    ("scaleIO", "object", 25),
-    ("storageos", "object", 27),
+    ("portworxVolume", intree.PORTWORX, 24),
+    ("scaleIO", intree.SCALE_IO, 25),
+    ("storageos", intree.STORAGE_OS, 27),
     ("csi", CSI_SOURCE, 28),
     ("ephemeral", EPHEMERAL_SOURCE, 29),
 )
-"""The VolumeSource fields in Go order: name, type ("object": a free-form source) and protobuf
-field number."""
+"""The VolumeSource fields in Go order: name, type and protobuf field number."""
 
 VOLUME = struct(
     CORE + "Volume",

@@ -4,7 +4,7 @@ pkg/registry/<group>/<kind>/strategy.go and its TableConvertor).
 A `ResourceStrategy` declares, for one kind: its defaulting, its validation for create, update
 and `status` updates (functions of the group's module in `draplane.api.validation`), how a
 create is prepared (what it keeps of `status`), whether it has a `status` subresource, its
-printer (the Table columns), its selectable fields (field selectors), its protobuf schema, its
+printer (the Table columns), its selectable fields (field selectors), its
 graceful-deletion default, whether DELETE returns the object or a Status, whether deletion
 propagates to dependents, the handlers of its other subresources (`pods/binding`,
 `serviceaccounts/token`), a storage-time check (RBAC's escalation check), and, for kinds that
@@ -38,7 +38,6 @@ from draplane.api.validation.core import (
 )
 from draplane.apiserver import printing
 from draplane.apiserver.printing import Printer
-from draplane.apiserver.protobuf import Schema
 from draplane.apiserver.strategies.context import ServerContext
 
 SubresourceCreate = Callable[[ServerContext, UserInfo, Request], Awaitable[Obj]]
@@ -77,10 +76,6 @@ class ResourceStrategy:
     """The Table columns (kubectl get)."""
     fields: Mapping[str, FieldGetter] = field(default_factory=dict)
     """Selectable fields besides metadata.name and metadata.namespace (GetAttrs)."""
-    protobuf: Schema | None = None
-    """The protobuf schema bodies of this kind are decoded with; None: JSON and YAML only."""
-    subresource_protobuf: Mapping[str, Schema] = field(default_factory=dict)
-    """Protobuf schemas of subresource bodies of another kind (`serviceaccounts/token`)."""
     prepare_for_create: Callable[[Obj], None] = _keep
     grace_period: Callable[[Obj, int | None], int] = _no_grace
     """Seconds of graceful deletion for the object and the requested gracePeriodSeconds."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from draplane.api import fieldselector, kinds
 from draplane.api.meta import Obj
 from draplane.api.validation import core, defaults, pod, podstatus
-from draplane.apiserver import printers, protobuf_core
+from draplane.apiserver import printers
 from draplane.apiserver.strategies import ResourceStrategy
 from draplane.apiserver.strategies.subresources import bind_pod, request_token
 
@@ -55,7 +55,6 @@ STRATEGIES = (
         defaults=defaults.default_namespace,
         printer=printers.NAMESPACE,
         fields=fieldselector.NAMESPACE_FIELDS,
-        protobuf=protobuf_core.NAMESPACE,
         prepare_for_create=_prepare_namespace,
     ),
     ResourceStrategy(
@@ -81,7 +80,6 @@ STRATEGIES = (
         validate=core.validate_config_map,
         validate_update=core.validate_config_map_update,
         printer=printers.CONFIG_MAP,
-        protobuf=protobuf_core.CONFIG_MAP,
     ),
     ResourceStrategy(
         kinds.LEASES,
@@ -92,8 +90,6 @@ STRATEGIES = (
     ),
     ResourceStrategy(
         kinds.SERVICE_ACCOUNTS,
-        protobuf=protobuf_core.SERVICE_ACCOUNT,
-        subresource_protobuf={"token": protobuf_core.TOKEN_REQUEST},
         delete_returns_object=True,
         subresource_create={"token": request_token},
     ),

@@ -15,7 +15,7 @@ from draplane.api import errors, kinds
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
 from draplane.api.validation import network, networkdefaults
-from draplane.apiserver import networkprinters, protobuf_workloads
+from draplane.apiserver import networkprinters
 from draplane.apiserver.serviceips import keep_allocated
 from draplane.apiserver.strategies import ResourceStrategy
 from draplane.apiserver.strategies.context import ServerContext
@@ -73,7 +73,6 @@ STRATEGIES = (
         validate_update=network.validate_secret_update,
         defaults=networkdefaults.default_secret,
         printer=networkprinters.SECRET,
-        protobuf=protobuf_workloads.SECRET,
         prepare_for_create=check_secret_data,
         prepare_for_update=_update_secret,
     ),
@@ -84,7 +83,6 @@ STRATEGIES = (
         validate_status=network.validate_service_status_update,
         defaults=networkdefaults.default_service,
         printer=networkprinters.SERVICE,
-        protobuf=protobuf_workloads.SERVICE,
         prepare_for_create=_service_status,
         prepare_for_update=_update_service,
         delete_returns_object=True,

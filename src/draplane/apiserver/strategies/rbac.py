@@ -13,7 +13,6 @@ from draplane.api import kinds, meta
 from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
 from draplane.api.validation import rbac
-from draplane.apiserver import protobuf_core
 from draplane.apiserver.authorization.escalation import check_write
 from draplane.apiserver.authorization.rbac import RBACAuthorizer
 from draplane.apiserver.strategies import ResourceStrategy
@@ -58,14 +57,12 @@ STRATEGIES = (
         kinds.ROLES,
         validate=rbac.validate_role,
         validate_update=rbac.validate_role_update,
-        protobuf=protobuf_core.ROLE,
         check_write=check_rbac_write,
     ),
     ResourceStrategy(
         kinds.CLUSTER_ROLES,
         validate=rbac.validate_cluster_role,
         validate_update=rbac.validate_cluster_role_update,
-        protobuf=protobuf_core.ROLE,
         check_write=check_rbac_write,
     ),
     ResourceStrategy(
@@ -73,7 +70,6 @@ STRATEGIES = (
         validate=rbac.validate_role_binding,
         validate_update=rbac.validate_role_binding_update,
         defaults=rbac.default_binding,
-        protobuf=protobuf_core.BINDING,
         check_write=check_rbac_write,
     ),
     ResourceStrategy(
@@ -81,7 +77,6 @@ STRATEGIES = (
         validate=rbac.validate_cluster_role_binding,
         validate_update=rbac.validate_cluster_role_binding_update,
         defaults=rbac.default_binding,
-        protobuf=protobuf_core.BINDING,
         check_write=check_rbac_write,
     ),
 )

@@ -20,7 +20,6 @@ from draplane.api.errors import FieldError
 from draplane.api.kinds import ResourceType
 from draplane.api.meta import Obj
 from draplane.api.request import Request
-from draplane.apiserver import protobuf_core
 from draplane.apiserver.authorization import Attributes, Decision, Rules
 from draplane.apiserver.strategies import ResourceStrategy
 from draplane.apiserver.strategies.context import ServerContext
@@ -245,21 +244,17 @@ STRATEGIES = (
     ResourceStrategy(
         kinds.SELF_SUBJECT_ACCESS_REVIEWS,
         create_only=self_subject_access_review,
-        protobuf=protobuf_core.SELF_SUBJECT_ACCESS_REVIEW,
     ),
     ResourceStrategy(
         kinds.SELF_SUBJECT_RULES_REVIEWS,
         create_only=self_subject_rules_review,
-        protobuf=protobuf_core.SELF_SUBJECT_RULES_REVIEW,
     ),
     ResourceStrategy(
         kinds.SELF_SUBJECT_REVIEWS,
         create_only=self_subject_review,
-        protobuf=protobuf_core.SELF_SUBJECT_REVIEW,
     ),
     ResourceStrategy(
         kinds.SELF_SUBJECT_REVIEWS_V1BETA1,
         create_only=self_subject_review,
-        protobuf=protobuf_core.SELF_SUBJECT_REVIEW,
     ),
 )

@@ -12,7 +12,6 @@ from draplane.api.auth import UserInfo
 from draplane.api.meta import Obj
 from draplane.api.validation import scheduling
 from draplane.apiserver.printing import AGE, NAME, Printer, with_age
-from draplane.apiserver.protobuf import OBJECT_META, F, Schema
 from draplane.apiserver.strategies import ResourceStrategy
 from draplane.apiserver.strategies.context import ServerContext
 
@@ -26,15 +25,6 @@ def _cells(obj: Obj) -> list[object]:
         str(obj.get("preemptionPolicy") or ""),
     ]
 
-
-PROTOBUF: Schema = {
-    1: F("metadata", OBJECT_META),
-    2: F("value", "int0"),
-    3: F("globalDefault", "bool"),
-    4: F("description", "string"),
-    5: F("preemptionPolicy", "string"),
-}
-"""k8s.io/api/scheduling/v1 generated.proto: `kubectl create priorityclass` posts protobuf."""
 
 PRINTER = Printer(
     [
@@ -75,7 +65,6 @@ STRATEGIES = (
         validate_update=scheduling.validate_priority_class_update,
         defaults=scheduling.default_priority_class,
         printer=PRINTER,
-        protobuf=PROTOBUF,
         check_write=_one_global_default,
     ),
 )

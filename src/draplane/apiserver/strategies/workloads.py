@@ -21,7 +21,7 @@ from draplane.api.validation.batch import (
     LEGACY_CONTROLLER_UID_LABEL,
     LEGACY_JOB_NAME_LABEL,
 )
-from draplane.apiserver import protobuf_workloads, workloadprinters
+from draplane.apiserver import workloadprinters
 from draplane.apiserver.strategies import ResourceStrategy
 from draplane.apiserver.strategies.scale import REPLICAS
 
@@ -118,7 +118,6 @@ STRATEGIES = (
         validate_status=apps.validate_deployment_status_update,
         defaults=defaults.default_deployment,
         printer=workloadprinters.DEPLOYMENT,
-        protobuf=protobuf_workloads.DEPLOYMENT,
         prepare_for_create=_reset_status,
         generation_on_annotations=True,
         status_writes_annotations=True,
@@ -187,7 +186,6 @@ STRATEGIES = (
         validate_status=batch.validate_job_status_update,
         defaults=defaults.default_job,
         printer=workloadprinters.JOB,
-        protobuf=protobuf_workloads.JOB,
         prepare_for_create=_prepare_job,
         default_propagation="Orphan",
     ),
@@ -198,7 +196,6 @@ STRATEGIES = (
         validate_status=cronjob.validate_cron_job_status_update,
         defaults=defaults.default_cron_job,
         printer=workloadprinters.CRON_JOB,
-        protobuf=protobuf_workloads.CRON_JOB,
         prepare_for_create=_reset_status,
     ),
 )
