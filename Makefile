@@ -1,7 +1,8 @@
 # draplane: `make run` starts the control plane (PORT=6443 by default; Kubernetes 1.36, DRA with
 # structured parameters, in a new ./.draplane, else the mode ./.draplane was written in;
 # KUBERNETES_VERSION=1.28 with DATA_DIR=./.draplane-128 for classic DRA), `make test` runs the
-# whole test suite, `make test-fast` all but the slow, e2e and kubectl tests, `make check` (what CI runs) runs the linters and then the tests.
+# whole test suite, `make test-fast` all but the slow, e2e and kubectl tests, `make check` (what
+# CI runs) runs the linters and then the tests.
 PYTHON ?= python3
 PORT ?= 6443
 DATA_DIR ?= ./.draplane
