@@ -1,105 +1,19 @@
 """Protobuf field numbers of the core/v1 schemas (and the discovery/v1, coordination/v1,
-events.k8s.io/v1 and meta/v1 Condition structs served beside them): every field of a struct
-reachable from a served kind is numbered, numbers are unique within a struct (per embedded Go
-struct), and a sample of them is upstream's `generated.proto` (Kubernetes 1.36)."""
+events.k8s.io/v1 and meta/v1 Condition structs served beside them) are upstream's
+`generated.proto` (Kubernetes 1.36), by a sample of them and of the Go pointers. That every
+field is numbered, and uniquely, is tests/apiserver/test_protobuf_kinds.py and
+test_protobuf_field_numbers.py, over every served kind."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from draplane.api.schema import meta, model, schemas_for
-from draplane.api.schema.pod import POD_TEMPLATE_SPEC
-from draplane.api.schema.volumeclaim import PERSISTENT_VOLUME_CLAIM
-from draplane.api.versions import MODES
+from draplane.api.schema import meta, schemas_for
 
 CORE = "io.k8s.api.core.v1."
 DISCOVERY = "io.k8s.api.discovery.v1."
 COORDINATION = "io.k8s.api.coordination.v1."
 EVENTS = "io.k8s.api.events.v1."
-
-KINDS = [
-    ("", "v1", kind)
-    for kind in (
-        "Binding",
-        "ConfigMap",
-        "Endpoints",
-        "Event",
-        "Namespace",
-        "Node",
-        "Pod",
-        "Secret",
-        "Service",
-        "ServiceAccount",
-    )
-] + [
-    ("discovery.k8s.io", "v1", "EndpointSlice"),
-    ("coordination.k8s.io", "v1", "Lease"),
-    ("events.k8s.io", "v1", "Event"),
-]
-"""The kinds served from core.py, events.py, pod.py and services.py."""
-
-ROOTS = (POD_TEMPLATE_SPEC, PERSISTENT_VOLUME_CLAIM)
-"""Structs of these files that workloads embed without a kind of their own."""
-
-VERSIONS = ["", *MODES]
-
-
-def _in_scope(name: str) -> bool:
-    """Structs of these files; the meta/v1 ones (but Condition) belong to meta.py."""
-    if name == meta.META + "Condition":
-        return True
-    return name.startswith((CORE, DISCOVERY, COORDINATION, EVENTS))
-
-
-def _leaf(t: model.Type) -> model.Type:
-    while isinstance(t, model.Arr | model.Map):
-        t = t.item if isinstance(t, model.Arr) else t.value
-    return t
-
-
-def _reachable(schemas: model.Schemas) -> Iterator[model.Struct]:
-    todo = [schemas.kind_struct(*gvk) for gvk in KINDS]
-    assert None not in todo
-    todo_names = [s.name for s in todo if s is not None] + list(ROOTS)
-    seen: set[str] = set()
-    while todo_names:
-        name = todo_names.pop()
-        if name in seen or not _in_scope(name):
-            continue
-        seen.add(name)
-        struct = schemas.get(name)
-        yield struct
-        todo_names.extend(str(_leaf(t)) for t in struct.nested.values())
-
-
-def _unnumbered(struct: model.Struct) -> list[str]:
-    return [
-        fld.name
-        for fld in struct.fields
-        if fld.tag == 0
-        and fld.name not in ("apiVersion", "kind")
-        and not (fld.name == "metadata" and fld.type == meta.OBJECT_META)
-    ]
-
-
-@pytest.mark.parametrize("version", VERSIONS)
-def test_every_field_of_a_served_core_struct_has_a_field_number(version: str) -> None:
-    structs = list(_reachable(schemas_for(version)))
-    assert len(structs) > 60
-    assert {s.name: _unnumbered(s) for s in structs if _unnumbered(s)} == {}
-
-
-@pytest.mark.parametrize("version", VERSIONS)
-def test_field_numbers_are_unique_within_each_embedded_struct(version: str) -> None:
-    dupes = {}
-    for struct in _reachable(schemas_for(version)):
-        keys = [(fld.embedded, fld.tag) for fld in struct.fields if fld.tag]
-        if len(keys) != len(set(keys)):
-            dupes[struct.name] = sorted(k for k in keys if keys.count(k) > 1)
-    assert dupes == {}
-
 
 SPOT = [
     # (version, upstream message, field, tag, embedded)

@@ -1,18 +1,15 @@
-"""Protobuf field numbers of the apps, batch, rbac, review and apiextensions schemas: every field
-of every struct these kinds reach (in each served Kubernetes version) has its generated.proto
-number, unique within its message, and a sample of numbers, pointers and wire forms matches
-upstream's generated.proto files (k8s.io/api apps, batch, rbac, authorization, authentication,
-autoscaling v1; k8s.io/apiextensions-apiserver apiextensions/v1)."""
+"""Protobuf field numbers of the apps, batch, rbac, review and apiextensions schemas: a sample of
+numbers, pointers and wire forms matches upstream's generated.proto files (k8s.io/api apps,
+batch, rbac, authorization, authentication, autoscaling v1; k8s.io/apiextensions-apiserver
+apiextensions/v1). That every field is numbered, and uniquely, is
+tests/apiserver/test_protobuf_kinds.py and test_protobuf_field_numbers.py."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 
-from draplane.api import schema, versions
+from draplane.api import schema
 from draplane.api.schema import model
-from draplane.api.schema.meta import list_metadata_field, metadata_field, type_meta
 
 APPS = "io.k8s.api.apps.v1."
 SCALE = "io.k8s.api.autoscaling.v1."
@@ -21,93 +18,6 @@ RBAC = "io.k8s.api.rbac.v1."
 AUTHZ = "io.k8s.api.authorization.v1."
 AUTHN = "io.k8s.api.authentication.v1."
 APIEXT = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1."
-OWNED = (APPS, SCALE, BATCH, RBAC, AUTHZ, AUTHN, "io.k8s.api.authentication.v1beta1.", APIEXT)
-"""The struct name prefixes of apps.py, batch.py, rbac.py, reviews.py and apiextensions.py."""
-
-GROUPS = {
-    "apps",
-    "batch",
-    "rbac.authorization.k8s.io",
-    "authorization.k8s.io",
-    "authentication.k8s.io",
-    "apiextensions.k8s.io",
-}
-SUBRESOURCES = [("autoscaling", "v1", "Scale"), ("authentication.k8s.io", "v1", "TokenRequest")]
-"""Kinds served only as subresources (not in a mode's `served`)."""
-
-UNNUMBERED = {*type_meta(), metadata_field()}
-"""TypeMeta is inlined into no protobuf message; metadata_field()'s number is meta.py's."""
-
-
-def _leaf(t: model.Type) -> model.Type:
-    while isinstance(t, model.Arr | model.Map):
-        t = t.item if isinstance(t, model.Arr) else t.value
-    return t
-
-
-def _is_served_list(struct: model.Struct) -> bool:
-    """A <Kind>List built by meta.serve (its numbers are meta.py's)."""
-    names = [fld.name for fld in struct.fields]
-    return names == ["apiVersion", "kind", "metadata", "items"] and (
-        struct.fields[2] == list_metadata_field()
-    )
-
-
-def _reached(schemas: model.Schemas) -> dict[str, model.Struct]:
-    """The structs of the owned files reachable from the kinds of GROUPS and SUBRESOURCES,
-    following field types and the struct a `wire` names (openAPIV3Schema's JSONSchemaProps)."""
-    mode = versions.MODES[schemas.version]
-    roots = [schema.for_resource(schemas, rt) for rt in mode.served if rt.group in GROUPS]
-    assert schema.GENERIC not in roots
-    for gvk in SUBRESOURCES:
-        found = schemas.kind_struct(*gvk)
-        assert found is not None, gvk
-        roots.append(found)
-    seen: dict[str, model.Struct] = {}
-    pending = [r.name for r in roots]
-    while pending:
-        name = pending.pop()
-        if name in seen:
-            continue
-        struct = seen[name] = schemas.get(name)
-        for fld in struct.fields:
-            for t in (_leaf(fld.type), fld.wire):
-                if isinstance(t, str) and model.is_struct(t):
-                    pending.append(t)
-    return {
-        n: s for n, s in seen.items() if n.startswith(OWNED) and not _is_served_list(schemas.get(n))
-    }
-
-
-@pytest.mark.parametrize("mode", list(versions.MODES))
-def test_every_reached_field_is_numbered_once(mode: str) -> None:
-    reached = _reached(schema.schemas_for(mode))
-    unnumbered = [
-        f"{name}.{fld.name}"
-        for name, struct in reached.items()
-        for fld in struct.fields
-        if fld.tag == 0 and fld not in UNNUMBERED
-    ]
-    duplicated = [
-        f"{name}: field {tag} (embedded {embedded}) {count} times"
-        for name, struct in reached.items()
-        for (embedded, tag), count in Counter(
-            (fld.embedded, fld.tag) for fld in struct.fields if fld.tag
-        ).items()
-        if count > 1
-    ]
-    assert (unnumbered, duplicated) == ([], [])
-    for expected in (
-        APPS + "StatefulSetOrdinals",
-        SCALE + "ScaleStatus",
-        BATCH + "PodFailurePolicyOnExitCodesRequirement",
-        RBAC + "RoleRef",
-        AUTHZ + "SubjectRulesReviewStatus",
-        AUTHN + "TokenRequestSpec",
-        APIEXT + "JSONSchemaProps",
-        APIEXT + "ValidationRule",
-    ):
-        assert expected in reached
 
 
 def _field(prefix: str, message: str, name: str) -> model.Field:

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from draplane.api import errors
-from draplane.api.schema.model import Arr, Schemas, Type, is_struct
+from draplane.api.schema.model import Arr, Schemas, Struct, Type, is_struct
 from draplane.apiserver.protobuf import length_delimited, wrap
 from draplane.apiserver.protobuf_codec import EncodeError, encode
 
@@ -30,6 +30,14 @@ def unnumbered(schemas: Schemas, name: str) -> tuple[str, ...]:
     out: list[str] = []
     _walk(schemas, name, "", set(), out)
     return tuple(out)
+
+
+def message_structs(schemas: Schemas, name: str) -> list[Struct]:
+    """The registered structs of struct `name`'s tree (itself included), as the codec reaches
+    them: through nested fields and the structs a free-form field's `wire` names."""
+    seen: set[str] = set()
+    _walk(schemas, name, "", seen, [])
+    return [schemas.structs[n] for n in sorted(seen) if n in schemas.structs]
 
 
 def _walk(schemas: Schemas, name: str, prefix: str, seen: set[str], out: list[str]) -> None:
