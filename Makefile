@@ -7,6 +7,7 @@ PYTHON ?= python3
 PORT ?= 6443
 DATA_DIR ?= ./.draplane
 KUBERNETES_VERSION ?=
+PARTITIONABLE ?=
 VENV := .venv
 BIN := $(VENV)/bin
 # Running needs draplane and its dependencies; testing and linting also need the dev extras.
@@ -47,9 +48,11 @@ $(KUBE_V37_STAMP): | $(BIN)/pip
 
 venv: $(DEV_STAMP) $(KUBE_V1_STAMP) $(KUBE_V37_STAMP)
 
+# PARTITIONABLE=N: every device also offers N partitions (examples/structured/partitionable.yaml).
 run: $(RUN_STAMP)
 	$(BIN)/draplane up --data-dir $(DATA_DIR) --port $(PORT) \
-		$(if $(KUBERNETES_VERSION),--kubernetes-version $(KUBERNETES_VERSION))
+		$(if $(KUBERNETES_VERSION),--kubernetes-version $(KUBERNETES_VERSION)) \
+		$(if $(PARTITIONABLE),--partitionable $(PARTITIONABLE))
 
 test: $(DEV_STAMP) $(KUBE_V1_STAMP) $(KUBE_V37_STAMP)
 	$(BIN)/pytest -q --durations=15

@@ -100,7 +100,7 @@ def test_a_command_runs_on_the_chosen_loop(monkeypatch: pytest.MonkeyPatch, env:
 
     parser = argparse.ArgumentParser(prog="draplane")
     parser.set_defaults(func=command, command="probe")
-    monkeypatch.setattr(cli_main, "build_parser", lambda: parser)
+    monkeypatch.setattr(cli_main, "build_parser", lambda command=None: parser)
 
     assert cli_main.main([]) == 7
     assert len(seen) == 1 and isinstance(seen[0], _LOOP_TYPES[env])

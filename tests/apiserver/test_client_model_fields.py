@@ -66,6 +66,11 @@ ACCEPTED: dict[str, str] = {
     CORE + "PodSpec.schedulingGroup": "GenericWorkload (alpha): no Workload API in draplane",
     CORE + "PodStatus.nodeAllocatableResourceClaimStatuses": NODE_ALLOCATABLE,
     CORE + "Volume.image": NOT_MODELLED,
+    # PersistentVolumeClaim status is typed as in 1.28 (no volume binding, resizing or
+    # attribute-class changes are simulated: docs/fidelity.md).
+    CORE + "PersistentVolumeClaimStatus.currentVolumeAttributesClassName": NOT_MODELLED,
+    CORE + "PersistentVolumeClaimStatus.modifyVolumeStatus": NOT_MODELLED,
+    CORE + "PersistentVolumeClaimStatus.healthStatus": NOT_MODELLED,
     CORE + "VolumeProjection.clusterTrustBundle": NOT_MODELLED,
     CORE + "VolumeProjection.podCertificate": NOT_MODELLED,
     "io.k8s.api.discovery.v1.EndpointHints.forNodes": NOT_MODELLED,

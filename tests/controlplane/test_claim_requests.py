@@ -13,7 +13,6 @@ from pathlib import Path
 import aiohttp
 import orjson
 import pytest
-import yaml
 
 from draplane.api import kinds, versions
 from draplane.api.deviceconfig import CDI_ENV_CONDITION
@@ -22,6 +21,7 @@ from draplane.client.kubeconfig import load_kubeconfig
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
 from draplane.drivers.example import DRIVER_NAME
 from draplane.testing.apistate import wait_for
+from draplane.testing.manifests import apply_manifests
 
 EXAMPLE = (
     Path(__file__).resolve().parents[2] / "examples" / "structured" / "pod-with-claim-requests.yaml"
@@ -65,8 +65,7 @@ async def test_each_container_gets_the_device_of_its_request(
     await plane.start()
     try:
         admin = plane.client()
-        for doc in yaml.safe_load_all(EXAMPLE.read_text()):
-            await admin.create(kinds.for_kind(doc["apiVersion"], doc["kind"]), doc, "default")
+        await apply_manifests(admin, EXAMPLE)
 
         async def running() -> Obj | None:
             pod = await admin.get(kinds.PODS, POD, "default")

@@ -22,6 +22,7 @@ from draplane.client.kubeconfig import load_kubeconfig
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
 from draplane.drivers.example import DRIVER_NAME
 from draplane.testing.apistate import wait_for
+from draplane.testing.manifests import apply_manifests
 
 EXAMPLE = (
     Path(__file__).resolve().parents[2] / "examples" / "structured" / "pod-with-template-claim.yaml"
@@ -71,8 +72,7 @@ async def test_example_kubelet_plugin_prepares_through_grpc(
             assert (kubelet_dir / node / "plugins_registry" / f"{DRIVER_NAME}-reg.sock").exists()
             kubeconfig = yaml.safe_load((kubelet_dir / node / "kubeconfig").read_text())
             assert kubeconfig["users"][0]["name"] == f"system:node:{node}"
-        for doc in yaml.safe_load_all(EXAMPLE.read_text()):
-            await admin.create(kinds.for_kind(doc["apiVersion"], doc["kind"]), doc, "default")
+        await apply_manifests(admin, EXAMPLE)
 
         async def running() -> Obj | None:
             pod = await admin.get(kinds.PODS, "pod-with-a100", "default")

@@ -11,7 +11,6 @@ from typing import Literal
 import aiohttp
 import orjson
 import pytest
-import yaml
 
 from draplane.api import errors, kinds, meta, versions
 from draplane.api.meta import Obj
@@ -19,6 +18,7 @@ from draplane.client.kubeconfig import load_kubeconfig
 from draplane.controlplane import ControlPlane, ControlPlaneConfig
 from draplane.drivers.example import DRIVER_NAME, StructuredNodePlugin
 from draplane.testing.apistate import wait_for
+from draplane.testing.manifests import apply_manifests
 
 EXAMPLE = (
     Path(__file__).resolve().parents[2] / "examples" / "structured" / "pod-with-template-claim.yaml"
@@ -78,8 +78,7 @@ async def test_http_transport_plugins_write_status_devices_of_their_own_nodes(
     await plane.start()
     try:
         admin = plane.client()
-        for doc in yaml.safe_load_all(EXAMPLE.read_text()):
-            await admin.create(kinds.for_kind(doc["apiVersion"], doc["kind"]), doc, "default")
+        await apply_manifests(admin, EXAMPLE)
 
         async def claim_with_devices() -> Obj | None:
             listed = (await admin.list(kinds.RESOURCE_CLAIMS_V1, "default"))["items"]

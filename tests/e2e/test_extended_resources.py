@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from draplane.api import kinds, meta, versions
 from draplane.api.meta import Obj
@@ -17,6 +16,7 @@ from draplane.client.interface import Client
 from draplane.controlplane import ControlPlane, ControlPlaneConfig, DriverSpec
 from draplane.dra import extended
 from draplane.testing.apistate import wait_for
+from draplane.testing.manifests import apply_manifests
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "structured" / "extended-resource.yaml"
 POD = "pod-with-extended-gpus"
@@ -50,10 +50,7 @@ async def test_pod_with_extended_resources_gets_a_claim_and_frees_it(
     plane: ControlPlane,
 ) -> None:
     admin = plane.client()
-    for doc in yaml.safe_load_all(EXAMPLE.read_text()):
-        rt = kinds.for_kind(doc["apiVersion"], doc["kind"])
-        assert rt is not None
-        await admin.create(rt, doc, meta.namespace(doc))
+    await apply_manifests(admin, EXAMPLE)
 
     pod = await wait_for(lambda: running(admin, POD), timeout=20, what="pod runs")
 

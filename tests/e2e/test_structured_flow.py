@@ -52,7 +52,10 @@ async def apply(client: Client, name: str, **replace: Any) -> list[Obj]:
     for doc in yaml.safe_load_all((EXAMPLES / name).read_text()):
         if doc["kind"] == "Deployment" and "replicas" in replace:
             doc["spec"]["replicas"] = replace["replicas"]
-        out.append(await client.create(_kind(doc), doc, meta.namespace(doc)))
+        rt = _kind(doc)
+        # As kubectl applies: a namespaced object without a namespace goes to "default".
+        namespace = (meta.namespace(doc) or "default") if rt.namespaced else ""
+        out.append(await client.create(rt, doc, namespace))
     return out
 
 

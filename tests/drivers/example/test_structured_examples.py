@@ -40,7 +40,10 @@ def claims_of(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 {
                     "apiVersion": "resource.k8s.io/v1",
                     "kind": "ResourceClaim",
-                    "metadata": {"name": md["name"] + "-x", "namespace": md["namespace"]}
+                    "metadata": {
+                        "name": md["name"] + "-x",
+                        "namespace": md.get("namespace", "default"),
+                    }
                     | {"uid": "uid-" + md["name"]},
                     "spec": doc["spec"]["spec"],
                 }
