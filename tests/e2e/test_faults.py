@@ -19,7 +19,7 @@ import asyncio
 import signal
 import ssl
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -274,7 +274,7 @@ async def test_control_plane_survives_etcd_apiserver_and_leader_failures(
     async def until_running() -> list[Obj] | None:
         # A leader starved past its renew deadline on a loaded machine exits as a component
         # does (`leaderelection lost`): it is started again, as a supervisor would.
-        return await supervised(supervisor, all_running(client, acked))
+        return await supervised(supervisor, lambda: all_running(client, acked))
 
     try:
         ca = admin_config.ca_pem or b""
@@ -382,9 +382,9 @@ class Supervisor:
             self.restarted += 1
 
 
-async def supervised(supervisor: Supervisor, probe: Awaitable[T]) -> T:
+async def supervised(supervisor: Supervisor, probe: Callable[[], Awaitable[T]]) -> T:
     await supervisor.restart_exited()
-    return await probe
+    return await probe()
 
 
 async def ready(url: str, ca: bytes) -> bool:

@@ -146,9 +146,14 @@ async def service_account_clients(
                 )
                 break
             except StatusError as err:
-                raise CommandError(
-                    f"cannot get a token for service account {CONTROLLER_NAMESPACE}/{name}: {err}"
-                ) from err
+                if err.code < 500 and err.code != 429:
+                    raise CommandError(
+                        f"cannot get a token for service account {CONTROLLER_NAMESPACE}/{name}: "
+                        f"{err}"
+                    ) from err
+                # The API server answers but cannot serve it now (its etcd is down): again.
+                log.info("waiting for the API server to request tokens: %s", err)
+                await asyncio.sleep(TOKEN_RETRY_SECONDS)
             except (aiohttp.ClientError, OSError) as err:
                 # The API server is not up yet: ask again, as the component's informers would.
                 log.info("waiting for the API server to request tokens: %s", err)
