@@ -6,8 +6,8 @@ defaulted requests."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -15,18 +15,14 @@ from draplane.api import kinds, meta, versions
 from draplane.api.errors import StatusError
 from draplane.api.meta import Obj
 from draplane.testing.builders import make_pod
-from draplane.testing.cluster import Cluster, start_cluster
+from draplane.testing.cluster import Cluster
 from draplane.testing.quotabuilders import make_limit_range, make_resource_quota
 from draplane.testing.storagebuilders import make_persistent_volume_claim
 
 
 @pytest.fixture
-async def cluster() -> AsyncIterator[Cluster]:
-    started = await start_cluster(mode=versions.STRUCTURED)
-    try:
-        yield started
-    finally:
-        await started.stop()
+def cluster_options() -> dict[str, Any]:
+    return {"mode": versions.STRUCTURED}
 
 
 def _pod(
