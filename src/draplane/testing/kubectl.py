@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SDK_BIN = Path("/usr/lib/google-cloud-sdk/bin")
-VERSIONS = ("1.27", "1.29", "1.32")
+VERSIONS = ("1.27", "1.29", "1.32", "1.33")
 
 
 def kubectl_binary(version: str) -> str | None:
