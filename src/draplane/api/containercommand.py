@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import shlex
 from dataclasses import dataclass
+from functools import lru_cache
 
 from draplane.api.meta import ObjLike
 
@@ -45,17 +46,24 @@ class _Unknown(Exception):
 
 def run_of(container: ObjLike) -> Run | None:
     """The run the container's command describes; None when draplane does not know it."""
-    argv = [str(a) for a in (container.get("command") or [])]
-    argv += [str(a) for a in (container.get("args") or [])]
+    argv = tuple(str(a) for a in (container.get("command") or []))
+    argv += tuple(str(a) for a in (container.get("args") or []))
     if not argv:
         exits = _image_name(str(container.get("image") or "")) in EXITING_IMAGES
         return Run(0.0) if exits else None
+    return _run_of_argv(argv)
+
+
+@lru_cache(maxsize=1024)
+def _run_of_argv(argv: tuple[str, ...]) -> Run | None:
+    """`run_of` of a command line, parsed once: the node asks again at every status change of
+    every pod, and a workload's pods share their command."""
     try:
         if _base(argv[0]) in SHELLS:
             if len(argv) < 3 or argv[1] != "-c":
                 raise _Unknown
             return _script(argv[2])
-        return _sequence([(argv, ";")])
+        return _sequence([(list(argv), ";")])
     except _Unknown:
         return None
 
