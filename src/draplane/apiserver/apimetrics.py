@@ -23,7 +23,9 @@ from collections.abc import Iterable
 import prometheus_client
 from aiohttp import web
 
+from draplane.api import errors
 from draplane.api.kinds import ResourceType
+from draplane.apiserver import queryparams
 from draplane.apiserver.requestinfo import INFO_KEY, VERB_KEY
 from draplane.storage.interface import Storage
 
@@ -78,10 +80,9 @@ class RequestMetrics:
 
     def in_flight(self, request: web.Request) -> prometheus_client.Gauge | None:
         """The gauge the request counts in while it runs; None for a long-running one."""
-        query = request.query
-        if query.get("watch") in ("true", "1") or "/watch/" in request.path:
+        if _flag(request, "watch") or "/watch/" in request.path:
             return None
-        if query.get("follow") in ("true", "1") and request.path.endswith("/log"):
+        if _flag(request, "follow") and request.path.endswith("/log"):
             return None
         return self._mutating if request.method in _MUTATING else self._read_only
 
@@ -96,6 +97,15 @@ class RequestMetrics:
             if duration is None:
                 duration = self._durations[labels] = self.duration.labels(*labels)
             duration.observe(seconds)
+
+
+def _flag(request: web.Request, name: str) -> bool:
+    """A boolean query parameter as the handler will read it (`queryparams.query_bool`); a
+    malformed one, which the handler refuses with a 400, counts as false here."""
+    try:
+        return queryparams.query_bool(request.query, name)
+    except errors.StatusError:
+        return False
 
 
 def request_labels(request: web.Request) -> Labels:
